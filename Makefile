@@ -1,0 +1,80 @@
+# weir build. `make` builds build/weir; `make test` runs the whole suite;
+# `make SANITIZE=1 ...` builds with ASan+UBSan into build-san/.
+CC      ?= cc
+SANITIZE ?= 0
+PKGS    := yaml-0.1 sqlite3 libxxhash zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lpg_query -lm
+
+ifeq ($(SANITIZE),1)
+BUILD   ?= build-san
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDSAN   := -fsanitize=address,undefined
+else
+BUILD   ?= build
+OPT     := -O2 -g
+LDSAN   :=
+endif
+
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
+           -Isrc $(OPT) $(PKG_CFLAGS) -MMD -MP
+LDLIBS  := $(PKG_LIBS) $(LDSAN)
+
+SRC      := $(shell find src -name '*.c' | sort)
+LIB_SRC  := $(filter-out src/cli/main.c,$(SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/src/cli/main.o
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%_replay)
+
+.PHONY: all test unit fuzz-replay fuzz bench clean
+all: $(BUILD)/weir $(BUILD)/nexmark_gen
+
+$(BUILD)/libweir.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/weir: $(MAIN_OBJ) $(BUILD)/libweir.a
+	$(CC) $(OPT) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libweir.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(BUILD)/libweir.a $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+# fuzz targets: replay their corpus with a plain driver in the normal suite,
+# and build real libFuzzer binaries with clang under `make fuzz`.
+$(BUILD)/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(BUILD)/libweir.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(BUILD)/libweir.a $(LDLIBS)
+
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" LDSAN="-fsanitize=address,undefined" build-fuzz/libweir.a
+	@mkdir -p build-fuzz/fuzz
+	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang -std=c11 -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -o build-fuzz/fuzz/$$n $$f build-fuzz/libweir.a $(PKG_LIBS) || exit 1; done
+
+$(BUILD)/nexmark_gen: bench/nexmark_gen.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
+
+unit: $(UNIT_BIN)
+fuzz-replay: $(FUZZ_REPLAY)
+
+test: $(BUILD)/weir $(UNIT_BIN) $(FUZZ_REPLAY)
+	BUILD=$(BUILD) tests/run-all
+
+bench: $(BUILD)/weir $(BUILD)/nexmark_gen
+	BUILD=$(BUILD) bench/run
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,217 @@
+/* Diagnostics collection and rendering (see diag.h). */
+#include "base/diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diag_init(DiagList *dl)
+{
+    memset(dl, 0, sizeof *dl);
+    arena_init(&dl->arena, 16 * 1024);
+}
+
+void diag_fini(DiagList *dl)
+{
+    free(dl->items);
+    free(dl->sources);
+    arena_fini(&dl->arena);
+    memset(dl, 0, sizeof *dl);
+}
+
+void diag_add_source(DiagList *dl, const char *file, const char *text)
+{
+    if (!file || !text) return;
+    for (int i = 0; i < dl->nsources; i++)
+        if (strcmp(dl->sources[i].file, file) == 0) return;
+    if (dl->nsources == dl->capsources) {
+        dl->capsources = dl->capsources ? dl->capsources * 2 : 16;
+        dl->sources = xrealloc(dl->sources, sizeof(DiagSource) * (size_t)dl->capsources);
+    }
+    dl->sources[dl->nsources].file = arena_strdup(&dl->arena, file);
+    dl->sources[dl->nsources].text = arena_strdup(&dl->arena, text);
+    dl->nsources++;
+}
+
+Diag *diag_add(DiagList *dl, DiagSeverity sev, SrcPos pos, const char *code,
+               const char *hint, const char *fmt, ...)
+{
+    if (dl->count == dl->cap) {
+        dl->cap = dl->cap ? dl->cap * 2 : 16;
+        dl->items = xrealloc(dl->items, sizeof(Diag) * (size_t)dl->cap);
+    }
+    Diag *d = &dl->items[dl->count++];
+    StrBuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    d->severity = sev;
+    d->pos.file = pos.file ? arena_strdup(&dl->arena, pos.file) : NULL;
+    d->pos.line = pos.line;
+    d->pos.col = pos.col;
+    d->code = arena_strdup(&dl->arena, code ? code : "error");
+    d->message = arena_strdup(&dl->arena, sb_cstr(&sb));
+    d->hint = hint ? arena_strdup(&dl->arena, hint) : NULL;
+    sb_free(&sb);
+    if (sev == DIAG_ERROR) dl->errors++;
+    if (sev == DIAG_WARNING) dl->warnings++;
+    return d;
+}
+
+static int cmp_diag(const void *pa, const void *pb)
+{
+    const Diag *a = pa, *b = pb;
+    const char *fa = a->pos.file ? a->pos.file : "", *fb = b->pos.file ? b->pos.file : "";
+    int c = strcmp(fa, fb);
+    if (c) return c;
+    if (a->pos.line != b->pos.line) return a->pos.line < b->pos.line ? -1 : 1;
+    if (a->pos.col != b->pos.col) return a->pos.col < b->pos.col ? -1 : 1;
+    return 0;
+}
+
+void diag_sort(DiagList *dl)
+{
+    /* stable: insertion sort keeps equal positions in emission order */
+    for (int i = 1; i < dl->count; i++) {
+        Diag key = dl->items[i];
+        int j = i - 1;
+        while (j >= 0 && cmp_diag(&dl->items[j], &key) > 0) {
+            dl->items[j + 1] = dl->items[j];
+            j--;
+        }
+        dl->items[j + 1] = key;
+    }
+}
+
+static const char *severity_name(DiagSeverity s)
+{
+    switch (s) {
+    case DIAG_ERROR: return "error";
+    case DIAG_WARNING: return "warning";
+    default: return "note";
+    }
+}
+
+static const char *find_source(const DiagList *dl, const char *file)
+{
+    if (!file) return NULL;
+    for (int i = 0; i < dl->nsources; i++)
+        if (strcmp(dl->sources[i].file, file) == 0) return dl->sources[i].text;
+    return NULL;
+}
+
+static void render_line(StrBuf *out, const char *text, int line, int col)
+{
+    const char *p = text;
+    for (int l = 1; l < line && p; l++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p || !*p) return;
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    char gutter[16];
+    int gw = snprintf(gutter, sizeof gutter, "%d", line);
+    sb_printf(out, " %s | ", gutter);
+    for (size_t i = 0; i < n; i++) sb_putc(out, p[i] == '\t' ? ' ' : p[i]);
+    sb_putc(out, '\n');
+    if (col > 0) {
+        sb_indent(out, gw + 1);
+        sb_puts(out, " | ");
+        sb_indent(out, col - 1);
+        sb_puts(out, "^\n");
+    }
+}
+
+void diag_render_text(const DiagList *dl, StrBuf *out, bool color)
+{
+    for (int i = 0; i < dl->count; i++) {
+        const Diag *d = &dl->items[i];
+        if (color) sb_puts(out, "\033[1m");
+        if (d->pos.file) {
+            sb_puts(out, d->pos.file);
+            if (d->pos.line > 0) sb_printf(out, ":%d", d->pos.line);
+            if (d->pos.line > 0 && d->pos.col > 0) sb_printf(out, ":%d", d->pos.col);
+            sb_puts(out, ": ");
+        }
+        if (color)
+            sb_puts(out, d->severity == DIAG_ERROR ? "\033[31m" : "\033[35m");
+        sb_puts(out, severity_name(d->severity));
+        if (color) sb_puts(out, "\033[0m\033[1m");
+        sb_printf(out, ": %s", d->message);
+        if (color) sb_puts(out, "\033[0m");
+        sb_putc(out, '\n');
+        const char *text = find_source(dl, d->pos.file);
+        if (text && d->pos.line > 0) render_line(out, text, d->pos.line, d->pos.col);
+        if (d->hint) sb_printf(out, "  hint: %s\n", d->hint);
+    }
+}
+
+void diag_render_json(const DiagList *dl, StrBuf *out)
+{
+    sb_putc(out, '[');
+    for (int i = 0; i < dl->count; i++) {
+        const Diag *d = &dl->items[i];
+        if (i) sb_putc(out, ',');
+        sb_puts(out, "\n  {\"severity\": ");
+        sb_json_str(out, severity_name(d->severity), strlen(severity_name(d->severity)));
+        sb_puts(out, ", \"code\": ");
+        sb_json_str(out, d->code, strlen(d->code));
+        sb_puts(out, ", \"file\": ");
+        if (d->pos.file) sb_json_str(out, d->pos.file, strlen(d->pos.file));
+        else sb_puts(out, "null");
+        sb_printf(out, ", \"line\": %d, \"col\": %d, \"message\": ", d->pos.line, d->pos.col);
+        sb_json_str(out, d->message, strlen(d->message));
+        sb_puts(out, ", \"hint\": ");
+        if (d->hint) sb_json_str(out, d->hint, strlen(d->hint));
+        else sb_puts(out, "null");
+        sb_putc(out, '}');
+    }
+    sb_puts(out, dl->count ? "\n]\n" : "]\n");
+}
+
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return 1000;
+    int prev[65], cur[65];
+    for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = (a[i - 1] | 32) == (b[j - 1] | 32) ? 0 : 1;
+            int v = prev[j - 1] + cost;
+            if (prev[j] + 1 < v) v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+            cur[j] = v;
+        }
+        memcpy(prev, cur, sizeof(int) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+const char *diag_closest(const char *word, const char *const *candidates, int n)
+{
+    if (!word) return NULL;
+    int len = (int)strlen(word);
+    int limit = len / 3 > 2 ? len / 3 : 2;
+    int best = limit + 1;
+    const char *best_s = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!candidates[i]) continue;
+        int d = edit_distance(word, candidates[i]);
+        if (d < best) {
+            best = d;
+            best_s = candidates[i];
+        }
+    }
+    return best_s;
+}
+
+const char *diag_did_you_mean(DiagList *dl, const char *word, const char *const *candidates, int n)
+{
+    const char *c = diag_closest(word, candidates, n);
+    return c ? arena_printf(&dl->arena, "did you mean '%s'?", c) : NULL;
+}

@@ -1,0 +1,44 @@
+/* YAML documents with positions: the adapter over libyaml (the only file that
+ * includes yaml.h). Produces an arena-allocated tree of YNode; every node keeps its
+ * file:line:col so the loader can point diagnostics at the offending key or value. */
+#ifndef WEIR_BASE_YAML_H
+#define WEIR_BASE_YAML_H
+
+#include "base/arena.h"
+#include "base/diag.h"
+
+#include <stdbool.h>
+
+typedef enum { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP } YNodeKind;
+
+typedef struct YNode YNode;
+typedef struct YPair { YNode *key; YNode *value; } YPair;
+
+struct YNode {
+    YNodeKind kind;
+    SrcPos pos;          /* start of the node */
+    /* scalar */
+    const char *str;     /* NUL-terminated text */
+    size_t len;
+    bool quoted;         /* quoted scalars are always strings; plain `null`/`~` is NULL */
+    /* sequence */
+    YNode **items;
+    int nitems;
+    /* mapping, in document order */
+    YPair *pairs;
+    int npairs;
+};
+
+/* Parse text (one document) into a tree allocated in arena. `file` is used for
+ * positions. On a syntax error adds a diagnostic (with file:line:col) and returns NULL.
+ * An empty document yields NULL without a diagnostic. */
+YNode *yaml_parse(Arena *arena, const char *file, const char *text, size_t len, DiagList *dl);
+
+/* Mapping lookup by key text; NULL when absent or when m is not a mapping. */
+YNode *yaml_get(const YNode *m, const char *key);
+/* True for a plain (unquoted) scalar spelled null, Null, NULL or ~, or an empty plain scalar. */
+bool yaml_is_null(const YNode *n);
+/* Human name of the node kind for messages: "a string", "a list", "a mapping". */
+const char *yaml_kind_name(const YNode *n);
+
+#endif

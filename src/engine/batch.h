@@ -1,0 +1,45 @@
+/* A batch of changes (a Z-set delta): rows of Values with integer weights (+1 insert,
+ * -1 retract; consolidated batches may hold other weights). Rows are stored row-major
+ * in `vals` (n * ncols cells). Text cells point into `arena` (owned by the batch) or
+ * into memory that outlives the step (upstream batches, keyed state). Batches passed
+ * between operators are borrowed: a consumer reads them during the step and never
+ * keeps pointers into them after it. */
+#ifndef WEIR_ENGINE_BATCH_H
+#define WEIR_ENGINE_BATCH_H
+
+#include "base/arena.h"
+#include "base/value.h"
+
+#include <stdint.h>
+
+/* Where a source row came from, for dead letters and replay (file:line or
+ * topic/partition/offset). Optional per row. */
+typedef struct RowOrigin {
+    const char *where;       /* file path or topic */
+    int64_t line;            /* line number (files) or offset (kafka) */
+    int32_t partition;       /* -1 for files */
+    int64_t timestamp_us;    /* broker/event timestamp or 0 */
+} RowOrigin;
+
+typedef struct Batch {
+    int ncols;
+    int n, cap;
+    Value *vals;
+    int64_t *weights;
+    RowOrigin *origins;      /* NULL unless the producer records origins */
+    Arena arena;             /* text produced for this batch */
+} Batch;
+
+void batch_init(Batch *b, int ncols);
+void batch_fini(Batch *b);
+/* Drop all rows and text; keeps capacity. */
+void batch_clear(Batch *b);
+/* Append a zeroed row with weight w; returns its cells (valid until the next append). */
+Value *batch_append(Batch *b, int64_t weight);
+/* Append a copy of row (ncols cells; text is NOT copied: the caller guarantees its lifetime). */
+void batch_append_row(Batch *b, const Value *row, int64_t weight);
+static inline Value *batch_row(const Batch *b, int i) { return b->vals + (size_t)i * (size_t)b->ncols; }
+/* Copy text bytes into the batch arena and return the stored Value. */
+Value batch_text(Batch *b, const char *s, uint32_t len);
+
+#endif

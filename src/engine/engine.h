@@ -1,0 +1,89 @@
+/* The incremental dataflow engine: executes the streaming IR over batches of (row,
+ * weight) changes. The same engine is the simulator behind `weir test` (one input row
+ * per step) and the runtime behind `weir run` (many rows per step); only the sources,
+ * sinks and clock differ.
+ *
+ * Execution model: a pipeline holds one operator per IrNode, in topological order.
+ * A step is: producers fill source batches (eng_source_batch), optionally advance
+ * source watermarks, then eng_step() runs every operator once in topological order;
+ * each operator reads its inputs' output batches for this step and produces its own.
+ * At the end of the step each model's output batch is consolidated (equal rows'
+ * weights summed, zero weights dropped) and handed to the model's listener, ordered
+ * deterministically. Stateful operators keep their state in explicit structures
+ * keyed by the IR's state descriptor ids (serialisable for checkpoints). */
+#ifndef WEIR_ENGINE_ENGINE_H
+#define WEIR_ENGINE_ENGINE_H
+
+#include "engine/batch.h"
+#include "ir/ir.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct EngPipeline EngPipeline;
+
+/* A consolidated change of a model's output, as presented to users. */
+typedef enum { CHANGE_INSERT, CHANGE_UPDATE, CHANGE_DELETE } ChangeOp;
+
+typedef struct EngChange {
+    ChangeOp op;
+    const Value *row;        /* new row (insert/update) or the deleted row (delete) */
+    const Value *old_row;    /* update: the row replaced; NULL otherwise */
+} EngChange;
+
+/* Called at the end of each step with the model's changes, ordered by the output key
+ * (keyed models: one change per key) or, for keyless models, deletes then inserts,
+ * each ordered by the whole row. Rows are valid only during the call. Return false to
+ * stop the pipeline with an error (message in err). */
+typedef bool (*EngListener)(void *ctx, int model, const EngChange *changes, int n,
+                            char *err, size_t errsize);
+
+/* A row that an operator could not process (an expression error, a late row). */
+typedef struct EngDeadLetter {
+    const char *source;      /* source name (for late rows / decode errors) or model name */
+    const char *reason;      /* e.g. "late", "division by zero" */
+    const RowOrigin *origin; /* may be NULL */
+    const Value *row;        /* the row, in the schema of `types` */
+    const Type *types;
+    const PlanColumn *cols;
+    int ncols;
+} EngDeadLetter;
+typedef void (*EngDeadLetterFn)(void *ctx, const EngDeadLetter *dl);
+
+typedef struct EngOptions {
+    const bool *models_wanted;   /* per model: run it (upstream models are added); NULL = all */
+    EngListener listener;
+    void *listener_ctx;
+    EngDeadLetterFn dead_letter;
+    void *dead_letter_ctx;
+    int max_batch_rows;          /* runtime batch size hint for sources; default 4096 */
+} EngOptions;
+
+/* Build a pipeline for the graph. The graph must outlive the pipeline. Returns NULL and
+ * a message when a node kind is not executable yet. */
+EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *err, size_t errsize);
+void eng_pipeline_free(EngPipeline *p);
+
+/* The batch a producer fills for source `source` (index into project->sources) during
+ * the current step, or NULL when no running model reads the source. Rows appended
+ * have the source's columns; for updating sources (changelog-json, debezium-json)
+ * producers append retractions (-1) and insertions (+1) or use eng_source_upsert. */
+Batch *eng_source_batch(EngPipeline *p, int source);
+/* For keyed updating sources: apply an upsert (op insert/update: row is the new row)
+ * or a delete (row holds at least the key columns) using the source's primary key;
+ * the engine keeps the latest row per key (changelog_normalize state) and emits the
+ * matching retraction. Returns false with a message if e.g. a delete names an unknown key
+ * (such deletes are ignored and reported, never fatal). */
+bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row,
+                       const RowOrigin *origin, char *err, size_t errsize);
+/* Advance the watermark of a source (event-time microseconds). Monotonic: lower values
+ * are ignored. INT64_MAX means the source has ended. */
+void eng_source_watermark(EngPipeline *p, int source, int64_t wm_us);
+/* Run one step. Returns false on a fatal error (message in err). */
+bool eng_step(EngPipeline *p, char *err, size_t errsize);
+
+/* Current number of state entries and bytes per state descriptor id (for inspect). */
+typedef struct EngStateStats { const char *id; int64_t entries; int64_t bytes; } EngStateStats;
+int eng_state_stats(EngPipeline *p, EngStateStats *out, int max);
+
+#endif

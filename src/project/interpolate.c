@@ -1,0 +1,375 @@
+/* Variable interpolation: ${name} in YAML string values and in model SQL, the SQL
+ * offset map behind project_sql_pos, the --vars override, and ${ENV:NAME}, which
+ * the loader leaves untouched so secrets are read only by commands that connect
+ * (project_resolve_env) and never end up in compiled artifacts.
+ * `$${` is an escape for a literal `${` (kept as `$${ENV:` in YAML so that
+ * project_resolve_env does not resolve it later; it unescapes it instead). */
+#include "project/project_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const VarDef *project_find_var(const Project *p, const char *name)
+{
+    for (int i = 0; i < p->nvars; i++)
+        if (strcmp(p->vars[i].name, name) == 0) return &p->vars[i];
+    return NULL;
+}
+
+static bool is_env_ref(const char *s, size_t n)
+{
+    return n >= 4 && memcmp(s, "ENV:", 4) == 0;
+}
+
+static const char *unknown_var_hint(ProjectLoader *L, const char *name)
+{
+    Project *p = L->p;
+    const char **names = ARENA_ARRAY(&p->arena, const char *, p->nvars ? p->nvars : 1);
+    for (int i = 0; i < p->nvars; i++) names[i] = p->vars[i].name;
+    const char *h = diag_did_you_mean(L->dl, name, names, p->nvars);
+    if (h) return h;
+    return "define it under `vars:` in weir.yml or pass it with --vars '{\"name\": value}'";
+}
+
+/* A reference found in text: `${` at start, `}` at end-1. */
+typedef enum { REF_VAR, REF_ENV, REF_ESCAPE, REF_BAD } RefKind;
+
+/* Scan a reference starting at s[i] == '$' && s[i+1] == '{' (or an escape `$${`).
+ * Sets *end (one past the reference) and the name span. */
+static RefKind scan_ref(const char *s, size_t n, size_t i, size_t *end, size_t *name_off,
+                        size_t *name_len)
+{
+    if (s[i + 1] == '$') { /* `$${` */
+        *end = i + 3;
+        return REF_ESCAPE;
+    }
+    size_t j = i + 2;
+    while (j < n && s[j] != '}' && s[j] != '\n' && s[j] != '$' && s[j] != '{') j++;
+    if (j >= n || s[j] != '}') {
+        *end = i + 2;
+        *name_off = i + 2;
+        *name_len = 0;
+        return REF_BAD;
+    }
+    *end = j + 1;
+    *name_off = i + 2;
+    *name_len = j - (i + 2);
+    if (is_env_ref(s + i + 2, *name_len)) return REF_ENV;
+    if (*name_len == 0) return REF_BAD;
+    return REF_VAR;
+}
+
+static bool at_ref(const char *s, size_t n, size_t i)
+{
+    if (s[i] != '$' || i + 1 >= n) return false;
+    if (s[i + 1] == '{') return true;
+    return s[i + 1] == '$' && i + 2 < n && s[i + 2] == '{';
+}
+
+/* ---- YAML ---- */
+
+/* Byte offset of line:col (1-based, col in characters) in text. */
+static size_t text_offset(const char *text, size_t len, int line, int col)
+{
+    size_t i = 0;
+    for (int l = 1; l < line && i < len; i++)
+        if (text[i] == '\n') l++;
+    for (int c = 1; c < col && i < len; i++) {
+        if (text[i] == '\n') break;
+        /* advance over one UTF-8 character */
+        while (i + 1 < len && ((unsigned char)text[i + 1] & 0xC0) == 0x80) i++;
+        c++;
+    }
+    return i;
+}
+
+/* The exact position of the k-th occurrence of ref (length rl) at or after the
+ * node's start in the file; the node's own position when not found (escapes). */
+static SrcPos ref_pos(const YNode *n, const char *text, size_t len, const char *ref, size_t rl,
+                      int k)
+{
+    if (!text || n->pos.line <= 0) return n->pos;
+    size_t at = text_offset(text, len, n->pos.line, n->pos.col);
+    for (; at + rl <= len; at++) {
+        if (memcmp(text + at, ref, rl) == 0) {
+            if (k-- == 0) return project_text_pos(n->pos.file, text, len, at);
+        }
+    }
+    return n->pos;
+}
+
+static int count_before(const char *s, size_t upto, const char *ref, size_t rl)
+{
+    int k = 0;
+    for (size_t i = 0; i + rl <= upto; i++)
+        if (memcmp(s + i, ref, rl) == 0) k++;
+    return k;
+}
+
+static void interpolate_scalar(ProjectLoader *L, YNode *n, const char *text, size_t len)
+{
+    const char *s = n->str;
+    size_t sl = n->len;
+    if (!memchr(s, '$', sl)) return;
+    StrBuf out = STRBUF_INIT;
+    bool changed = false;
+    size_t i = 0;
+    while (i < sl) {
+        if (!at_ref(s, sl, i)) {
+            sb_putc(&out, s[i++]);
+            continue;
+        }
+        size_t end, no = 0, nl = 0;
+        RefKind k = scan_ref(s, sl, i, &end, &no, &nl);
+        if (k == REF_ESCAPE) {
+            /* keep `$${ENV:` escaped for project_resolve_env */
+            if (is_env_ref(s + i + 3, sl - i - 3)) sb_append(&out, "$${", 3);
+            else sb_append(&out, "${", 2);
+            changed = true;
+        } else if (k == REF_ENV) {
+            sb_append(&out, s + i, end - i);
+        } else if (k == REF_BAD) {
+            int nth = count_before(s, i, "${", 2);
+            diag_error(L->dl, ref_pos(n, text, len, "${", 2, nth), "bad-interpolation",
+                       "write ${name} to insert a var, or $${ for a literal ${",
+                       nl == 0 && end < sl && s[end] == '}' ? "empty variable reference '${}'"
+                                                           : "unterminated variable reference '${'");
+            sb_append(&out, s + i, end - i);
+        } else {
+            char *name = arena_strndup(&L->p->arena, s + no, nl);
+            const VarDef *v = project_find_var(L->p, name);
+            if (v) {
+                sb_puts(&out, v->text);
+                changed = true;
+            } else {
+                int nth = count_before(s, i, s + i, end - i);
+                diag_error(L->dl, ref_pos(n, text, len, s + i, end - i, nth), "unknown-var",
+                           unknown_var_hint(L, name), "unknown variable '%s'", name);
+                sb_append(&out, s + i, end - i);
+            }
+        }
+        i = end;
+    }
+    if (changed) {
+        n->len = out.len;
+        n->str = arena_strndup(&L->p->arena, sb_cstr(&out), out.len);
+    }
+    sb_free(&out);
+}
+
+static void walk(ProjectLoader *L, YNode *n, const char *text, size_t len)
+{
+    if (!n) return;
+    switch (n->kind) {
+    case YNODE_SCALAR:
+        interpolate_scalar(L, n, text, len);
+        break;
+    case YNODE_SEQ:
+        for (int i = 0; i < n->nitems; i++) walk(L, n->items[i], text, len);
+        break;
+    case YNODE_MAP:
+        for (int i = 0; i < n->npairs; i++) walk(L, n->pairs[i].value, text, len);
+        break;
+    }
+}
+
+void project_interpolate_tree(ProjectLoader *L, YNode *root, const char *text, size_t len)
+{
+    walk(L, root, text, len);
+}
+
+/* ---- SQL ---- */
+
+typedef struct MapBuilder {
+    int *sql, *raw;
+    int n, cap;
+} MapBuilder;
+
+static void map_add(MapBuilder *mb, int sql, int raw)
+{
+    /* an entry that continues the previous segment linearly is redundant */
+    if (mb->n > 0) {
+        int i = mb->n - 1;
+        if (sql - mb->sql[i] + mb->raw[i] == raw) return;
+        if (mb->sql[i] == sql) { /* a later entry at the same sql offset wins */
+            mb->raw[i] = raw;
+            return;
+        }
+    }
+    if (mb->n == mb->cap) {
+        mb->cap = mb->cap ? mb->cap * 2 : 16;
+        mb->sql = xrealloc(mb->sql, sizeof(int) * (size_t)mb->cap);
+        mb->raw = xrealloc(mb->raw, sizeof(int) * (size_t)mb->cap);
+    }
+    mb->sql[mb->n] = sql;
+    mb->raw[mb->n] = raw;
+    mb->n++;
+}
+
+/* Contract: reads m->raw_sql (NUL-terminated, m->sql_file for positions); sets m->sql
+ * and the map so every byte of the result maps back to the raw file: text copied
+ * through maps to itself, every byte of an inserted value maps to its `${`. */
+void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
+{
+    const char *s = m->raw_sql;
+    size_t sl = strlen(s);
+    StrBuf out = STRBUF_INIT;
+    MapBuilder mb = {0};
+    map_add(&mb, 0, 0);
+    size_t i = 0;
+    while (i < sl) {
+        if (!at_ref(s, sl, i)) {
+            sb_putc(&out, s[i++]);
+            continue;
+        }
+        size_t end, no = 0, nl = 0;
+        RefKind k = scan_ref(s, sl, i, &end, &no, &nl);
+        const char *ins = NULL;
+        size_t insl = 0;
+        SrcPos pos = project_text_pos(m->sql_file, s, sl, i);
+        if (k == REF_ESCAPE) {
+            ins = "${";
+            insl = 2;
+        } else if (k == REF_ENV) {
+            diag_error(L->dl, pos, "env-in-sql",
+                       "pass the value through a var (--vars) or keep secrets in weir.yml targets",
+                       "environment references are not allowed in model SQL: it is compiled "
+                       "into artifacts and printed by explain");
+        } else if (k == REF_BAD) {
+            diag_error(L->dl, pos, "bad-interpolation",
+                       "write ${name} to insert a var, or $${ for a literal ${",
+                       nl == 0 && end < sl && s[end] == '}' ? "empty variable reference '${}'"
+                                                           : "unterminated variable reference '${'");
+        } else {
+            char *name = arena_strndup(&L->p->arena, s + no, nl);
+            const VarDef *v = project_find_var(L->p, name);
+            if (v) {
+                ins = v->text;
+                insl = strlen(v->text);
+            } else {
+                diag_error(L->dl, pos, "unknown-var", unknown_var_hint(L, name),
+                           "unknown variable '%s'", name);
+            }
+        }
+        if (!ins) { /* keep the text as written so later errors still point at it */
+            ins = s + i;
+            insl = end - i;
+        }
+        for (size_t c = 0; c < insl; c++) map_add(&mb, (int)(out.len + c), (int)i);
+        sb_append(&out, ins, insl);
+        i = end;
+        map_add(&mb, (int)out.len, (int)i);
+    }
+    Arena *a = &L->p->arena;
+    m->sql = arena_strndup(a, out.len ? out.data : "", out.len);
+    m->nmap = mb.n;
+    m->map_sql_off = ARENA_ARRAY(a, int, mb.n);
+    m->map_raw_off = ARENA_ARRAY(a, int, mb.n);
+    memcpy(m->map_sql_off, mb.sql, sizeof(int) * (size_t)mb.n);
+    memcpy(m->map_raw_off, mb.raw, sizeof(int) * (size_t)mb.n);
+    free(mb.sql);
+    free(mb.raw);
+    sb_free(&out);
+}
+
+/* Contract: sql_offset is a byte offset into m->sql (clamped into range). Returns
+ * m->sql_file with the 1-based line and character column of the raw byte it came from. */
+SrcPos project_sql_pos(const ModelDef *m, int sql_offset)
+{
+    SrcPos none = {m ? m->sql_file : NULL, 0, 0};
+    if (!m || !m->raw_sql) return none;
+    size_t rawlen = strlen(m->raw_sql);
+    if (sql_offset < 0) sql_offset = 0;
+    int raw = sql_offset;
+    if (m->nmap > 0 && m->map_sql_off) {
+        int lo = 0, hi = m->nmap - 1, best = 0;
+        while (lo <= hi) { /* last entry with map_sql_off <= sql_offset */
+            int mid = (lo + hi) / 2;
+            if (m->map_sql_off[mid] <= sql_offset) {
+                best = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        raw = sql_offset - m->map_sql_off[best] + m->map_raw_off[best];
+    }
+    if (raw < 0) raw = 0;
+    if ((size_t)raw > rawlen) raw = (int)rawlen;
+    return project_text_pos(m->sql_file, m->raw_sql, rawlen, (size_t)raw);
+}
+
+/* ---- --vars ---- */
+
+void project_apply_vars_json(ProjectLoader *L, const char *json)
+{
+    Project *p = L->p;
+    const char *file = "--vars";
+    YNode *root = project_parse_yaml(L, file, json, strlen(json));
+    if (!root) return;
+    if (root->kind != YNODE_MAP) {
+        diag_error(L->dl, root->pos, "bad-vars", "example: --vars '{\"min_amount\": 1}'",
+                   "--vars must be a JSON object, found %s", yaml_kind_name(root));
+        return;
+    }
+    for (int i = 0; i < root->npairs; i++) {
+        YNode *k = root->pairs[i].key, *v = root->pairs[i].value;
+        const char *name = project_expect_str(L, k, "a --vars name");
+        if (!name) continue;
+        if (v->kind != YNODE_SCALAR) {
+            diag_error(L->dl, v->pos, "bad-vars", "vars are scalars: numbers, strings, booleans",
+                       "var '%s' must be a scalar, found %s", name, yaml_kind_name(v));
+            continue;
+        }
+        VarDef *d = (VarDef *)project_find_var(p, name);
+        if (!d) {
+            PROJECT_GROW(L, p->vars, p->nvars, L->cap_vars);
+            d = &p->vars[p->nvars++];
+            d->name = name;
+        }
+        d->text = v->str;
+        d->is_string = v->quoted;
+    }
+}
+
+/* ---- ${ENV:NAME} ---- */
+
+/* Contract: returns s with every ${ENV:NAME} replaced by the variable's value and
+ * `$${` unescaped, as an arena string; NULL with a message in err when a variable
+ * is unset or a reference is malformed. */
+const char *project_resolve_env(Project *p, const char *s, char *err, size_t errsize)
+{
+    if (!s) return NULL;
+    size_t sl = strlen(s);
+    StrBuf out = STRBUF_INIT;
+    size_t i = 0;
+    while (i < sl) {
+        if (!at_ref(s, sl, i)) {
+            sb_putc(&out, s[i++]);
+            continue;
+        }
+        size_t end, no = 0, nl = 0;
+        RefKind k = scan_ref(s, sl, i, &end, &no, &nl);
+        if (k == REF_ESCAPE) {
+            sb_append(&out, "${", 2);
+        } else if (k == REF_ENV) {
+            char *name = arena_strndup(&p->arena, s + no + 4, nl - 4);
+            const char *val = name[0] ? getenv(name) : NULL;
+            if (!val) {
+                if (err && errsize)
+                    snprintf(err, errsize, "environment variable %s is not set",
+                             name[0] ? name : "(empty name)");
+                sb_free(&out);
+                return NULL;
+            }
+            sb_puts(&out, val);
+        } else {
+            sb_append(&out, s + i, end - i);
+        }
+        i = end;
+    }
+    const char *r = arena_strndup(&p->arena, out.len ? out.data : "", out.len);
+    sb_free(&out);
+    return r;
+}

@@ -1,0 +1,188 @@
+/* The loaded project: weir.yml, sources, models (SQL + config), tests. Everything is
+ * allocated in the project's arena and validated by the loader; every definition
+ * keeps its position for diagnostics. See DESIGN.md section 2 for the file format. */
+#ifndef WEIR_PROJECT_PROJECT_H
+#define WEIR_PROJECT_PROJECT_H
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/value.h"
+#include "base/yaml.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { FMT_JSON, FMT_CSV, FMT_DEBEZIUM_JSON, FMT_CHANGELOG_JSON, FMT_UPSERT } DataFormat;
+typedef enum { SRC_FILE, SRC_KAFKA, SRC_STDIN } SourceConnector;
+typedef enum { ONERR_DEAD_LETTER, ONERR_FAIL, ONERR_SKIP } OnError;
+typedef enum {
+    SINK_NONE, SINK_FILE, SINK_STDOUT, SINK_SQLITE, SINK_POSTGRES, SINK_KAFKA, SINK_CLICKHOUSE, SINK_WEBHOOK
+} SinkConnector;
+typedef enum { MAT_VIEW, MAT_EPHEMERAL, MAT_APPEND, MAT_UPSERT, MAT_RETRACT, MAT_TABLE } Materialization;
+
+const char *data_format_name(DataFormat f);
+const char *sink_connector_name(SinkConnector c);
+const char *materialization_name(Materialization m);
+/* True when rows of this format carry updates/deletes (debezium-json, changelog-json, upsert). */
+bool data_format_is_updating(DataFormat f);
+
+typedef struct ColumnDef {
+    const char *name;
+    Type type;
+    SrcPos pos;
+} ColumnDef;
+
+typedef struct SourceDef {
+    const char *name;            /* e.g. "commerce.orders" */
+    SrcPos pos;                  /* position of the name key */
+    SourceConnector connector;
+    const char *path;            /* file: project-relative path as written */
+    const char *topic;           /* kafka */
+    const char *bootstrap_servers; /* kafka; may contain ${ENV:..}, resolve with project_resolve_env */
+    DataFormat format;
+    char csv_delimiter;          /* csv: default ',' */
+    ColumnDef *columns;
+    int ncolumns;
+    int event_time_col;          /* index into columns, -1 when none */
+    int64_t watermark_delay_us;  /* default 0 */
+    int *pk_cols;                /* primary_key as column indexes */
+    int npk;
+    OnError on_error;
+    YNode *node;                 /* the definition, for connector-specific keys */
+} SourceDef;
+
+typedef struct SinkDef {
+    SinkConnector connector;
+    SrcPos pos;
+    const char *path;            /* file: path; sqlite: database file */
+    DataFormat format;           /* file/stdout/kafka; default json */
+    bool format_set;
+    const char *table;           /* sqlite/postgres/clickhouse; default model name */
+    const char *dsn;             /* postgres */
+    const char *topic;           /* kafka */
+    const char *bootstrap_servers;
+    const char *url;             /* clickhouse/webhook */
+    const char *database;        /* clickhouse */
+    const char *method;          /* webhook */
+    YNode *headers;              /* webhook: mapping */
+    int batch;                   /* webhook */
+    YNode *node;
+} SinkDef;
+
+typedef struct ModelDef {
+    const char *name;            /* file stem */
+    const char *sql_file;        /* project-relative path of the .sql file */
+    const char *raw_sql;         /* file text as written */
+    const char *sql;             /* after ${var} interpolation */
+    /* interpolation map: for mapping positions in `sql` back to `raw_sql` */
+    int *map_sql_off, *map_raw_off; /* sorted pairs: from sql offset map_sql_off[i] onward, raw = sql - map_sql_off[i] + map_raw_off[i] */
+    int nmap;
+    /* config (models/**.yml); defaults when absent */
+    Materialization materialized;
+    SrcPos materialized_pos;     /* config position, or the SQL file when not configured */
+    const char **key;
+    int nkey;
+    SrcPos key_pos;
+    int64_t state_ttl_us;        /* 0 = none */
+    SinkDef *sink;               /* NULL when none */
+    SrcPos config_pos;           /* position of the model's config entry, or {sql_file,1,1} */
+    bool has_config;
+} ModelDef;
+
+typedef enum { STEP_ROWS, STEP_WATERMARK } TestStepKind;
+
+typedef struct TestWatermark {
+    const char *source;
+    const char *time;            /* text; parsed by the test runner as a timestamp */
+    SrcPos pos;
+} TestWatermark;
+
+typedef struct TestStep {
+    TestStepKind kind;
+    SrcPos pos;
+    const char *source;          /* STEP_ROWS: source or model name the rows feed */
+    YNode **rows;                /* STEP_ROWS: each a YAML mapping column -> scalar (and `op`) */
+    int nrows;
+    TestWatermark *wms;          /* STEP_WATERMARK */
+    int nwms;
+} TestStep;
+
+typedef struct TestCase {
+    const char *name;
+    const char *file;            /* project-relative path of the tests/*.yml file */
+    SrcPos pos;
+    const char *model;
+    SrcPos model_pos;
+    TestStep *given;
+    int ngiven;
+    YNode **expect;              /* rows with `op` */
+    int nexpect;
+    bool has_expect;
+    YNode **expect_final;        /* rows without `op` */
+    int nexpect_final;
+    bool has_expect_final;
+} TestCase;
+
+typedef struct TargetDef {
+    const char *name;
+    SrcPos pos;
+    const char *runtime;         /* native (default) | clickhouse | flink */
+    const char *state_dir;       /* default .weir/<target> */
+    const char *kafka_bootstrap; /* raw, may contain ${ENV:..} */
+    YNode *node;
+} TargetDef;
+
+typedef struct VarDef {
+    const char *name;
+    const char *text;            /* scalar text inserted by ${name} */
+    bool is_string;              /* quoted in YAML/JSON: inserted as-is (the SQL decides quoting) */
+} VarDef;
+
+typedef struct Project {
+    Arena arena;
+    const char *dir;             /* project directory as given */
+    const char *name;
+    const char *default_target;
+    TargetDef *targets;
+    int ntargets;
+    const TargetDef *target;     /* the selected target */
+    VarDef *vars;
+    int nvars;
+    SourceDef *sources;          /* sorted by name */
+    int nsources;
+    ModelDef *models;            /* sorted by name */
+    int nmodels;
+    TestCase *tests;             /* in file order, files sorted by name */
+    int ntests;
+} Project;
+
+typedef struct ProjectOptions {
+    const char *dir;             /* default "." */
+    const char *target;          /* NULL = default_target */
+    const char *vars_json;       /* --vars; NULL = none */
+} ProjectOptions;
+
+/* Load and validate the project. Returns a project (possibly partial) and adds every
+ * problem found to dl (errors and warnings with file:line:col and hints). Returns NULL
+ * only when weir.yml is missing or unreadable. Free with project_free. */
+Project *project_load(const ProjectOptions *opts, DiagList *dl);
+void project_free(Project *p);
+
+const SourceDef *project_find_source(const Project *p, const char *name);
+const ModelDef *project_find_model(const Project *p, const char *name);
+int source_column_index(const SourceDef *s, const char *name);
+
+/* Map a byte offset in m->sql back to a position in the model's .sql file. */
+SrcPos project_sql_pos(const ModelDef *m, int sql_offset);
+
+/* Resolve ${ENV:NAME} references in s (used only by commands that connect).
+ * Returns an arena string, or NULL and an error message when a variable is unset. */
+const char *project_resolve_env(Project *p, const char *s, char *err, size_t errsize);
+
+/* Absolute-or-project-relative path joined with the project directory (arena string). */
+const char *project_path(Project *p, const char *rel);
+
+/* Parse a duration like "5s", "500ms", "30d", "1 hour" into microseconds. */
+bool project_parse_duration(const char *s, int64_t *us);
+
+#endif

@@ -1,0 +1,180 @@
+/* The typed relational plan: the binder's output for one model. A tree of PlanNode
+ * operators whose expressions are typed and refer to input columns by index. The
+ * streaming IR (src/ir) annotates these trees with changelog modes, keys and state,
+ * the engine executes them, and backends print them as SQL.
+ *
+ * Column references: an Expr of kind EX_COLUMN has `col` = index into the node's
+ * input row. For single-input nodes that is inputs[0]'s output; for PL_JOIN it is the
+ * concatenation left ++ right. Aggregate arguments and group keys are evaluated on
+ * the aggregate's input; everything above refers to the aggregate's output
+ * (group keys first, then one column per AggCall). */
+#ifndef WEIR_SQL_PLAN_H
+#define WEIR_SQL_PLAN_H
+
+#include "base/arena.h"
+#include "base/value.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum ExprKind {
+    EX_CONST,        /* cval of type `type` (cval.isnull for NULL) */
+    EX_COLUMN,       /* input column `col` */
+    EX_CAST,         /* args[0] cast to `type` */
+    EX_OP,           /* operator `op` (OpKind) over args (1 or 2) */
+    EX_AND,          /* n-ary, SQL three-valued logic */
+    EX_OR,           /* n-ary, SQL three-valued logic */
+    EX_NOT,
+    EX_IS_NULL,      /* args[0] IS NULL; negated = IS NOT NULL */
+    EX_BOOL_TEST,    /* args[0] IS [NOT] TRUE/FALSE/UNKNOWN: op = BT_* */
+    EX_IN_LIST,      /* args[0] IN (args[1..]); negated = NOT IN; three-valued */
+    EX_CASE,         /* searched CASE: args = cond0, res0, cond1, res1, ..., [else] (has_else) */
+    EX_COALESCE,
+    EX_NULLIF,
+    EX_GREATEST,
+    EX_LEAST,
+    EX_FUNC,         /* scalar function `func` (FuncKind) over args */
+    EX_SUBQUERY,     /* uncorrelated scalar subquery: `subplan` (one column); later issue */
+} ExprKind;
+
+typedef enum OpKind {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_NEG,
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+    OP_IS_DISTINCT, OP_IS_NOT_DISTINCT,
+    OP_CONCAT,                      /* text || text (NULL if either is NULL) */
+    OP_LIKE, OP_NOT_LIKE, OP_ILIKE, OP_NOT_ILIKE,
+} OpKind;
+
+typedef enum BoolTestKind { BT_IS_TRUE, BT_IS_NOT_TRUE, BT_IS_FALSE, BT_IS_NOT_FALSE, BT_IS_UNKNOWN, BT_IS_NOT_UNKNOWN } BoolTestKind;
+
+typedef enum FuncKind {
+    FN_LOWER, FN_UPPER, FN_LENGTH, FN_SUBSTRING, FN_BTRIM, FN_LTRIM, FN_RTRIM,
+    FN_CONCAT, FN_CONCAT_WS, FN_SPLIT_PART, FN_REPLACE, FN_POSITION, FN_LEFT, FN_RIGHT,
+    FN_ABS, FN_ROUND, FN_TRUNC, FN_FLOOR, FN_CEIL, FN_MOD, FN_SIGN, FN_SQRT, FN_POWER,
+    FN_DATE_TRUNC, FN_EXTRACT,     /* args: field text const, source */
+    FN_MAKE_INTERVAL_UNUSED,
+    FN__COUNT
+} FuncKind;
+
+typedef struct PlanNode PlanNode;
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    Type type;           /* result type */
+    int loc;             /* byte offset in the model SQL, -1 if synthetic */
+    Value cval;          /* EX_CONST; text points into the plan arena */
+    int col;             /* EX_COLUMN */
+    int op;              /* EX_OP: OpKind; EX_BOOL_TEST: BoolTestKind */
+    int func;            /* EX_FUNC: FuncKind */
+    bool negated;        /* EX_IS_NULL, EX_IN_LIST */
+    bool has_else;       /* EX_CASE */
+    Expr **args;
+    int nargs;
+    PlanNode *subplan;   /* EX_SUBQUERY */
+};
+
+typedef enum AggKind {
+    AGG_COUNT_STAR, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX, AGG_BOOL_AND, AGG_BOOL_OR,
+    AGG__COUNT
+} AggKind;
+
+typedef struct AggCall {
+    AggKind kind;
+    bool distinct;       /* COUNT(DISTINCT x), SUM(DISTINCT x) ... */
+    Expr *arg;           /* NULL for COUNT(*) */
+    Expr *filter;        /* FILTER (WHERE ...) or NULL */
+    Type type;           /* result type (PostgreSQL rules: SUM(int4) -> bigint, AVG(int) -> numeric ...) */
+    int loc;
+} AggCall;
+
+typedef enum PlanKind {
+    PL_SOURCE,      /* scan of a declared source */
+    PL_REF,         /* the output of another model (ref('x')) */
+    PL_FILTER,      /* pred over input */
+    PL_PROJECT,     /* exprs over input */
+    PL_AGGREGATE,   /* group keys + aggregates; output = keys ++ aggregates */
+    PL_DISTINCT,    /* SELECT DISTINCT over all input columns */
+    PL_UNION_ALL,   /* n inputs with identical column types */
+    /* the streaming-SQL issue fills these in; the binder rejects them until then */
+    PL_JOIN,        /* join_type, equi keys, residual pred over left ++ right */
+    PL_WINDOW_TVF,  /* TUMBLE/HOP/SESSION: adds window_start, window_end */
+    PL_TOPN,        /* ROW_NUMBER/RANK/DENSE_RANK over partition, with a limit */
+    PL_SETOP,       /* UNION/EXCEPT/INTERSECT (setop_kind, all) */
+    PL_OVER_AGG,    /* running aggregate over a partition ordered by time */
+} PlanKind;
+
+typedef enum JoinType { JOIN_INNER, JOIN_LEFT, JOIN_RIGHT, JOIN_FULL, JOIN_SEMI, JOIN_ANTI } JoinType;
+typedef enum WindowTvfKind { WTVF_TUMBLE, WTVF_HOP, WTVF_SESSION } WindowTvfKind;
+typedef enum SetOpKind { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } SetOpKind;
+
+typedef struct PlanColumn {
+    const char *name;
+    Type type;
+} PlanColumn;
+
+typedef struct SortKey {
+    Expr *expr;
+    bool desc;
+    bool nulls_first;
+} SortKey;
+
+struct PlanNode {
+    PlanKind kind;
+    int loc;                 /* byte offset in the model SQL of the clause it came from */
+    PlanNode **inputs;
+    int ninputs;
+    PlanColumn *cols;        /* output schema */
+    int ncols;
+
+    const char *name;        /* PL_SOURCE: source name; PL_REF: model name */
+    Expr *pred;              /* PL_FILTER; PL_JOIN residual (may be NULL) */
+    Expr **exprs;            /* PL_PROJECT */
+    int nexprs;
+    Expr **group;            /* PL_AGGREGATE: group keys over input */
+    int ngroup;
+    AggCall *aggs;           /* PL_AGGREGATE */
+    int naggs;
+
+    /* PL_JOIN */
+    JoinType join_type;
+    Expr **left_keys, **right_keys;  /* equi keys: left over left input, right over right input */
+    int nkeys;
+
+    /* PL_WINDOW_TVF: time column index in input, sizes in microseconds */
+    WindowTvfKind wtvf;
+    int time_col;
+    int64_t size_us, slide_us, gap_us;
+
+    /* PL_TOPN / PL_OVER_AGG */
+    Expr **partition;
+    int npartition;
+    SortKey *order;
+    int norder;
+    int64_t limit;           /* rows kept per partition */
+    int rank_kind;           /* 0 row_number, 1 rank, 2 dense_rank */
+    bool emit_rank;          /* whether the rank column is part of the output */
+
+    /* PL_SETOP */
+    SetOpKind setop;
+    bool all;
+};
+
+/* Helpers used by the binder and the IR. All memory comes from the arena. */
+Expr *plan_expr_new(Arena *a, ExprKind kind, Type type, int loc);
+Expr *plan_expr_column(Arena *a, int col, Type type);
+Expr *plan_expr_const(Arena *a, Type type, Value v);
+PlanNode *plan_node_new(Arena *a, PlanKind kind, int loc);
+const char *plan_kind_name(PlanKind k);
+const char *op_kind_symbol(OpKind op);
+const char *func_kind_name(FuncKind f);
+const char *agg_kind_name(AggKind k);
+const char *join_type_name(JoinType j);
+/* Print an expression as PostgreSQL SQL text, naming input columns with `colnames`
+ * (may be NULL: then $N). Used by explain and backends. */
+struct StrBuf;
+void plan_expr_sql(const Expr *e, const PlanColumn *incols, int nincols, struct StrBuf *out);
+/* Structural hash of an expression / node (without positions), for fingerprints. */
+uint64_t plan_expr_hash(const Expr *e, uint64_t seed);
+
+#endif
