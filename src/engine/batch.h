@@ -41,5 +41,13 @@ void batch_append_row(Batch *b, const Value *row, int64_t weight);
 static inline Value *batch_row(const Batch *b, int i) { return b->vals + (size_t)i * (size_t)b->ncols; }
 /* Copy text bytes into the batch arena and return the stored Value. */
 Value batch_text(Batch *b, const char *s, uint32_t len);
+/* Append a copy of row (ncols cells of the given types) whose text bytes are copied
+ * into the batch arena, so the row stays valid however long the caller's copy lives. */
+void batch_append_row_copy(Batch *b, const Value *row, const Type *types, int64_t weight);
+/* Record where row i came from. The first call allocates `origins` (rows without a
+ * recorded origin read as {NULL, 0, -1, 0}); from then on appends keep it in step with
+ * the rows. The RowOrigin (and its `where` string) is copied by value: `where` must
+ * outlive the step. */
+void batch_set_origin(Batch *b, int i, const RowOrigin *o);
 
 #endif

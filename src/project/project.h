@@ -77,7 +77,7 @@ typedef struct ModelDef {
     /* interpolation map: for mapping positions in `sql` back to `raw_sql` */
     int *map_sql_off, *map_raw_off; /* sorted pairs: from sql offset map_sql_off[i] onward, raw = sql - map_sql_off[i] + map_raw_off[i] */
     int nmap;
-    /* config (models/**.yml); defaults when absent */
+    /* config (models/.../NAME.yml); defaults when absent */
     Materialization materialized;
     SrcPos materialized_pos;     /* config position, or the SQL file when not configured */
     const char **key;
@@ -109,7 +109,7 @@ typedef struct TestStep {
 
 typedef struct TestCase {
     const char *name;
-    const char *file;            /* project-relative path of the tests/*.yml file */
+    const char *file;            /* project-relative path of the tests/NAME.yml file */
     SrcPos pos;
     const char *model;
     SrcPos model_pos;

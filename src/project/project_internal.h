@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-/* A models/**.yml entry, kept until every .sql file is known (a config may come
+/* A models/.../NAME.yml entry, kept until every .sql file is known (a config may come
  * before the SQL file it configures), then copied into its ModelDef. */
 typedef struct ModelConfig {
     const char *name;

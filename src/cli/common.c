@@ -1,0 +1,58 @@
+/* Shared command plumbing (see cli.h). */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("weir: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_write_stdout(const char *s, size_t n)
+{
+    if (n) fwrite(s, 1, n, stdout);
+    fflush(stdout);
+}
+
+bool cli_load(const CliOptions *o, CliProject *cp)
+{
+    memset(cp, 0, sizeof *cp);
+    diag_init(&cp->dl);
+    arena_init(&cp->arena, 64 * 1024);
+    ProjectOptions po = {o->project_dir, o->target, o->vars_json};
+    cp->project = project_load(&po, &cp->dl);
+    if (!cp->project) return false;
+    cp->bound = sql_bind_project(cp->project, &cp->arena, &cp->dl);
+    cp->graph = ir_build(cp->bound, &cp->arena, &cp->dl);
+    return true;
+}
+
+void cli_project_free(CliProject *cp)
+{
+    if (cp->project) project_free(cp->project);
+    arena_fini(&cp->arena);
+    diag_fini(&cp->dl);
+}
+
+void cli_print_diags(CliProject *cp, const CliOptions *o)
+{
+    diag_sort(&cp->dl);
+    StrBuf sb = STRBUF_INIT;
+    if (o->format == OUT_JSON) {
+        diag_render_json(&cp->dl, &sb);
+        cli_write_stdout(sb.data, sb.len);
+    } else {
+        diag_render_text(&cp->dl, &sb, isatty(2) && !getenv("NO_COLOR"));
+        fputs(sb_cstr(&sb), stderr);
+    }
+    sb_free(&sb);
+}

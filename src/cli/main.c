@@ -1,0 +1,117 @@
+/* weir's entry point: parses global options and dispatches to one command file. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: weir [global options] <command> [args]\n"
+    "\n"
+    "commands:\n"
+    "  init DIR         scaffold a working project in DIR\n"
+    "  check            load, bind and analyse the project; report every problem\n"
+    "  compile          write target/ artifacts (manifest.json, dag.json, per-model IR)\n"
+    "  explain [MODEL]  operator tree, changelog modes and state (--format text|json|dot)\n"
+    "  test             run tests/*.yml in-process and diff the exact changelogs\n"
+    "  run              run the pipeline on the native runtime\n"
+    "\n"
+    "global options:\n"
+    "  --project-dir DIR   project directory (default .)\n"
+    "  --target NAME       target from weir.yml (default: default_target)\n"
+    "  --vars JSON         override vars, e.g. '{\"min_amount\": 1}'\n"
+    "  --select SELECTOR   models or tests by name (comma-separated)\n"
+    "  --format FORMAT     text | json (| dot for explain)\n"
+    "\n"
+    "exit codes: 0 success, 1 failures found, 2 usage or configuration error,\n"
+    "            3 runtime or infrastructure failure\n";
+
+typedef struct Command {
+    const char *name;
+    int (*fn)(const CliOptions *);
+} Command;
+
+static const Command COMMANDS[] = {
+    {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
+    {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
+};
+
+static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
+{
+    size_t n = strlen(flag);
+    if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') {
+        *out = argv[*i] + n + 1;
+        return true;
+    }
+    if (strcmp(argv[*i], flag) != 0) return false;
+    if (*i + 1 >= argc) {
+        cli_error("option %s needs a value", flag);
+        *out = NULL;
+        return true;
+    }
+    *out = argv[++*i];
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    CliOptions o = {0};
+    o.project_dir = ".";
+    const char *command = NULL;
+    const char *positional[64];
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(USAGE, stdout);
+            return EXIT_OK;
+        } else if (take_value(argc, argv, &i, "--project-dir", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.project_dir = v;
+        } else if (take_value(argc, argv, &i, "--target", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.target = v;
+        } else if (take_value(argc, argv, &i, "--vars", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.vars_json = v;
+        } else if (take_value(argc, argv, &i, "--select", &v) || take_value(argc, argv, &i, "-s", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.select = v;
+        } else if (take_value(argc, argv, &i, "--format", &v)) {
+            if (!v) return EXIT_USAGE;
+            if (strcmp(v, "text") == 0) o.format = OUT_TEXT;
+            else if (strcmp(v, "json") == 0) o.format = OUT_JSON;
+            else if (strcmp(v, "dot") == 0) o.format = OUT_DOT;
+            else {
+                cli_error("unknown format '%s' (expected text, json or dot)", v);
+                return EXIT_USAGE;
+            }
+            o.format_set = true;
+        } else if (strcmp(a, "--until-caught-up") == 0) {
+            o.until_caught_up = true;
+        } else if (strcmp(a, "--no-progress") == 0) {
+            o.no_progress = true;
+        } else if (a[0] == '-' && a[1]) {
+            cli_error("unknown option '%s' (see weir --help)", a);
+            return EXIT_USAGE;
+        } else if (!command) {
+            command = a;
+        } else if (npos < 64) {
+            positional[npos++] = a;
+        }
+    }
+    if (!command) {
+        fputs(USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    o.args = positional;
+    o.nargs = npos;
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (strcmp(COMMANDS[i].name, command) == 0) return COMMANDS[i].fn(&o);
+    const char *names[sizeof COMMANDS / sizeof COMMANDS[0]];
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++) names[i] = COMMANDS[i].name;
+    const char *close = diag_closest(command, names, (int)(sizeof names / sizeof names[0]));
+    if (close) cli_error("unknown command '%s'; did you mean '%s'?", command, close);
+    else cli_error("unknown command '%s' (see weir --help)", command);
+    return EXIT_USAGE;
+}

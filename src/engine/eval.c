@@ -1,0 +1,556 @@
+/* The expression evaluator: PostgreSQL 15 semantics for every ExprKind and OpKind
+ * (three-valued logic, NULL propagation, overflow and division-by-zero errors in
+ * PostgreSQL's words, exact numeric via base/decimal, date/time via base/timeutil).
+ *
+ * Hot-path design: boolean-valued nodes are evaluated by eval_bool, which returns a
+ * truth value directly instead of building Values, and operands that are columns or
+ * constants are read in place (eval_operand) instead of being copied. Nothing here
+ * allocates except when a new text is built (in ctx->arena). Scalar functions live in
+ * eval_func.c, LIKE in like.c. */
+#include "engine/eval_internal.h"
+
+#include "base/decimal.h"
+#include "base/timeutil.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Truth values of eval_bool. */
+enum { TV_ERR = -1, TV_FALSE = 0, TV_TRUE = 1, TV_NULL = 2 };
+
+static int eval_bool(const Expr *e, const Value *row, EvalCtx *ctx);
+
+bool eval_fail(EvalCtx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* ---- result helpers ---- */
+
+bool eval_numeric_result(const Expr *e, i128 n, int scale, EvalCtx *ctx, Value *out)
+{
+    if (e->type.id == T_NUMERIC && e->type.scale >= 0) {
+        if (e->type.scale != scale) {
+            if (!dec_rescale(n, scale, e->type.scale, &n))
+                return eval_fail(ctx, "numeric field overflow");
+            scale = e->type.scale;
+        }
+        if (e->type.precision > 0 && !dec_fits_precision(n, scale, e->type.precision))
+            return eval_fail(ctx, "numeric field overflow");
+    }
+    *out = value_numeric(n, scale);
+    return true;
+}
+
+bool eval_coerce(const Expr *e, Type from, Value *v, EvalCtx *ctx)
+{
+    if (v->isnull || from.id == e->type.id) {
+        if (!v->isnull && from.id == T_NUMERIC && e->type.scale >= 0 && v->scale != e->type.scale)
+            return eval_numeric_result(e, value_num(v), v->scale, ctx, v);
+        return true;
+    }
+    Value in = *v;
+    return value_cast(from, e->type, &in, ctx->arena, v, ctx->err, sizeof ctx->err);
+}
+
+/* Text form of a non-NULL value for || and concat when the binder left a non-text
+ * argument: PostgreSQL's output function of the type (booleans as "true"/"false"
+ * for ||, "t"/"f" in concat, which PostgreSQL also distinguishes). */
+static const Value *as_text(Type t, const Value *v, bool bool_short, EvalCtx *ctx, Value *tmp)
+{
+    if (t.id == T_TEXT || t.id == T_UNKNOWN) return v;
+    if (t.id == T_BOOL) {
+        const char *s = v->i ? (bool_short ? "t" : "true") : (bool_short ? "f" : "false");
+        *tmp = value_text(s, (uint32_t)strlen(s));
+        return tmp;
+    }
+    StrBuf sb = STRBUF_INIT;
+    value_format_text(t, v, &sb);
+    char *s = arena_alloc_raw(ctx->arena, sb.len ? sb.len : 1);
+    if (sb.len) memcpy(s, sb.data, sb.len);
+    *tmp = value_text(s, (uint32_t)sb.len);
+    sb_free(&sb);
+    return tmp;
+}
+
+/* ---- comparison ---- */
+
+static inline int cmp3(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+/* SQL comparison of two non-NULL values of type t (value_compare's order, inlined for
+ * the common types). */
+static inline int compare(Type t, const Value *a, const Value *b)
+{
+    switch (t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_DATE: case T_TIMESTAMP: case T_TIMESTAMPTZ:
+        return cmp3(a->i, b->i);
+    case T_FLOAT4: case T_FLOAT8:
+        if (!isnan(a->f) && !isnan(b->f)) return (a->f > b->f) - (a->f < b->f);
+        return isnan(a->f) ? (isnan(b->f) ? 0 : 1) : -1;
+    case T_NUMERIC:
+        if (a->scale == b->scale) {
+            i128 x = value_num(a), y = value_num(b);
+            return (x > y) - (x < y);
+        }
+        return dec_cmp(value_num(a), a->scale, value_num(b), b->scale);
+    case T_TEXT: case T_UNKNOWN: {
+        uint32_t n = a->len < b->len ? a->len : b->len;
+        int c = n ? memcmp(a->s, b->s, n) : 0;
+        if (c) return c;
+        return cmp3(a->len, b->len);
+    }
+    case T_INTERVAL:
+        return tm_interval_cmp(a->iv.months, a->iv.days, a->i, b->iv.months, b->iv.days, b->i);
+    default:
+        return value_compare(t, a, b);
+    }
+}
+
+/* Brings b to a's type when the binder left two different types (a safety net; the
+ * binder's contract is to cast both sides to a common type). */
+static const Value *align_operand(Type ta, Type tb, const Value *b, EvalCtx *ctx, Value *tmp, bool *ok)
+{
+    *ok = true;
+    if (ta.id == tb.id || b->isnull) return b;
+    if (!value_cast(tb, ta, b, ctx->arena, tmp, ctx->err, sizeof ctx->err)) *ok = false;
+    return tmp;
+}
+
+static int eval_compare(const Expr *e, const Value *row, EvalCtx *ctx)
+{
+    Value ta, tb, tc;
+    const Expr *ea = e->args[0], *eb = e->args[1];
+    const Value *a = eval_operand(ea, row, ctx, &ta);
+    if (!a) return TV_ERR;
+    const Value *b = eval_operand(eb, row, ctx, &tb);
+    if (!b) return TV_ERR;
+    if (e->op == OP_IS_DISTINCT || e->op == OP_IS_NOT_DISTINCT) {
+        bool distinct;
+        if (a->isnull || b->isnull) {
+            distinct = a->isnull != b->isnull;
+        } else {
+            bool ok;
+            b = align_operand(ea->type, eb->type, b, ctx, &tc, &ok);
+            if (!ok) return TV_ERR;
+            distinct = compare(ea->type, a, b) != 0;
+        }
+        return (distinct == (e->op == OP_IS_DISTINCT)) ? TV_TRUE : TV_FALSE;
+    }
+    if (a->isnull || b->isnull) return TV_NULL;
+    if (ea->type.id != eb->type.id) {
+        bool ok;
+        b = align_operand(ea->type, eb->type, b, ctx, &tc, &ok);
+        if (!ok) return TV_ERR;
+    }
+    int c = compare(ea->type, a, b);
+    bool r;
+    switch (e->op) {
+    case OP_EQ: r = c == 0; break;
+    case OP_NE: r = c != 0; break;
+    case OP_LT: r = c < 0; break;
+    case OP_LE: r = c <= 0; break;
+    case OP_GT: r = c > 0; break;
+    default:    r = c >= 0; break;
+    }
+    return r ? TV_TRUE : TV_FALSE;
+}
+
+static int eval_like(const Expr *e, const Value *row, EvalCtx *ctx)
+{
+    Value ta, tb;
+    const Value *a = eval_operand(e->args[0], row, ctx, &ta);
+    if (!a) return TV_ERR;
+    const Value *b = eval_operand(e->args[1], row, ctx, &tb);
+    if (!b) return TV_ERR;
+    if (a->isnull || b->isnull) return TV_NULL;
+    bool icase = e->op == OP_ILIKE || e->op == OP_NOT_ILIKE;
+    int m = eval_like_match(a->s, a->len, b->s, b->len, icase, ctx);
+    if (m < 0) return TV_ERR;
+    if (e->op == OP_NOT_LIKE || e->op == OP_NOT_ILIKE) m = !m;
+    return m ? TV_TRUE : TV_FALSE;
+}
+
+static int eval_in_list(const Expr *e, const Value *row, EvalCtx *ctx)
+{
+    Value tx, ti, tc;
+    const Expr *ex = e->args[0];
+    const Value *x = eval_operand(ex, row, ctx, &tx);
+    if (!x) return TV_ERR;
+    if (x->isnull) return TV_NULL;
+    if (x == &tx) { tc = tx; x = &tc; } /* keep it: tx is reused below */
+    bool sawnull = false, found = false;
+    for (int i = 1; i < e->nargs && !found; i++) {
+        const Expr *ei = e->args[i];
+        Value tcast;
+        const Value *v = eval_operand(ei, row, ctx, &ti);
+        if (!v) return TV_ERR;
+        if (v->isnull) { sawnull = true; continue; }
+        if (ei->type.id != ex->type.id) {
+            bool ok;
+            v = align_operand(ex->type, ei->type, v, ctx, &tcast, &ok);
+            if (!ok) return TV_ERR;
+        }
+        if (compare(ex->type, x, v) == 0) found = true;
+    }
+    int r = found ? TV_TRUE : sawnull ? TV_NULL : TV_FALSE;
+    if (e->negated && r != TV_NULL) r = r == TV_TRUE ? TV_FALSE : TV_TRUE;
+    return r;
+}
+
+/* ---- boolean evaluation ---- */
+
+static inline int tv_of(const Value *v) { return v->isnull ? TV_NULL : (v->i ? TV_TRUE : TV_FALSE); }
+
+static int eval_bool(const Expr *e, const Value *row, EvalCtx *ctx)
+{
+    switch (e->kind) {
+    case EX_COLUMN:
+        return tv_of(&row[e->col]);
+    case EX_CONST:
+        return tv_of(&e->cval);
+    case EX_AND: {
+        int res = TV_TRUE;
+        for (int i = 0; i < e->nargs; i++) {
+            int r = eval_bool(e->args[i], row, ctx);
+            if (r == TV_FALSE || r == TV_ERR) return r;
+            if (r == TV_NULL) res = TV_NULL;
+        }
+        return res;
+    }
+    case EX_OR: {
+        int res = TV_FALSE;
+        for (int i = 0; i < e->nargs; i++) {
+            int r = eval_bool(e->args[i], row, ctx);
+            if (r == TV_TRUE || r == TV_ERR) return r;
+            if (r == TV_NULL) res = TV_NULL;
+        }
+        return res;
+    }
+    case EX_NOT: {
+        int r = eval_bool(e->args[0], row, ctx);
+        return r == TV_TRUE ? TV_FALSE : r == TV_FALSE ? TV_TRUE : r;
+    }
+    case EX_IS_NULL: {
+        Value t;
+        const Value *v = eval_operand(e->args[0], row, ctx, &t);
+        if (!v) return TV_ERR;
+        return ((v->isnull != 0) != e->negated) ? TV_TRUE : TV_FALSE;
+    }
+    case EX_BOOL_TEST: {
+        int r = eval_bool(e->args[0], row, ctx);
+        if (r == TV_ERR) return r;
+        bool b;
+        switch (e->op) {
+        case BT_IS_TRUE:        b = r == TV_TRUE; break;
+        case BT_IS_NOT_TRUE:    b = r != TV_TRUE; break;
+        case BT_IS_FALSE:       b = r == TV_FALSE; break;
+        case BT_IS_NOT_FALSE:   b = r != TV_FALSE; break;
+        case BT_IS_UNKNOWN:     b = r == TV_NULL; break;
+        default:                b = r != TV_NULL; break;
+        }
+        return b ? TV_TRUE : TV_FALSE;
+    }
+    case EX_IN_LIST:
+        return eval_in_list(e, row, ctx);
+    case EX_OP:
+        switch (e->op) {
+        case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        case OP_IS_DISTINCT: case OP_IS_NOT_DISTINCT:
+            return eval_compare(e, row, ctx);
+        case OP_LIKE: case OP_NOT_LIKE: case OP_ILIKE: case OP_NOT_ILIKE:
+            return eval_like(e, row, ctx);
+        default:
+            break;
+        }
+        break;
+    default:
+        break;
+    }
+    Value v;
+    if (!eval_expr(e, row, ctx, &v)) return TV_ERR;
+    return tv_of(&v);
+}
+
+/* ---- arithmetic ---- */
+
+static bool int_range_error(TypeId t, EvalCtx *ctx)
+{
+    return eval_fail(ctx, t == T_INT2 ? "smallint out of range"
+                          : t == T_INT4 ? "integer out of range" : "bigint out of range");
+}
+
+static bool int_arith(int op, TypeId t, int64_t x, int64_t y, EvalCtx *ctx, Value *out)
+{
+    int64_t r;
+    switch (op) {
+    case OP_ADD: if (__builtin_add_overflow(x, y, &r)) return int_range_error(t, ctx); break;
+    case OP_SUB: if (__builtin_sub_overflow(x, y, &r)) return int_range_error(t, ctx); break;
+    case OP_MUL: if (__builtin_mul_overflow(x, y, &r)) return int_range_error(t, ctx); break;
+    case OP_DIV:
+        if (y == 0) return eval_fail(ctx, "division by zero");
+        if (y == -1) {
+            if (__builtin_sub_overflow((int64_t)0, x, &r)) return int_range_error(t, ctx);
+        } else {
+            r = x / y;
+        }
+        break;
+    case OP_MOD:
+        if (y == 0) return eval_fail(ctx, "division by zero");
+        r = y == -1 ? 0 : x % y;
+        break;
+    default:
+        return eval_fail(ctx, "unsupported integer operator");
+    }
+    if (t == T_INT2 ? (r < INT16_MIN || r > INT16_MAX)
+                    : t == T_INT4 ? (r < INT32_MIN || r > INT32_MAX) : false)
+        return int_range_error(t, ctx);
+    *out = value_int(r);
+    return true;
+}
+
+static bool float_arith(int op, TypeId t, double x, double y, EvalCtx *ctx, Value *out)
+{
+    double r;
+    switch (op) {
+    case OP_ADD: r = x + y; break;
+    case OP_SUB: r = x - y; break;
+    case OP_MUL: r = x * y; break;
+    case OP_DIV:
+        if (y == 0.0 && !isnan(x)) return eval_fail(ctx, "division by zero");
+        r = x / y;
+        break;
+    default:
+        return eval_fail(ctx, "operator does not exist: %s %% %s", type_id_name(t), type_id_name(t));
+    }
+    if (t == T_FLOAT4) r = (float)r;
+    if (isinf(r)) {
+        bool from_inf = op == OP_DIV ? isinf(x) : (isinf(x) || isinf(y));
+        if (!from_inf) return eval_fail(ctx, "value out of range: overflow");
+    }
+    if (r == 0.0 && x != 0.0) {
+        if ((op == OP_MUL && y != 0.0) || (op == OP_DIV && !isinf(y)))
+            return eval_fail(ctx, "value out of range: underflow");
+    }
+    *out = value_float(r);
+    return true;
+}
+
+static bool numeric_arith(const Expr *e, int op, const Value *a, const Value *b, EvalCtx *ctx, Value *out)
+{
+    i128 x = value_num(a), y = value_num(b), r;
+    int s;
+    bool ok;
+    switch (op) {
+    case OP_ADD: ok = dec_add(x, a->scale, y, b->scale, &r, &s); break;
+    case OP_SUB: ok = dec_sub(x, a->scale, y, b->scale, &r, &s); break;
+    case OP_MUL: ok = dec_mul(x, a->scale, y, b->scale, &r, &s); break;
+    case OP_DIV:
+        if (y == 0) return eval_fail(ctx, "division by zero");
+        ok = dec_div(x, a->scale, y, b->scale, &r, &s);
+        break;
+    case OP_MOD:
+        if (y == 0) return eval_fail(ctx, "division by zero");
+        ok = dec_mod(x, a->scale, y, b->scale, &r, &s);
+        break;
+    default:
+        return eval_fail(ctx, "unsupported numeric operator");
+    }
+    if (!ok) return eval_fail(ctx, "value overflows numeric format");
+    return eval_numeric_result(e, r, s, ctx, out);
+}
+
+/* ---- date/time arithmetic ---- */
+
+static bool interval_range_error(EvalCtx *ctx) { return eval_fail(ctx, "interval out of range"); }
+
+static bool interval_neg(const Value *v, EvalCtx *ctx, Value *out)
+{
+    if (v->iv.months == INT32_MIN || v->iv.days == INT32_MIN || v->i == INT64_MIN)
+        return interval_range_error(ctx);
+    *out = value_interval(-v->iv.months, -v->iv.days, -v->i);
+    return true;
+}
+
+static bool interval_addsub(bool sub, const Value *a, const Value *b, EvalCtx *ctx, Value *out)
+{
+    int32_t m, d;
+    int64_t u;
+    bool of = sub ? (__builtin_sub_overflow(a->iv.months, b->iv.months, &m) |
+                     __builtin_sub_overflow(a->iv.days, b->iv.days, &d) |
+                     __builtin_sub_overflow(a->i, b->i, &u))
+                  : (__builtin_add_overflow(a->iv.months, b->iv.months, &m) |
+                     __builtin_add_overflow(a->iv.days, b->iv.days, &d) |
+                     __builtin_add_overflow(a->i, b->i, &u));
+    if (of) return interval_range_error(ctx);
+    *out = value_interval(m, d, u);
+    return true;
+}
+
+#define TSROUND(j) (rint((j) * 1000000.0) / 1000000.0)
+
+static bool fits_int32(double d) { return !isnan(d) && d >= (double)INT32_MIN && d <= (double)INT32_MAX; }
+static bool fits_int64(double d) { return !isnan(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0; }
+
+/* interval * factor, PostgreSQL's interval_mul (fractional months and days cascade
+ * into days and time through 30-day months and 86400-second days). */
+static bool interval_mul(const Value *span, double factor, EvalCtx *ctx, Value *out)
+{
+    double rd = span->iv.months * factor;
+    if (!fits_int32(rd)) return interval_range_error(ctx);
+    int32_t months = (int32_t)rd;
+    rd = span->iv.days * factor;
+    if (!fits_int32(rd)) return interval_range_error(ctx);
+    int32_t days = (int32_t)rd;
+    double month_remainder_days = (span->iv.months * factor - months) * 30.0;
+    month_remainder_days = TSROUND(month_remainder_days);
+    double sec_remainder = (span->iv.days * factor - days + month_remainder_days -
+                            (int)month_remainder_days) * 86400.0;
+    sec_remainder = TSROUND(sec_remainder);
+    if (fabs(sec_remainder) >= 86400.0) {
+        days += (int)(sec_remainder / 86400.0);
+        sec_remainder -= (int)(sec_remainder / 86400.0) * 86400.0;
+    }
+    days += (int32_t)month_remainder_days;
+    rd = rint((double)span->i * factor + sec_remainder * 1000000.0);
+    if (!fits_int64(rd)) return interval_range_error(ctx);
+    *out = value_interval(months, days, (int64_t)rd);
+    return true;
+}
+
+/* interval / factor, PostgreSQL's interval_div. */
+static bool interval_div(const Value *span, double factor, EvalCtx *ctx, Value *out)
+{
+    if (factor == 0.0) return eval_fail(ctx, "division by zero");
+    double rd = span->iv.months / factor;
+    if (!fits_int32(rd)) return interval_range_error(ctx);
+    int32_t months = (int32_t)rd;
+    rd = span->iv.days / factor;
+    if (!fits_int32(rd)) return interval_range_error(ctx);
+    int32_t days = (int32_t)rd;
+    double month_remainder_days = span->iv.months / factor - months;
+    month_remainder_days *= 30.0;
+    double sec_remainder = span->iv.days / factor - days + month_remainder_days -
+                           (int)month_remainder_days;
+    sec_remainder = TSROUND(sec_remainder * 86400.0);
+    if (fabs(sec_remainder) >= 86400.0) {
+        days += (int)(sec_remainder / 86400.0);
+        sec_remainder -= (int)(sec_remainder / 86400.0) * 86400.0;
+    }
+    days += (int32_t)month_remainder_days;
+    rd = rint((double)span->i / factor + sec_remainder * 1000000.0);
+    if (!fits_int64(rd)) return interval_range_error(ctx);
+    *out = value_interval(months, days, (int64_t)rd);
+    return true;
+}
+
+static double number_as_double(Type t, const Value *v)
+{
+    if (type_is_integer(t) || t.id == T_BOOL) return (double)v->i;
+    if (type_is_float(t)) return v->f;
+    if (t.id == T_NUMERIC) return dec_to_double(value_num(v), v->scale);
+    return 0.0;
+}
+
+/* Valid date range (days since 1970): PostgreSQL's 4714-11-24 BC .. 5874897-12-31. */
+#define DATE_MIN_DAYS INT64_C(-2440588)
+#define DATE_END_DAYS (INT64_C(2147483494) - INT64_C(2440588))
+
+static bool date_plus(int64_t d, int64_t n, EvalCtx *ctx, Value *out)
+{
+    if (d == TM_INFINITY || d == TM_NEG_INFINITY) { *out = value_int(d); return true; }
+    int64_t r = d + n;   /* |d| and |n| are far below 2^62: no int64 overflow */
+    if (n < INT32_MIN || n > INT32_MAX || r < DATE_MIN_DAYS || r >= DATE_END_DAYS)
+        return eval_fail(ctx, "date out of range");
+    *out = value_int(r);
+    return true;
+}
+
+static bool ts_plus_interval(int64_t ts, const Value *iv, bool sub, EvalCtx *ctx, Value *out)
+{
+    Value span = *iv;
+    if (sub && !interval_neg(iv, ctx, &span)) return false;
+    int64_t r;
+    if (!tm_add_interval(ts, span.iv.months, span.iv.days, span.i, &r))
+        return eval_fail(ctx, "timestamp out of range");
+    *out = value_int(r);
+    return true;
+}
+
+static bool date_to_ts(int64_t d, EvalCtx *ctx, int64_t *ts)
+{
+    if (!tm_date_to_timestamp(d, ts)) return eval_fail(ctx, "date out of range for timestamp");
+    return true;
+}
+
+/* Operators whose operand types differ (or are temporal): timestamp +- interval,
+ * date +- integer, date - date, timestamp - timestamp, interval */* number and
+ * interval +- interval. Result is produced in its natural type and then coerced. */
+static bool temporal_arith(const Expr *e, const Value *a, const Value *b, EvalCtx *ctx, Value *out)
+{
+    Type ta = e->args[0]->type, tb = e->args[1]->type;
+    TypeId ia = ta.id, ib = tb.id;
+    int op = e->op;
+    Type natural = e->type;
+    bool ok;
+    int64_t ts;
+
+    if (ia == T_INTERVAL && ib == T_INTERVAL && (op == OP_ADD || op == OP_SUB)) {
+        natural = type_make(T_INTERVAL);
+        ok = interval_addsub(op == OP_SUB, a, b, ctx, out);
+    } else if (ia == T_INTERVAL && type_is_numeric_family(tb) && (op == OP_MUL || op == OP_DIV)) {
+        natural = type_make(T_INTERVAL);
+        double f = number_as_double(tb, b);
+        ok = op == OP_MUL ? interval_mul(a, f, ctx, out) : interval_div(a, f, ctx, out);
+    } else if (type_is_numeric_family(ta) && ib == T_INTERVAL && op == OP_MUL) {
+        natural = type_make(T_INTERVAL);
+        ok = interval_mul(b, number_as_double(ta, a), ctx, out);
+    } else if ((ia == T_TIMESTAMP || ia == T_TIMESTAMPTZ) && ib == T_INTERVAL &&
+               (op == OP_ADD || op == OP_SUB)) {
+        natural = ta;
+        ok = ts_plus_interval(a->i, b, op == OP_SUB, ctx, out);
+    } else if (ia == T_INTERVAL && (ib == T_TIMESTAMP || ib == T_TIMESTAMPTZ) && op == OP_ADD) {
+        natural = tb;
+        ok = ts_plus_interval(b->i, a, false, ctx, out);
+    } else if (ia == T_DATE && ib == T_INTERVAL && (op == OP_ADD || op == OP_SUB)) {
+        natural = type_make(T_TIMESTAMP);
+        ok = date_to_ts(a->i, ctx, &ts) && ts_plus_interval(ts, b, op == OP_SUB, ctx, out);
+    } else if (ia == T_INTERVAL && ib == T_DATE && op == OP_ADD) {
+        natural = type_make(T_TIMESTAMP);
+        ok = date_to_ts(b->i, ctx, &ts) && ts_plus_interval(ts, a, false, ctx, out);
+    } else if (ia == T_DATE && type_is_integer(tb) && (op == OP_ADD || op == OP_SUB)) {
+        natural = type_make(T_DATE);
+        ok = date_plus(a->i, op == OP_SUB ? -b->i : b->i, ctx, out);
+    } else if (type_is_integer(ta) && ib == T_DATE && op == OP_ADD) {
+        natural = type_make(T_DATE);
+        ok = date_plus(b->i, a->i, ctx, out);
+    } else if (ia == T_DATE && ib == T_DATE && op == OP_SUB) {
+        natural = type_make(T_INT4);
+        if (a->i == TM_INFINITY || a->i == TM_NEG_INFINITY || b->i == TM_INFINITY || b->i == TM_NEG_INFINITY)
+            return eval_fail(ctx, "cannot subtract infinite dates");
+        *out = value_int(a->i - b->i);
+        ok = true;
+    } else if ((ia == T_TIMESTAMP || ia == T_TIMESTAMPTZ || ia == T_DATE) && ib == ia && op == OP_SUB) {
+        natural = type_make(T_INTERVAL);
+        int64_t x = a->i, y = b->i;
+        if (x == TM_INFINITY || x == TM_NEG_INFINITY || y == TM_INFINITY || y == TM_NEG_INFINITY)
+            return eval_fail(ctx, "cannot subtract infinite timestamps");
+        int32_t m, d;
+        int64_t u;
+        if (!tm_sub_timestamps(x, y, &m, &d, &u)) return interval_range_error(ctx);
+        *out = value_interval(m, d, u);
+        ok = true;
+    } else {
+        char b1[64], b2[64];
+        return eval_fail(ctx, "operator does not exist: %s %s %s", type_name(ta, b1, sizeof b1),
+                         op_kind_symbol_local(op), type_name(tb, b2, sizeof b2));
+    }
+    if (!ok) return false;
+    return eval_coerce(e, natural, out, ctx);
+}

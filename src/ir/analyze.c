@@ -1,0 +1,468 @@
+/* IR analysis: the changelog mode and unique key of every edge, a state descriptor
+ * for every stateful operator, fingerprints, and the materialization contract of
+ * every model (DESIGN.md section 3).
+ *
+ * Fingerprints are structural hashes that ignore SQL positions and anything outside
+ * a model's own plan, its config, the sources it reads and its upstream models, so
+ * they do not move when unrelated parts of the project change:
+ *   node.logic_fp    = kind + payload (expressions, names, output schema) + inputs' logic_fp
+ *   state.schema_fp  = kind + key types + accumulator types   (changes => rebuild)
+ *   state.logic_fp   = schema_fp + node.logic_fp              (changes => backfill)
+ *   model.fingerprint = root logic_fp + materialization + key + ttl */
+#include "base/hash.h"
+#include "ir/ir_internal.h"
+
+#include <string.h>
+
+/* ---------- fingerprints ---------- */
+
+static uint64_t hash_type(Type t, uint64_t h)
+{
+    h = hash_u64(t.id, h);
+    h = hash_u64((uint64_t)(int64_t)t.precision, h);
+    return hash_u64((uint64_t)(int64_t)t.scale, h);
+}
+
+static uint64_t hash_exprs(Expr **es, int n, uint64_t h)
+{
+    h = hash_u64((uint64_t)n, h);
+    for (int i = 0; i < n; i++) h = es[i] ? plan_expr_hash(es[i], h) : hash_u64(0x9e37, h);
+    return h;
+}
+
+static uint64_t hash_source_def(const SourceDef *s, uint64_t h)
+{
+    h = hash_str(s->name, h);
+    h = hash_u64(s->connector, h);
+    h = hash_str(s->path, h);
+    h = hash_str(s->topic, h);
+    h = hash_u64(s->format, h);
+    h = hash_u64((uint64_t)s->ncolumns, h);
+    for (int i = 0; i < s->ncolumns; i++) {
+        h = hash_str(s->columns[i].name, h);
+        h = hash_type(s->columns[i].type, h);
+    }
+    h = hash_u64((uint64_t)(int64_t)s->event_time_col, h);
+    h = hash_u64((uint64_t)s->watermark_delay_us, h);
+    for (int i = 0; i < s->npk; i++) h = hash_u64((uint64_t)s->pk_cols[i], h);
+    return h;
+}
+
+static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
+{
+    const PlanNode *p = n->plan;
+    uint64_t h = hash_u64(p->kind, 0x5745495200000001ull);
+    h = hash_u64((uint64_t)p->ncols, h);
+    for (int i = 0; i < p->ncols; i++) {
+        h = hash_str(p->cols[i].name, h);
+        h = hash_type(p->cols[i].type, h);
+    }
+    switch (p->kind) {
+    case PL_SOURCE:
+        if (n->source >= 0) h = hash_source_def(&g->project->sources[n->source], h);
+        break;
+    case PL_REF: h = hash_str(p->name, h); break;
+    case PL_FILTER: h = p->pred ? plan_expr_hash(p->pred, h) : h; break;
+    case PL_PROJECT: h = hash_exprs(p->exprs, p->nexprs, h); break;
+    case PL_AGGREGATE:
+        h = hash_exprs(p->group, p->ngroup, h);
+        for (int i = 0; i < p->naggs; i++) {
+            const AggCall *a = &p->aggs[i];
+            h = hash_u64((uint64_t)a->kind * 2 + a->distinct, h);
+            h = a->arg ? plan_expr_hash(a->arg, h) : hash_u64(1, h);
+            h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
+            h = hash_type(a->type, h);
+        }
+        break;
+    case PL_JOIN:
+        h = hash_u64(p->join_type, h);
+        h = hash_exprs(p->left_keys, p->nkeys, h);
+        h = hash_exprs(p->right_keys, p->nkeys, h);
+        h = p->pred ? plan_expr_hash(p->pred, h) : h;
+        break;
+    case PL_WINDOW_TVF:
+        h = hash_u64(p->wtvf, h);
+        h = hash_u64((uint64_t)p->time_col, h);
+        h = hash_u64((uint64_t)p->size_us, h);
+        h = hash_u64((uint64_t)p->slide_us, h);
+        h = hash_u64((uint64_t)p->gap_us, h);
+        break;
+    case PL_TOPN:
+    case PL_OVER_AGG:
+        h = hash_exprs(p->partition, p->npartition, h);
+        for (int i = 0; i < p->norder; i++) {
+            h = plan_expr_hash(p->order[i].expr, h);
+            h = hash_u64((uint64_t)p->order[i].desc * 2 + p->order[i].nulls_first, h);
+        }
+        h = hash_u64((uint64_t)p->limit, h);
+        h = hash_u64((uint64_t)p->rank_kind * 2 + p->emit_rank, h);
+        break;
+    case PL_SETOP: h = hash_u64((uint64_t)p->setop * 2 + p->all, h); break;
+    case PL_DISTINCT:
+    case PL_UNION_ALL: break;
+    }
+    return h;
+}
+
+/* ---------- state descriptors ---------- */
+
+typedef struct ColList {
+    PlanColumn *cols;
+    int n, cap;
+} ColList;
+
+static void col_add(ColList *l, Arena *a, const char *name, Type t)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        PlanColumn *c = ARENA_ARRAY(a, PlanColumn, cap);
+        if (l->n) memcpy(c, l->cols, sizeof(PlanColumn) * (size_t)l->n);
+        l->cols = c;
+        l->cap = cap;
+    }
+    l->cols[l->n].name = name;
+    l->cols[l->n].type = t;
+    l->n++;
+}
+
+static void finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
+{
+    uint64_t h = hash_str(s->kind, 0x5354415445ull);
+    h = hash_u64((uint64_t)s->nkey, h);
+    for (int i = 0; i < s->nkey; i++) h = hash_type(s->key[i].type, h);
+    h = hash_u64((uint64_t)s->nvalues, h);
+    for (int i = 0; i < s->nvalues; i++) {
+        h = hash_str(s->values[i].name, h);
+        h = hash_type(s->values[i].type, h);
+    }
+    s->schema_fp = h;
+    s->logic_fp = hash_u64(n->logic_fp, h);
+    if (s->bound == BOUND_UNBOUNDED && m && m->state_ttl_us > 0) {
+        s->bound = BOUND_TTL;
+        s->ttl_us = m->state_ttl_us;
+    }
+}
+
+static void aggregate_state(IrNode *n, Arena *a, const ModelDef *m)
+{
+    const PlanNode *p = n->plan;
+    StateDesc *s = ARENA_NEW(a, StateDesc);
+    s->id = n->op_id;
+    s->kind = "aggregate";
+    s->nkey = p->ngroup;
+    s->key = ARENA_ARRAY(a, PlanColumn, p->ngroup > 0 ? p->ngroup : 1);
+    for (int i = 0; i < p->ngroup; i++) s->key[i] = p->cols[i];
+    ColList v = {0};
+    col_add(&v, a, "__rows", type_make(T_INT8));
+    for (int i = 0; i < p->naggs; i++) {
+        const AggCall *ag = &p->aggs[i];
+        const char *name = p->cols[p->ngroup + i].name;
+        Type argt = ag->arg ? ag->arg->type : type_make(T_INT8);
+        if (ag->distinct) col_add(&v, a, arena_printf(a, "%s.distinct_values", name), argt);
+        switch (ag->kind) {
+        case AGG_COUNT_STAR:
+        case AGG_COUNT: col_add(&v, a, arena_printf(a, "%s.count", name), type_make(T_INT8)); break;
+        case AGG_SUM:
+        case AGG_AVG:
+            col_add(&v, a, arena_printf(a, "%s.sum", name),
+                    type_is_integer(argt) ? type_numeric(38, 0) : argt);
+            col_add(&v, a, arena_printf(a, "%s.count", name), type_make(T_INT8));
+            break;
+        case AGG_MIN:
+        case AGG_MAX: col_add(&v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_BOOL_AND:
+        case AGG_BOOL_OR:
+            col_add(&v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));
+            col_add(&v, a, arena_printf(a, "%s.false_count", name), type_make(T_INT8));
+            break;
+        case AGG__COUNT: break;
+        }
+    }
+    s->values = v.cols;
+    s->nvalues = v.n;
+    s->bound = BOUND_UNBOUNDED;
+    finish_state(s, n, m);
+    n->state = s;
+    n->nstate = 1;
+}
+
+static void distinct_state(IrNode *n, Arena *a, const ModelDef *m)
+{
+    StateDesc *s = ARENA_NEW(a, StateDesc);
+    s->id = n->op_id;
+    s->kind = "distinct";
+    s->nkey = n->plan->ncols;
+    s->key = n->plan->cols;
+    s->nvalues = 1;
+    s->values = ARENA_NEW(a, PlanColumn);
+    s->values[0].name = "__count";
+    s->values[0].type = type_make(T_INT8);
+    s->bound = BOUND_UNBOUNDED;
+    finish_state(s, n, m);
+    n->state = s;
+    n->nstate = 1;
+}
+
+static void normalize_state(IrNode *n, Arena *a, const SourceDef *src)
+{
+    StateDesc *s = ARENA_NEW(a, StateDesc);
+    s->id = arena_printf(a, "source:%s/changelog_normalize", src->name);
+    s->kind = "changelog_normalize";
+    s->nkey = src->npk;
+    s->key = ARENA_ARRAY(a, PlanColumn, src->npk > 0 ? src->npk : 1);
+    for (int i = 0; i < src->npk; i++) s->key[i] = n->plan->cols[src->pk_cols[i]];
+    s->nvalues = n->plan->ncols;
+    s->values = n->plan->cols;
+    s->bound = BOUND_UNBOUNDED;
+    finish_state(s, n, NULL);
+    n->state = s;
+    n->nstate = 1;
+}
+
+/* ---------- modes and keys ---------- */
+
+static void set_key(IrNode *n, Arena *a, const int *cols, int k)
+{
+    n->nkey = k;
+    n->key = ARENA_ARRAY(a, int, k > 0 ? k : 1);
+    for (int i = 0; i < k; i++) n->key[i] = cols[i];
+}
+
+static void set_key_range(IrNode *n, Arena *a, int k)
+{
+    n->nkey = k;
+    n->key = ARENA_ARRAY(a, int, k > 0 ? k : 1);
+    for (int i = 0; i < k; i++) n->key[i] = i;
+}
+
+static bool all_insert_only(const IrNode *n)
+{
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i]->mode != CL_INSERT_ONLY) return false;
+    return true;
+}
+
+static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
+{
+    const PlanNode *p = n->plan;
+    const ModelDef *m = n->model >= 0 ? &g->project->models[n->model] : NULL;
+    IrNode *in = n->ninputs > 0 ? n->inputs[0] : NULL;
+    switch (p->kind) {
+    case PL_SOURCE: {
+        const SourceDef *src = n->source >= 0 ? &g->project->sources[n->source] : NULL;
+        n->mode = CL_INSERT_ONLY;
+        if (src && src->npk > 0) set_key(n, a, src->pk_cols, src->npk);
+        if (src && data_format_is_updating(src->format)) {
+            n->mode = src->npk > 0 ? CL_UPSERT : CL_RETRACT;
+            normalize_state(n, a, src);
+        }
+        break;
+    }
+    case PL_REF:
+    case PL_FILTER:
+        n->mode = in->mode;
+        if (in->nkey >= 0) set_key(n, a, in->key, in->nkey);
+        break;
+    case PL_PROJECT: {
+        n->mode = in->mode;
+        if (in->nkey >= 0) {
+            int *k = ARENA_ARRAY(a, int, in->nkey > 0 ? in->nkey : 1);
+            bool ok = true;
+            for (int i = 0; i < in->nkey && ok; i++) {
+                k[i] = -1;
+                for (int j = 0; j < p->nexprs; j++)
+                    if (p->exprs[j]->kind == EX_COLUMN && p->exprs[j]->col == in->key[i]) {
+                        k[i] = j;
+                        break;
+                    }
+                ok = k[i] >= 0;
+            }
+            if (ok) set_key(n, a, k, in->nkey);
+        }
+        if (n->mode == CL_UPSERT && n->nkey < 0) n->mode = CL_RETRACT;
+        break;
+    }
+    case PL_AGGREGATE:
+        n->mode = CL_UPSERT;
+        set_key_range(n, a, p->ngroup);
+        if (m) aggregate_state(n, a, m);
+        break;
+    case PL_DISTINCT:
+        n->mode = in->mode == CL_INSERT_ONLY ? CL_INSERT_ONLY : CL_RETRACT;
+        set_key_range(n, a, p->ncols);
+        if (m) distinct_state(n, a, m);
+        break;
+    case PL_UNION_ALL:
+    case PL_SETOP:
+    case PL_JOIN:
+    case PL_OVER_AGG:
+    case PL_TOPN:
+        n->mode = all_insert_only(n) ? CL_INSERT_ONLY : CL_RETRACT;
+        break;
+    case PL_WINDOW_TVF:
+        n->mode = in->mode;
+        break;
+    }
+    uint64_t h = node_payload_hash(g, n);
+    for (int i = 0; i < n->ninputs; i++) h = hash_u64(n->inputs[i]->logic_fp, h);
+    n->logic_fp = h;
+    /* state fingerprints need logic_fp: recompute now that it is known */
+    for (int i = 0; i < n->nstate; i++) finish_state(&n->state[i], n, m);
+}
+
+/* ---------- materialization contract ---------- */
+
+/* The operator that first turns an insert-only stream into an updating one, searching
+ * from the root down the updating inputs. */
+static const IrNode *first_updating(const IrNode *n)
+{
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i]->mode != CL_INSERT_ONLY) return first_updating(n->inputs[i]);
+    return n;
+}
+
+static const char *update_reason(const IrGraph *g, const IrNode *n, Arena *a)
+{
+    const IrNode *c = first_updating(n);
+    switch (c->plan->kind) {
+    case PL_AGGREGATE:
+        return c->plan->ngroup > 0 ? "GROUP BY without a window updates its rows"
+                                   : "an aggregate without GROUP BY or a window updates its single row";
+    case PL_SOURCE:
+        return arena_printf(a, "source '%s' is an updating source (format %s)", c->plan->name,
+                            c->source >= 0 ? data_format_name(g->project->sources[c->source].format) : "?");
+    case PL_REF: return arena_printf(a, "model '%s' updates its rows", c->plan->name);
+    case PL_JOIN: return "this join emits retractions";
+    default: return arena_printf(a, "operator %s emits updates", c->op_id);
+    }
+}
+
+static const char *key_list_text(const IrNode *n, Arena *a)
+{
+    StrBuf sb = STRBUF_INIT;
+    for (int i = 0; i < n->nkey; i++) {
+        if (i) sb_puts(&sb, ", ");
+        sb_puts(&sb, n->plan->cols[n->key[i]].name);
+    }
+    const char *s = arena_strdup(a, sb_cstr(&sb));
+    sb_free(&sb);
+    return s;
+}
+
+static int column_index(const PlanNode *p, const char *name)
+{
+    for (int i = 0; i < p->ncols; i++)
+        if (strcmp(p->cols[i].name, name) == 0) return i;
+    return -1;
+}
+
+static void check_model(IrGraph *g, IrModel *im, Arena *a, DiagList *dl)
+{
+    const ModelDef *m = im->def;
+    const IrNode *root = im->root;
+    const PlanNode *p = root->plan;
+    bool updating = root->mode != CL_INSERT_ONLY;
+
+    /* presentation key: configured key, else the inferred unique key */
+    if (m->nkey > 0) {
+        int *k = ARENA_ARRAY(a, int, m->nkey);
+        bool ok = true;
+        for (int i = 0; i < m->nkey; i++) {
+            k[i] = column_index(p, m->key[i]);
+            if (k[i] < 0) {
+                const char **names = ARENA_ARRAY(a, const char *, p->ncols > 0 ? p->ncols : 1);
+                for (int j = 0; j < p->ncols; j++) names[j] = p->cols[j].name;
+                diag_error(dl, m->key_pos, "key-column", diag_did_you_mean(dl, m->key[i], names, p->ncols),
+                           "key column '%s' is not a column of model '%s'", m->key[i], m->name);
+                ok = false;
+            }
+        }
+        if (ok) {
+            im->out_key = k;
+            im->nout_key = m->nkey;
+        }
+    } else if (root->nkey >= 0) {
+        im->out_key = root->key;
+        im->nout_key = root->nkey;
+    }
+
+    switch (m->materialized) {
+    case MAT_APPEND:
+        if (updating)
+            diag_error(dl, m->materialized_pos, "append-updating",
+                       "use `materialized: upsert` with a key, or `retract`; or aggregate over a "
+                       "TUMBLE/HOP window so each row is final when it is emitted",
+                       "model '%s' is materialized as append, but its result updates rows: %s",
+                       m->name, update_reason(g, root, a));
+        break;
+    case MAT_UPSERT:
+    case MAT_TABLE:
+        if (m->nkey == 0) {
+            const char *hint = root->nkey > 0
+                ? arena_printf(a, "the query's rows are unique by [%s]; add `key: [%s]`",
+                               key_list_text(root, a), key_list_text(root, a))
+                : "add `key: [...]` naming the columns that identify a row";
+            diag_error(dl, m->materialized_pos, "missing-key", hint,
+                       "model '%s' is materialized as %s, which requires a key", m->name,
+                       materialization_name(m->materialized));
+        } else if (im->nout_key == m->nkey && updating) {
+            if (root->nkey < 0) {
+                diag_error(dl, m->key_pos, "key-not-unique",
+                           "use `materialized: retract`, or make the query group by the key",
+                           "key [%s] of model '%s' cannot be verified: the query's changes have no "
+                           "unique key", m->key[0], m->name);
+            } else {
+                for (int i = 0; i < root->nkey; i++) {
+                    bool found = false;
+                    for (int j = 0; j < im->nout_key; j++)
+                        if (im->out_key[j] == root->key[i]) found = true;
+                    if (!found) {
+                        diag_error(dl, m->key_pos, "key-not-unique",
+                                   arena_printf(a, "use `key: [%s]`", key_list_text(root, a)),
+                                   "key of model '%s' does not identify its rows: rows are unique by "
+                                   "[%s]", m->name, key_list_text(root, a));
+                        break;
+                    }
+                }
+            }
+        }
+        break;
+    default: break;
+    }
+
+    const SinkDef *s = m->sink;
+    if (s) {
+        if (m->materialized == MAT_EPHEMERAL)
+            diag_error(dl, s->pos, "ephemeral-sink", "use `materialized: view` (or another mode) to give it a sink",
+                       "model '%s' is ephemeral (inlined into its consumers) and cannot have a sink", m->name);
+        bool format_sink = s->connector == SINK_FILE || s->connector == SINK_STDOUT || s->connector == SINK_KAFKA;
+        if (format_sink && s->format == FMT_JSON && updating)
+            diag_error(dl, s->pos, "sink-format",
+                       "use `format: changelog-json` or `format: debezium-json`, which carry updates and deletes",
+                       "sink format json carries inserts only, but model '%s' updates its rows: %s",
+                       m->name, update_reason(g, root, a));
+        if (format_sink && s->format == FMT_UPSERT && im->nout_key <= 0)
+            diag_error(dl, s->pos, "sink-format", "configure `key: [...]` on the model",
+                       "sink format upsert needs a key, and model '%s' has none", m->name);
+        if (format_sink && s->format == FMT_CSV)
+            diag_error(dl, s->pos, "sink-format", "use json, changelog-json or debezium-json",
+                       "csv is not supported as a sink format");
+    }
+}
+
+void ir_analyze(IrGraph *g, Arena *arena, DiagList *dl)
+{
+    for (int i = 0; i < g->nnodes; i++) analyze_node(g, g->nodes[i], arena);
+    for (int i = 0; i < g->nmodels; i++) {
+        IrModel *im = &g->models[i];
+        if (!im->root) continue;
+        const ModelDef *m = im->def;
+        uint64_t h = hash_u64(im->root->logic_fp, 0x4d4f44454cull);
+        h = hash_u64(m->materialized, h);
+        for (int k = 0; k < m->nkey; k++) h = hash_str(m->key[k], h);
+        h = hash_u64((uint64_t)m->state_ttl_us, h);
+        im->fingerprint = h;
+        ir_fp_hex(h, im->fingerprint_hex);
+        check_model(g, im, arena, dl);
+    }
+}

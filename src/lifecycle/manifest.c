@@ -1,0 +1,211 @@
+/* Compile artifacts (see manifest.h). */
+#include "lifecycle/manifest.h"
+#include "base/jsonw.h"
+#include "ir/explain.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WEIR_VERSION "0.1.0"
+
+static const char *connector_name(SourceConnector c)
+{
+    switch (c) {
+    case SRC_FILE: return "file";
+    case SRC_KAFKA: return "kafka";
+    case SRC_STDIN: return "stdin";
+    }
+    return "?";
+}
+
+static void source_json(JsonW *w, const SourceDef *s)
+{
+    char buf[64];
+    jw_obj(w);
+    jw_kstr(w, "name", s->name);
+    jw_kstr(w, "connector", connector_name(s->connector));
+    if (s->path) jw_kstr(w, "path", s->path);
+    if (s->topic) jw_kstr(w, "topic", s->topic);
+    jw_kstr(w, "format", data_format_name(s->format));
+    jw_key(w, "columns");
+    jw_arr(w);
+    for (int i = 0; i < s->ncolumns; i++) {
+        jw_obj(w);
+        jw_kstr(w, "name", s->columns[i].name);
+        jw_kstr(w, "type", type_name(s->columns[i].type, buf, sizeof buf));
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+    jw_kstr(w, "event_time", s->event_time_col >= 0 ? s->columns[s->event_time_col].name : NULL);
+    jw_kint(w, "watermark_delay_ms", s->watermark_delay_us / 1000);
+    jw_key(w, "primary_key");
+    jw_arr(w);
+    for (int i = 0; i < s->npk; i++) jw_str(w, s->columns[s->pk_cols[i]].name);
+    jw_end_arr(w);
+    jw_end_obj(w);
+}
+
+void manifest_render(const IrGraph *g, StrBuf *out)
+{
+    const Project *p = g->project;
+    JsonW w;
+    jw_init(&w, out, true);
+    jw_obj(&w);
+    jw_kint(&w, "manifest_version", 1);
+    jw_kstr(&w, "weir_version", WEIR_VERSION);
+    jw_key(&w, "project");
+    jw_obj(&w);
+    jw_kstr(&w, "name", p->name);
+    jw_kstr(&w, "target", p->target ? p->target->name : NULL);
+    jw_kstr(&w, "runtime", p->target && p->target->runtime ? p->target->runtime : "native");
+    jw_end_obj(&w);
+    jw_key(&w, "sources");
+    jw_arr(&w);
+    for (int i = 0; i < p->nsources; i++) source_json(&w, &p->sources[i]);
+    jw_end_arr(&w);
+    jw_key(&w, "models");
+    jw_arr(&w);
+    for (int i = 0; i < g->nmodels; i++) ir_model_json(&w, g, i);
+    jw_end_arr(&w);
+    jw_key(&w, "state");
+    jw_arr(&w);
+    for (int i = 0; i < g->nnodes; i++)
+        for (int s = 0; s < g->nodes[i]->nstate; s++) {
+            const StateDesc *sd = &g->nodes[i]->state[s];
+            bool dup = false; /* a shared source's normalize state appears once */
+            for (int j = 0; j < i && !dup; j++)
+                for (int t = 0; t < g->nodes[j]->nstate; t++)
+                    if (strcmp(g->nodes[j]->state[t].id, sd->id) == 0) dup = true;
+            if (!dup) ir_state_json(&w, sd);
+        }
+    jw_end_arr(&w);
+    jw_key(&w, "tests");
+    jw_arr(&w);
+    for (int i = 0; i < p->ntests; i++) {
+        jw_obj(&w);
+        jw_kstr(&w, "name", p->tests[i].name);
+        jw_kstr(&w, "model", p->tests[i].model);
+        jw_kstr(&w, "file", p->tests[i].file);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_end_obj(&w);
+}
+
+void manifest_render_dag(const IrGraph *g, StrBuf *out)
+{
+    const Project *p = g->project;
+    JsonW w;
+    jw_init(&w, out, true);
+    jw_obj(&w);
+    jw_key(&w, "nodes");
+    jw_arr(&w);
+    for (int i = 0; i < p->nsources; i++) {
+        jw_obj(&w);
+        jw_kstr(&w, "id", arena_printf((Arena *)&p->arena, "source:%s", p->sources[i].name));
+        jw_kstr(&w, "kind", "source");
+        jw_end_obj(&w);
+    }
+    for (int i = 0; i < g->nmodels; i++) {
+        jw_obj(&w);
+        jw_kstr(&w, "id", arena_printf((Arena *)&p->arena, "model:%s", p->models[i].name));
+        jw_kstr(&w, "kind", "model");
+        jw_kstr(&w, "materialized", materialization_name(p->models[i].materialized));
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "edges");
+    jw_arr(&w);
+    for (int i = 0; i < g->nmodels; i++) {
+        const BoundModel *bm = g->models[i].bound;
+        for (int k = 0; k < bm->ndep_sources; k++) {
+            jw_obj(&w);
+            jw_kstr(&w, "from", arena_printf((Arena *)&p->arena, "source:%s", bm->dep_sources[k]));
+            jw_kstr(&w, "to", arena_printf((Arena *)&p->arena, "model:%s", p->models[i].name));
+            jw_end_obj(&w);
+        }
+        for (int k = 0; k < bm->ndep_models; k++) {
+            jw_obj(&w);
+            jw_kstr(&w, "from", arena_printf((Arena *)&p->arena, "model:%s", bm->dep_models[k]));
+            jw_kstr(&w, "to", arena_printf((Arena *)&p->arena, "model:%s", p->models[i].name));
+            jw_end_obj(&w);
+        }
+    }
+    jw_end_arr(&w);
+    jw_end_obj(&w);
+}
+
+static bool mkdir_p(const char *path, char *err, size_t errsize)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *q = buf + 1; *q; q++) {
+        if (*q != '/') continue;
+        *q = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) goto fail;
+        *q = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) goto fail;
+    return true;
+fail:
+    snprintf(err, errsize, "cannot create directory %s: %s", buf, strerror(errno));
+    return false;
+}
+
+static bool write_atomic(const char *path, const StrBuf *content, char *err, size_t errsize)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+        return false;
+    }
+    bool ok = fwrite(content->data ? content->data : "", 1, content->len, f) == content->len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return false;
+    }
+    return true;
+}
+
+bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, size_t errsize)
+{
+    char dir[4096], path[4300];
+    snprintf(dir, sizeof dir, "%s/target", project_dir);
+    if (!mkdir_p(dir, err, errsize)) return false;
+    StrBuf sb = STRBUF_INIT;
+    bool ok = true;
+    manifest_render(g, &sb);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    ok = ok && write_atomic(path, &sb, err, errsize);
+    sb_clear(&sb);
+    manifest_render_dag(g, &sb);
+    snprintf(path, sizeof path, "%s/dag.json", dir);
+    ok = ok && write_atomic(path, &sb, err, errsize);
+    snprintf(path, sizeof path, "%s/target/ir", project_dir);
+    ok = ok && mkdir_p(path, err, errsize);
+    snprintf(path, sizeof path, "%s/target/sql", project_dir);
+    ok = ok && mkdir_p(path, err, errsize);
+    for (int i = 0; ok && i < g->nmodels; i++) {
+        sb_clear(&sb);
+        JsonW w;
+        jw_init(&w, &sb, true);
+        ir_model_json(&w, g, i);
+        snprintf(path, sizeof path, "%s/target/ir/%s.json", project_dir, g->models[i].def->name);
+        ok = write_atomic(path, &sb, err, errsize);
+        if (!ok) break;
+        sb_clear(&sb);
+        sb_puts(&sb, g->models[i].def->sql);
+        if (sb.len && sb.data[sb.len - 1] != '\n') sb_putc(&sb, '\n');
+        snprintf(path, sizeof path, "%s/target/sql/%s.sql", project_dir, g->models[i].def->name);
+        ok = write_atomic(path, &sb, err, errsize);
+    }
+    sb_free(&sb);
+    return ok;
+}

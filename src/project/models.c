@@ -1,0 +1,353 @@
+/* Models: models/.../NAME.sql (one model per file, name = file stem) and their configs
+ * in models/.../NAME.yml (a mapping `models:` of name -> config with materialized, key,
+ * state_ttl, sink, description, columns). Configs are held until every .sql file
+ * is known, then attached in project_finish_models. */
+#include "project/project_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const char *const file_keys[] = {"models"};
+static const char *const config_keys[] = {"materialized", "key", "state_ttl", "sink",
+                                          "description", "columns"};
+/* index order matches Materialization */
+static const char *const materializations[] = {"view", "ephemeral", "append", "upsert",
+                                               "retract", "table"};
+
+/* ---- sinks ---- */
+
+/* index order matches SinkConnector - 1 */
+static const char *const sink_connectors[] = {"file", "stdout", "sqlite", "postgres",
+                                              "kafka", "clickhouse", "webhook"};
+static const char *const sink_keys[] = {"connector", "description", "path", "format", "table",
+                                        "dsn", "topic", "bootstrap_servers", "url", "database",
+                                        "method", "headers", "batch"};
+
+typedef struct SinkSpec {
+    const char *keys[5];     /* keys besides connector/description */
+    const char *required;    /* required key or NULL */
+    bool kafka_formats;      /* accepts format: upsert */
+} SinkSpec;
+
+static const SinkSpec sink_specs[] = {
+    /* file */ {{"path", "format"}, "path", false},
+    /* stdout */ {{"format"}, NULL, false},
+    /* sqlite */ {{"path", "table"}, "path", false},
+    /* postgres */ {{"dsn", "table"}, "dsn", false},
+    /* kafka */ {{"topic", "format", "bootstrap_servers"}, "topic", true},
+    /* clickhouse */ {{"url", "database", "table"}, "url", false},
+    /* webhook */ {{"url", "method", "headers", "batch"}, "url", false},
+};
+
+static const char *const sink_formats[] = {"json", "changelog-json", "debezium-json", "upsert"};
+static const DataFormat sink_format_ids[] = {FMT_JSON, FMT_CHANGELOG_JSON, FMT_DEBEZIUM_JSON,
+                                             FMT_UPSERT};
+static const char *const methods[] = {"POST", "PUT", "PATCH", "DELETE", "GET"};
+
+static bool spec_has(const SinkSpec *sp, const char *key)
+{
+    for (int i = 0; i < 5 && sp->keys[i]; i++)
+        if (strcmp(sp->keys[i], key) == 0) return true;
+    return false;
+}
+
+static const char *spec_keys(ProjectLoader *L, const SinkSpec *sp)
+{
+    int n = 0;
+    while (n < 5 && sp->keys[n]) n++;
+    return project_join_names(L, sp->keys, n);
+}
+
+static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
+{
+    Project *p = L->p;
+    const char *where = arena_printf(&p->arena, "the sink of model '%s'", model);
+    if (!project_expect_map(L, n, where)) return NULL;
+    project_check_keys(L, n, sink_keys, NELEM(sink_keys), where);
+    YNode *cn = yaml_get(n, "connector");
+    if (!cn) {
+        diag_error(L->dl, n->pos, "missing-key",
+                   arena_printf(&L->dl->arena, "add `connector:` (%s)",
+                                project_join_names(L, sink_connectors, NELEM(sink_connectors))),
+                   "the sink of model '%s' has no `connector`", model);
+        return NULL;
+    }
+    int c = project_expect_enum(L, cn, sink_connectors, NELEM(sink_connectors), "sink connector");
+    if (c < 0) return NULL;
+    const SinkSpec *sp = &sink_specs[c];
+    SinkDef *s = ARENA_NEW(&p->arena, SinkDef);
+    s->connector = (SinkConnector)(c + 1);
+    s->pos = n->pos;
+    s->node = n;
+    s->format = FMT_JSON;
+    const char *cname = sink_connectors[c];
+
+    for (int i = 0; i < n->npairs; i++) {
+        const YNode *k = n->pairs[i].key;
+        if (k->kind != YNODE_SCALAR || strcmp(k->str, "connector") == 0 ||
+            strcmp(k->str, "description") == 0 || spec_has(sp, k->str))
+            continue;
+        bool known = false;
+        for (int j = 0; j < NELEM(sink_keys) && !known; j++) known = strcmp(k->str, sink_keys[j]) == 0;
+        if (known) /* unknown keys were reported by project_check_keys */
+            diag_error(L->dl, k->pos, "key-not-applicable",
+                       arena_printf(&L->dl->arena, "%s sinks take: %s", cname, spec_keys(L, sp)),
+                       "key '%s' does not apply to a %s sink", k->str, cname);
+    }
+    if (sp->required && !yaml_get(n, sp->required))
+        diag_error(L->dl, n->pos, "missing-key",
+                   arena_printf(&L->dl->arena, "add `%s:`", sp->required),
+                   "a %s sink needs `%s`", cname, sp->required);
+
+    YNode *v;
+    if (spec_has(sp, "path") && (v = yaml_get(n, "path"))) s->path = project_expect_str(L, v, "`path`");
+    if (spec_has(sp, "format") && (v = yaml_get(n, "format"))) {
+        int nf = sp->kafka_formats ? 4 : 3;
+        int f = project_expect_enum(L, v, sink_formats, nf, "sink format");
+        if (f >= 0) {
+            s->format = sink_format_ids[f];
+            s->format_set = true;
+        }
+    }
+    if (spec_has(sp, "table")) {
+        s->table = model;
+        if ((v = yaml_get(n, "table"))) {
+            const char *t = project_expect_str(L, v, "`table`");
+            if (t) s->table = t;
+        }
+    }
+    if (spec_has(sp, "dsn") && (v = yaml_get(n, "dsn"))) s->dsn = project_expect_str(L, v, "`dsn`");
+    if (spec_has(sp, "topic") && (v = yaml_get(n, "topic"))) s->topic = project_expect_str(L, v, "`topic`");
+    if (spec_has(sp, "bootstrap_servers") && (v = yaml_get(n, "bootstrap_servers")))
+        s->bootstrap_servers = project_expect_str(L, v, "`bootstrap_servers`");
+    if (spec_has(sp, "url") && (v = yaml_get(n, "url"))) s->url = project_expect_str(L, v, "`url`");
+    if (spec_has(sp, "database") && (v = yaml_get(n, "database")))
+        s->database = project_expect_str(L, v, "`database`");
+    if (spec_has(sp, "method")) {
+        s->method = "POST";
+        if ((v = yaml_get(n, "method"))) {
+            int m = project_expect_enum(L, v, methods, NELEM(methods), "HTTP method");
+            if (m >= 0) s->method = methods[m];
+        }
+    }
+    if (spec_has(sp, "headers") && (v = yaml_get(n, "headers")) &&
+        project_expect_map(L, v, "`headers`")) {
+        s->headers = v;
+        for (int i = 0; i < v->npairs; i++) {
+            project_expect_str(L, v->pairs[i].key, "a header name");
+            project_expect_str(L, v->pairs[i].value, "a header value");
+        }
+    }
+    if (spec_has(sp, "batch")) {
+        s->batch = 1;
+        if ((v = yaml_get(n, "batch"))) {
+            const char *b = project_expect_str(L, v, "`batch`");
+            char *end = NULL;
+            long val = b ? strtol(b, &end, 10) : 0;
+            if (b && (*end || end == b || val < 1 || val > 1000000))
+                diag_error(L->dl, v->pos, "bad-value", "a whole number of rows per request, e.g. 100",
+                           "batch must be a number from 1 to 1000000, found '%s'", b);
+            else if (b)
+                s->batch = (int)val;
+        }
+    }
+    if ((v = yaml_get(n, "description"))) project_expect_str(L, v, "`description`");
+    return s;
+}
+
+/* ---- config files ---- */
+
+static const ModelConfig *find_config(const ProjectLoader *L, const char *name)
+{
+    for (int i = 0; i < L->nconfigs; i++)
+        if (strcmp(L->configs[i].name, name) == 0) return &L->configs[i];
+    return NULL;
+}
+
+static void load_config(ProjectLoader *L, YNode *k, YNode *v)
+{
+    Project *p = L->p;
+    const char *name = project_expect_str(L, k, "a model name");
+    if (!name) return;
+    const ModelConfig *prev = find_config(L, name);
+    if (prev) {
+        diag_error(L->dl, k->pos, "duplicate-config", "merge the two entries",
+                   "model '%s' is already configured at %s:%d", name,
+                   prev->pos.file ? prev->pos.file : "?", prev->pos.line);
+        return;
+    }
+    PROJECT_GROW(L, L->configs, L->nconfigs, L->cap_configs);
+    ModelConfig *c = &L->configs[L->nconfigs++];
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->pos = k->pos;
+    c->materialized = MAT_VIEW;
+    if (yaml_is_null(v)) return;
+    const char *where = arena_printf(&p->arena, "the config of model '%s'", name);
+    if (!project_expect_map(L, v, where)) return;
+    project_check_keys(L, v, config_keys, NELEM(config_keys), where);
+    YNode *n;
+    if ((n = yaml_get(v, "materialized"))) {
+        int m = project_expect_enum(L, n, materializations, NELEM(materializations), "materialization");
+        if (m >= 0) {
+            c->materialized = (Materialization)m;
+            c->materialized_set = true;
+            c->materialized_pos = n->pos;
+        }
+    }
+    if ((n = yaml_get(v, "key"))) {
+        c->key_pos = n->pos;
+        project_expect_str_list(L, n, "`key`", &c->key, &c->nkey);
+    }
+    if ((c->materialized == MAT_UPSERT || c->materialized == MAT_TABLE) && !yaml_get(v, "key"))
+        diag_error(L->dl, c->materialized_pos, "missing-key",
+                   "add `key: [column, ...]` naming the columns that identify an output row",
+                   "materialized: %s needs a `key`", materialization_name(c->materialized));
+    if ((n = yaml_get(v, "state_ttl"))) project_expect_duration(L, n, "`state_ttl`", &c->state_ttl_us);
+    if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
+    if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");
+    if ((n = yaml_get(v, "columns")) && !yaml_is_null(n))
+        project_expect_map(L, n, "`columns` (a mapping of column name -> documentation)");
+}
+
+/* Contract: parses one models/.../NAME.yml text; configs are attached to models by
+ * project_finish_models. */
+void project_load_models_config_text(ProjectLoader *L, const char *file, const char *text,
+                                     size_t len)
+{
+    YNode *root = project_parse_yaml(L, file, text, len);
+    if (!root || yaml_is_null(root)) return;
+    if (!project_expect_map(L, root, file)) return;
+    project_check_keys(L, root, file_keys, NELEM(file_keys), file);
+    project_interpolate_tree(L, root, text, len);
+    YNode *models = yaml_get(root, "models");
+    if (!models) {
+        SrcPos pos = {root->pos.file, 1, 1};
+        diag_error(L->dl, pos, "missing-key", "a model config file is a mapping `models:` of name -> config",
+                   "%s has no `models:` mapping", file);
+        return;
+    }
+    if (yaml_is_null(models) || !project_expect_map(L, models, "`models`")) return;
+    for (int i = 0; i < models->npairs; i++) load_config(L, models->pairs[i].key, models->pairs[i].value);
+}
+
+/* ---- SQL files ---- */
+
+static bool is_identifier(const char *s)
+{
+    if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))) return false;
+    for (s++; *s; s++)
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+/* True when text holds nothing but whitespace and SQL comments. */
+static bool sql_is_empty(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '-' && i + 1 < n && s[i + 1] == '-') {
+            while (i < n && s[i] != '\n') i++;
+        } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            int depth = 0; /* PostgreSQL block comments nest */
+            do {
+                if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') depth++, i += 2;
+                else if (i + 1 < n && s[i] == '*' && s[i + 1] == '/') depth--, i += 2;
+                else i++;
+            } while (i < n && depth > 0);
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+static const ModelDef *find_model_linear(const Project *p, const char *name)
+{
+    for (int i = 0; i < p->nmodels; i++)
+        if (strcmp(p->models[i].name, name) == 0) return &p->models[i];
+    return NULL;
+}
+
+/* Contract: adds the model defined by one .sql file (file = project-relative path),
+ * interpolating vars into its SQL; the text is copied into the arena. */
+void project_load_model_sql(ProjectLoader *L, const char *file, const char *text, size_t len)
+{
+    Project *p = L->p;
+    diag_add_source(L->dl, file, text);
+    SrcPos top = {file, 1, 1};
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t bl = strlen(base);
+    if (bl > 4 && strcmp(base + bl - 4, ".sql") == 0) bl -= 4;
+    const char *name = arena_strndup(&p->arena, base, bl);
+    if (!is_identifier(name)) {
+        diag_error(L->dl, top, "bad-name", "rename the file using letters, digits and _",
+                   "model name '%s' (the file name) is not an identifier", name);
+    }
+    const ModelDef *prev = find_model_linear(p, name);
+    if (prev) {
+        diag_error(L->dl, top, "duplicate-model", "model names are file names and must be unique",
+                   "model '%s' is defined twice: %s and %s", name, prev->sql_file, file);
+        return;
+    }
+    if (memchr(text, '\0', len)) {
+        diag_error(L->dl, top, "bad-value", NULL, "%s contains a NUL byte", file);
+        len = strlen(text);
+    }
+    if (sql_is_empty(text, len))
+        diag_error(L->dl, top, "empty-model", "write a SELECT statement, or delete the file",
+                   "model '%s' is empty", name);
+    PROJECT_GROW(L, p->models, p->nmodels, L->cap_models);
+    ModelDef *m = &p->models[p->nmodels++];
+    memset(m, 0, sizeof *m);
+    m->name = name;
+    m->sql_file = arena_strdup(&p->arena, file);
+    m->raw_sql = arena_strndup(&p->arena, text, len);
+    m->materialized = MAT_VIEW;
+    m->materialized_pos = top;
+    m->key_pos = top;
+    m->config_pos = top;
+    project_interpolate_sql(L, m);
+}
+
+static int cmp_model(const void *a, const void *b)
+{
+    return strcmp(((const ModelDef *)a)->name, ((const ModelDef *)b)->name);
+}
+
+void project_finish_models(ProjectLoader *L)
+{
+    Project *p = L->p;
+    if (p->nmodels > 1) qsort(p->models, (size_t)p->nmodels, sizeof(ModelDef), cmp_model);
+    const char **names = ARENA_ARRAY(&p->arena, const char *, p->nmodels ? p->nmodels : 1);
+    for (int i = 0; i < p->nmodels; i++) names[i] = p->models[i].name;
+    for (int i = 0; i < L->nconfigs; i++) {
+        const ModelConfig *c = &L->configs[i];
+        ModelDef *m = (ModelDef *)project_find_model(p, c->name);
+        if (!m) {
+            const char *hint = diag_did_you_mean(L->dl, c->name, names, p->nmodels);
+            if (!hint)
+                hint = arena_printf(&L->dl->arena, "create models/%s.sql, or remove this entry", c->name);
+            diag_error(L->dl, c->pos, "unknown-model", hint,
+                       "model '%s' is configured but has no .sql file", c->name);
+            continue;
+        }
+        m->has_config = true;
+        m->config_pos = c->pos;
+        m->materialized = c->materialized;
+        if (c->materialized_set) m->materialized_pos = c->materialized_pos;
+        m->key = c->key;
+        m->nkey = c->nkey;
+        if (c->key) m->key_pos = c->key_pos;
+        m->state_ttl_us = c->state_ttl_us;
+        m->sink = c->sink;
+    }
+}

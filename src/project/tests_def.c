@@ -1,0 +1,260 @@
+/* Test definitions: tests/NAME.yml, a list `tests:` of {name, model, given, expect,
+ * expect_final, description}. `given` is a list of steps: {source, rows},
+ * {watermark: {SOURCE: time}}, or bare row mappings (consecutive bare rows form one
+ * step with source = NULL, resolved later by the layer that knows the model's
+ * sources). Only the structure is checked here; values are checked by the runner. */
+#include "project/project_internal.h"
+
+#include <string.h>
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const char *const file_keys[] = {"tests"};
+static const char *const test_keys[] = {"name", "model", "given", "expect", "expect_final",
+                                        "description"};
+static const char *const rows_step_keys[] = {"source", "rows"};
+static const char *const wm_step_keys[] = {"watermark"};
+static const char *const ops[] = {"insert", "update", "delete"};
+
+/* A row: a mapping of column -> scalar; `op` (when allowed) in insert|update|delete. */
+static bool check_row(ProjectLoader *L, const YNode *row, bool op_allowed, const char *what)
+{
+    if (row->kind != YNODE_MAP) {
+        diag_error(L->dl, row->pos, "bad-type", "write a row as a mapping: {column: value, ...}",
+                   "expected a row mapping, found %s in %s", yaml_kind_name(row), what);
+        return false;
+    }
+    bool ok = true;
+    for (int i = 0; i < row->npairs; i++) {
+        const YNode *k = row->pairs[i].key, *v = row->pairs[i].value;
+        const char *col = project_expect_str(L, k, "a column name");
+        if (!col) {
+            ok = false;
+            continue;
+        }
+        if (v->kind != YNODE_SCALAR) {
+            diag_error(L->dl, v->pos, "bad-type", "row values are scalars (or null)",
+                       "expected a scalar value, found %s for column '%s'", yaml_kind_name(v), col);
+            ok = false;
+            continue;
+        }
+        if (strcmp(col, "op") == 0) {
+            if (!op_allowed) {
+                diag_error(L->dl, k->pos, "unexpected-op",
+                           "expect_final lists the final rows; use `expect` for the changelog",
+                           "rows in expect_final take no `op`");
+                ok = false;
+            } else if (project_expect_enum(L, v, ops, NELEM(ops), "op") < 0) {
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
+/* rows: a list of row mappings (null = empty). */
+static YNode **load_rows(ProjectLoader *L, const YNode *list, bool op_allowed, const char *what,
+                         int *count)
+{
+    *count = 0;
+    if (!list || yaml_is_null(list)) return NULL;
+    if (list->kind != YNODE_SEQ) {
+        diag_error(L->dl, list->pos, "bad-type", NULL, "expected a list of rows, found %s for %s",
+                   yaml_kind_name(list), what);
+        return NULL;
+    }
+    YNode **rows = ARENA_ARRAY(&L->p->arena, YNode *, list->nitems ? list->nitems : 1);
+    for (int i = 0; i < list->nitems; i++)
+        if (check_row(L, list->items[i], op_allowed, what)) rows[(*count)++] = list->items[i];
+    return rows;
+}
+
+typedef struct StepList {
+    TestStep *items;
+    int n, cap;
+} StepList;
+
+static TestStep *new_step(ProjectLoader *L, StepList *sl, TestStepKind kind, SrcPos pos)
+{
+    PROJECT_GROW(L, sl->items, sl->n, sl->cap);
+    TestStep *s = &sl->items[sl->n++];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->pos = pos;
+    return s;
+}
+
+static void load_watermark_step(ProjectLoader *L, StepList *sl, YNode *item)
+{
+    project_check_keys(L, item, wm_step_keys, NELEM(wm_step_keys), "a watermark step");
+    YNode *wm = yaml_get(item, "watermark");
+    if (!project_expect_map(L, wm, "`watermark` (a mapping of source -> time)")) return;
+    if (wm->npairs == 0) {
+        diag_error(L->dl, wm->pos, "bad-value", "e.g. watermark: {commerce.orders: '2024-01-01 00:01:00'}",
+                   "watermark step names no source");
+        return;
+    }
+    TestStep *s = new_step(L, sl, STEP_WATERMARK, item->pos);
+    s->wms = ARENA_ARRAY(&L->p->arena, TestWatermark, wm->npairs);
+    for (int i = 0; i < wm->npairs; i++) {
+        const char *src = project_expect_str(L, wm->pairs[i].key, "a source name");
+        const char *t = project_expect_str(L, wm->pairs[i].value, "a watermark time");
+        if (!src || !t) continue;
+        TestWatermark *w = &s->wms[s->nwms++];
+        w->source = src;
+        w->time = t;
+        w->pos = wm->pairs[i].value->pos;
+    }
+}
+
+static void load_rows_step(ProjectLoader *L, StepList *sl, YNode *item)
+{
+    project_check_keys(L, item, rows_step_keys, NELEM(rows_step_keys), "a given step");
+    TestStep *s = new_step(L, sl, STEP_ROWS, item->pos);
+    YNode *src = yaml_get(item, "source");
+    if (src) {
+        s->source = project_expect_str(L, src, "`source`");
+    } else {
+        diag_error(L->dl, item->pos, "missing-key", "add `source: NAME` naming the input the rows feed",
+                   "a given step with `rows` needs a `source`");
+    }
+    YNode *rows = yaml_get(item, "rows");
+    if (!rows) {
+        diag_error(L->dl, item->pos, "missing-key", "add `rows:` with a list of row mappings",
+                   "a given step with `source` needs `rows`");
+        return;
+    }
+    s->rows = load_rows(L, rows, true, "`rows`", &s->nrows);
+}
+
+static void load_given(ProjectLoader *L, TestCase *t, YNode *given)
+{
+    if (!given || yaml_is_null(given)) return;
+    if (given->kind != YNODE_SEQ) {
+        diag_error(L->dl, given->pos, "bad-type",
+                   "given is a list of steps ({source, rows} or {watermark}) or of rows",
+                   "expected a list, found %s for `given`", yaml_kind_name(given));
+        return;
+    }
+    StepList sl = {0};
+    TestStep *bare = NULL; /* the open step of consecutive bare rows */
+    for (int i = 0; i < given->nitems; i++) {
+        YNode *item = given->items[i];
+        if (item->kind == YNODE_MAP && yaml_get(item, "watermark")) {
+            load_watermark_step(L, &sl, item);
+            bare = NULL;
+        } else if (item->kind == YNODE_MAP && (yaml_get(item, "source") || yaml_get(item, "rows"))) {
+            load_rows_step(L, &sl, item);
+            bare = NULL;
+        } else if (check_row(L, item, true, "`given`")) {
+            if (!bare) {
+                bare = new_step(L, &sl, STEP_ROWS, item->pos);
+                /* bare rows are at most the rest of the list */
+                bare->rows = ARENA_ARRAY(&L->p->arena, YNode *, given->nitems - i);
+            }
+            bare->rows[bare->nrows++] = item;
+        }
+    }
+    t->given = sl.items;
+    t->ngiven = sl.n;
+}
+
+static const TestCase *find_test(const Project *p, const char *name)
+{
+    for (int i = 0; i < p->ntests; i++)
+        if (p->tests[i].name && strcmp(p->tests[i].name, name) == 0) return &p->tests[i];
+    return NULL;
+}
+
+static void load_test(ProjectLoader *L, const char *file, YNode *n)
+{
+    Project *p = L->p;
+    if (!project_expect_map(L, n, "a test")) return;
+    project_check_keys(L, n, test_keys, NELEM(test_keys), "a test");
+    YNode *nn = yaml_get(n, "name");
+    const char *name = NULL;
+    if (!nn) {
+        diag_error(L->dl, n->pos, "missing-key", "add `name: what_it_checks`", "test has no `name`");
+    } else if ((name = project_expect_str(L, nn, "`name`"))) {
+        const TestCase *prev = find_test(p, name);
+        if (prev) {
+            diag_error(L->dl, nn->pos, "duplicate-test", "test names are unique in a project",
+                       "test '%s' is already defined at %s:%d", name, prev->pos.file, prev->pos.line);
+            return;
+        }
+    }
+    PROJECT_GROW(L, p->tests, p->ntests, L->cap_tests);
+    TestCase *t = &p->tests[p->ntests++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->file = file;
+    t->pos = n->pos;
+    const char *label = name ? name : "(unnamed)";
+    YNode *mn = yaml_get(n, "model");
+    if (mn) {
+        t->model = project_expect_str(L, mn, "`model`");
+        t->model_pos = mn->pos;
+    } else {
+        diag_error(L->dl, n->pos, "missing-key", "add `model: MODEL_NAME`",
+                   "test '%s' has no `model`", label);
+    }
+    load_given(L, t, yaml_get(n, "given"));
+    YNode *e = yaml_get(n, "expect");
+    if (e) {
+        t->has_expect = true;
+        t->expect = load_rows(L, e, true, "`expect`", &t->nexpect);
+    }
+    YNode *ef = yaml_get(n, "expect_final");
+    if (ef) {
+        t->has_expect_final = true;
+        t->expect_final = load_rows(L, ef, false, "`expect_final`", &t->nexpect_final);
+    }
+    if (!e && !ef)
+        diag_error(L->dl, n->pos, "missing-expect",
+                   "add `expect:` (the exact changelog) and/or `expect_final:` (the final rows)",
+                   "test '%s' has neither `expect` nor `expect_final`", label);
+    YNode *d = yaml_get(n, "description");
+    if (d) project_expect_str(L, d, "`description`");
+}
+
+/* Contract: parses one tests file's text and appends its tests to L->p in order. */
+void project_load_tests_text(ProjectLoader *L, const char *file, const char *text, size_t len)
+{
+    YNode *root = project_parse_yaml(L, file, text, len);
+    if (!root || yaml_is_null(root)) return;
+    if (!project_expect_map(L, root, file)) return;
+    project_check_keys(L, root, file_keys, NELEM(file_keys), file);
+    project_interpolate_tree(L, root, text, len);
+    YNode *tests = yaml_get(root, "tests");
+    if (!tests) {
+        SrcPos pos = {root->pos.file, 1, 1};
+        diag_error(L->dl, pos, "missing-key", "a tests file is a mapping `tests:` with a list of tests",
+                   "%s has no `tests:` list", file);
+        return;
+    }
+    if (yaml_is_null(tests)) return;
+    if (tests->kind != YNODE_SEQ) {
+        diag_error(L->dl, tests->pos, "bad-type", NULL, "expected a list, found %s for `tests`",
+                   yaml_kind_name(tests));
+        return;
+    }
+    const char *f = arena_strdup(&L->p->arena, file);
+    for (int i = 0; i < tests->nitems; i++) load_test(L, f, tests->items[i]);
+}
+
+/* Tests stay in file order (files are read sorted by name); check their models. */
+void project_finish_tests(ProjectLoader *L)
+{
+    Project *p = L->p;
+    const char **names = ARENA_ARRAY(&p->arena, const char *, p->nmodels ? p->nmodels : 1);
+    for (int i = 0; i < p->nmodels; i++) names[i] = p->models[i].name;
+    for (int i = 0; i < p->ntests; i++) {
+        const TestCase *t = &p->tests[i];
+        if (!t->model || project_find_model(p, t->model)) continue;
+        const char *hint = diag_did_you_mean(L->dl, t->model, names, p->nmodels);
+        if (!hint && p->nmodels)
+            hint = arena_printf(&L->dl->arena, "models: %s", project_join_names(L, names, p->nmodels));
+        diag_error(L->dl, t->model_pos, "unknown-model", hint, "test '%s' uses unknown model '%s'",
+                   t->name ? t->name : "(unnamed)", t->model);
+    }
+}
