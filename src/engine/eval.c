@@ -59,10 +59,7 @@ bool eval_coerce(const Expr *e, Type from, Value *v, EvalCtx *ctx)
     return value_cast(from, e->type, &in, ctx->arena, v, ctx->err, sizeof ctx->err);
 }
 
-/* Text form of a non-NULL value for || and concat when the binder left a non-text
- * argument: PostgreSQL's output function of the type (booleans as "true"/"false"
- * for ||, "t"/"f" in concat, which PostgreSQL also distinguishes). */
-static const Value *as_text(Type t, const Value *v, bool bool_short, EvalCtx *ctx, Value *tmp)
+const Value *eval_as_text(Type t, const Value *v, bool bool_short, EvalCtx *ctx, Value *tmp)
 {
     if (t.id == T_TEXT || t.id == T_UNKNOWN) return v;
     if (t.id == T_BOOL) {
@@ -179,12 +176,11 @@ static int eval_like(const Expr *e, const Value *row, EvalCtx *ctx)
 
 static int eval_in_list(const Expr *e, const Value *row, EvalCtx *ctx)
 {
-    Value tx, ti, tc;
+    Value tx, ti;
     const Expr *ex = e->args[0];
     const Value *x = eval_operand(ex, row, ctx, &tx);
     if (!x) return TV_ERR;
     if (x->isnull) return TV_NULL;
-    if (x == &tx) { tc = tx; x = &tc; } /* keep it: tx is reused below */
     bool sawnull = false, found = false;
     for (int i = 1; i < e->nargs && !found; i++) {
         const Expr *ei = e->args[i];
@@ -368,6 +364,12 @@ static bool numeric_arith(const Expr *e, int op, const Value *a, const Value *b,
 
 /* ---- date/time arithmetic ---- */
 
+static const char *op_sym(int op)
+{
+    static const char *const names[] = {"+", "-", "*", "/", "%", "-"};
+    return op >= 0 && op <= OP_NEG ? names[op] : "?";
+}
+
 static bool interval_range_error(EvalCtx *ctx) { return eval_fail(ctx, "interval out of range"); }
 
 static bool interval_neg(const Value *v, EvalCtx *ctx, Value *out)
@@ -549,8 +551,228 @@ static bool temporal_arith(const Expr *e, const Value *a, const Value *b, EvalCt
     } else {
         char b1[64], b2[64];
         return eval_fail(ctx, "operator does not exist: %s %s %s", type_name(ta, b1, sizeof b1),
-                         op_kind_symbol_local(op), type_name(tb, b2, sizeof b2));
+                         op_sym(op), type_name(tb, b2, sizeof b2));
     }
     if (!ok) return false;
     return eval_coerce(e, natural, out, ctx);
+}
+
+static bool eval_neg(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value t;
+    const Expr *ea = e->args[0];
+    const Value *a = eval_operand(ea, row, ctx, &t);
+    if (!a) return false;
+    if (a->isnull) { *out = value_null(); return true; }
+    switch (ea->type.id) {
+    case T_INT2: case T_INT4: case T_INT8:
+        return int_arith(OP_SUB, (TypeId)ea->type.id, 0, a->i, ctx, out) && eval_coerce(e, ea->type, out, ctx);
+    case T_FLOAT4: case T_FLOAT8:
+        *out = value_float(-a->f);
+        return eval_coerce(e, ea->type, out, ctx);
+    case T_NUMERIC:
+        return eval_numeric_result(e, -value_num(a), a->scale, ctx, out);
+    case T_INTERVAL:
+        return interval_neg(a, ctx, out) && eval_coerce(e, ea->type, out, ctx);
+    default: {
+        char b[64];
+        return eval_fail(ctx, "operator does not exist: - %s", type_name(ea->type, b, sizeof b));
+    }
+    }
+}
+
+static bool eval_concat_op(const Expr *e, const Value *a, const Value *b, EvalCtx *ctx, Value *out)
+{
+    Value ta, tb;
+    a = eval_as_text(e->args[0]->type, a, false, ctx, &ta);
+    b = eval_as_text(e->args[1]->type, b, false, ctx, &tb);
+    if (b->len == 0) { *out = value_text(a->s, a->len); return true; }
+    if (a->len == 0) { *out = value_text(b->s, b->len); return true; }
+    size_t n = (size_t)a->len + b->len;
+    if (n > UINT32_MAX) return eval_fail(ctx, "requested length too large");
+    char *s = arena_alloc_raw(ctx->arena, n);
+    memcpy(s, a->s, a->len);
+    memcpy(s + a->len, b->s, b->len);
+    *out = value_text(s, (uint32_t)n);
+    return true;
+}
+
+static bool eval_arith(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    if (e->op == OP_NEG || e->nargs == 1) {
+        if (e->op == OP_ADD) { /* unary plus */
+            Value t;
+            const Value *a = eval_operand(e->args[0], row, ctx, &t);
+            if (!a) return false;
+            *out = *a;
+            return eval_coerce(e, e->args[0]->type, out, ctx);
+        }
+        return eval_neg(e, row, ctx, out);
+    }
+    Value ta, tb;
+    const Expr *ea = e->args[0], *eb = e->args[1];
+    const Value *a = eval_operand(ea, row, ctx, &ta);
+    if (!a) return false;
+    const Value *b = eval_operand(eb, row, ctx, &tb);
+    if (!b) return false;
+    if (a->isnull || b->isnull) { *out = value_null(); return true; }
+    if (e->op == OP_CONCAT) return eval_concat_op(e, a, b, ctx, out);
+
+    TypeId ia = ea->type.id, ib = eb->type.id;
+    if (ia == ib) {
+        switch (ia) {
+        case T_INT2: case T_INT4: case T_INT8:
+            if (!int_arith(e->op, ia, a->i, b->i, ctx, out)) return false;
+            return e->type.id == ia ? true : eval_coerce(e, ea->type, out, ctx);
+        case T_FLOAT4: case T_FLOAT8:
+            if (!float_arith(e->op, ia, a->f, b->f, ctx, out)) return false;
+            return e->type.id == ia ? true : eval_coerce(e, ea->type, out, ctx);
+        case T_NUMERIC:
+            return numeric_arith(e, e->op, a, b, ctx, out);
+        default:
+            break;
+        }
+    } else if (type_is_integer(ea->type) && type_is_integer(eb->type)) {
+        /* int2 + int4 etc. (PostgreSQL has cross-width operators; the result is the
+         * wider type). */
+        TypeId w = ia > ib ? ia : ib;
+        if (!int_arith(e->op, w, a->i, b->i, ctx, out)) return false;
+        return eval_coerce(e, type_make(w), out, ctx);
+    }
+    return temporal_arith(e, a, b, ctx, out);
+}
+
+/* ---- conditional expressions ---- */
+
+static bool eval_case(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    int npairs = (e->nargs - (e->has_else ? 1 : 0)) / 2;
+    const Expr *res = NULL;
+    for (int i = 0; i < npairs; i++) {
+        int r = eval_bool(e->args[2 * i], row, ctx);
+        if (r == TV_ERR) return false;
+        if (r == TV_TRUE) { res = e->args[2 * i + 1]; break; }
+    }
+    if (!res) {
+        if (!e->has_else) { *out = value_null(); return true; }
+        res = e->args[e->nargs - 1];
+    }
+    if (!eval_expr(res, row, ctx, out)) return false;
+    return res->type.id == e->type.id || out->isnull ? true : eval_coerce(e, res->type, out, ctx);
+}
+
+static bool eval_coalesce(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    for (int i = 0; i < e->nargs; i++) {
+        const Expr *a = e->args[i];
+        if (!eval_expr(a, row, ctx, out)) return false;
+        if (!out->isnull)
+            return a->type.id == e->type.id ? true : eval_coerce(e, a->type, out, ctx);
+    }
+    *out = value_null();
+    return true;
+}
+
+static bool eval_nullif(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value tb, tc;
+    const Expr *ea = e->args[0], *eb = e->args[1];
+    if (!eval_expr(ea, row, ctx, out)) return false;
+    const Value *b = eval_operand(eb, row, ctx, &tb);
+    if (!b) return false;
+    if (out->isnull || b->isnull) return true;
+    bool ok;
+    b = align_operand(ea->type, eb->type, b, ctx, &tc, &ok);
+    if (!ok) return false;
+    if (compare(ea->type, out, b) == 0) *out = value_null();
+    return true;
+}
+
+static bool eval_minmax(const Expr *e, const Value *row, EvalCtx *ctx, Value *out, bool greatest)
+{
+    *out = value_null();
+    for (int i = 0; i < e->nargs; i++) {
+        const Expr *a = e->args[i];
+        Value t;
+        const Value *v = eval_operand(a, row, ctx, &t);
+        if (!v) return false;
+        if (v->isnull) continue;
+        Value c = *v;
+        if (a->type.id != e->type.id && !eval_coerce(e, a->type, &c, ctx)) return false;
+        if (out->isnull) { *out = c; continue; }
+        int r = compare(e->type, &c, out);
+        if (greatest ? r > 0 : r < 0) *out = c;
+    }
+    return true;
+}
+
+static bool eval_cast(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value t;
+    const Expr *a = e->args[0];
+    const Value *v = eval_operand(a, row, ctx, &t);
+    if (!v) return false;
+    if (v->isnull) { *out = value_null(); return true; }
+    Type from = a->type, to = e->type;
+    if (from.id == to.id && to.precision < 0 && to.scale < 0 && from.id != T_UNKNOWN) {
+        *out = *v;   /* same type, no typmod to enforce: pass through (text is not copied) */
+        return true;
+    }
+    if (from.id == T_NUMERIC && to.id == T_NUMERIC && to.scale == v->scale &&
+        (to.precision <= 0 || dec_fits_precision(value_num(v), v->scale, to.precision))) {
+        *out = *v;
+        return true;
+    }
+    return value_cast(from, to, v, ctx->arena, out, ctx->err, sizeof ctx->err);
+}
+
+/* ---- entry points ---- */
+
+bool eval_expr(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    switch (e->kind) {
+    case EX_CONST:
+        *out = e->cval;
+        return true;
+    case EX_COLUMN:
+        *out = row[e->col];
+        return true;
+    case EX_CAST:
+        return eval_cast(e, row, ctx, out);
+    case EX_OP:
+        switch (e->op) {
+        case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD: case OP_NEG: case OP_CONCAT:
+            return eval_arith(e, row, ctx, out);
+        default:
+            break;
+        }
+        /* fall through: comparisons and LIKE are boolean */
+    case EX_AND: case EX_OR: case EX_NOT: case EX_IS_NULL: case EX_BOOL_TEST: case EX_IN_LIST: {
+        int r = eval_bool(e, row, ctx);
+        if (r == TV_ERR) return false;
+        *out = r == TV_NULL ? value_null() : value_bool(r == TV_TRUE);
+        return true;
+    }
+    case EX_CASE:
+        return eval_case(e, row, ctx, out);
+    case EX_COALESCE:
+        return eval_coalesce(e, row, ctx, out);
+    case EX_NULLIF:
+        return eval_nullif(e, row, ctx, out);
+    case EX_GREATEST:
+        return eval_minmax(e, row, ctx, out, true);
+    case EX_LEAST:
+        return eval_minmax(e, row, ctx, out, false);
+    case EX_FUNC:
+        return eval_func(e, row, ctx, out);
+    case EX_SUBQUERY:
+        return eval_fail(ctx, "scalar subqueries are not supported yet");
+    }
+    return eval_fail(ctx, "unknown expression kind %d", (int)e->kind);
+}
+
+int eval_pred(const Expr *e, const Value *row, EvalCtx *ctx)
+{
+    int r = eval_bool(e, row, ctx);
+    return r == TV_ERR ? -1 : r == TV_TRUE;
 }

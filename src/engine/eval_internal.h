@@ -24,6 +24,12 @@ bool eval_numeric_result(const Expr *e, i128 n, int scale, EvalCtx *ctx, Value *
  * normally makes them equal; this is a safety net, not a hot path). */
 bool eval_coerce(const Expr *e, Type from, Value *v, EvalCtx *ctx);
 
+/* Text form of a non-NULL value for || and concat() when the binder left a non-text
+ * argument: the type's PostgreSQL output (built in ctx->arena). Booleans print as
+ * "true"/"false" (the bool::text cast, what || uses) or, with bool_short, "t"/"f"
+ * (boolout, what concat() uses). Text values are returned as is. */
+const Value *eval_as_text(Type t, const Value *v, bool bool_short, EvalCtx *ctx, Value *tmp);
+
 /* Returns a pointer to the value of argument expression a: the row cell for a column,
  * the constant itself for a constant (no copy), otherwise evaluates into *tmp and
  * returns tmp. NULL on error (ctx->err written). */
@@ -68,13 +74,13 @@ static inline uint32_t utf8_decode(const unsigned char *s, size_t slen, size_t *
     return c;
 }
 
-/* Byte length of the character starting at s (1 for ASCII or invalid bytes). */
+/* Byte length of the character starting at s, from its lead byte (as PostgreSQL's
+ * pg_mblen), clamped to the slen bytes available; stray bytes count as one. */
 static inline size_t utf8_charlen(const unsigned char *s, size_t slen)
 {
-    if (s[0] < 0x80) return 1;
-    size_t adv;
-    (void)utf8_decode(s, slen, &adv);
-    return adv;
+    unsigned c = s[0];
+    size_t l = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF8 ? 4 : 1;
+    return l <= slen ? l : slen;
 }
 
 /* Encodes code point c (< 0x110000) into out (4 bytes room); returns the length. */

@@ -133,7 +133,7 @@ static void interpolate_scalar(ProjectLoader *L, YNode *n, const char *text, siz
             int nth = count_before(s, i, "${", 2);
             diag_error(L->dl, ref_pos(n, text, len, "${", 2, nth), "bad-interpolation",
                        "write ${name} to insert a var, or $${ for a literal ${",
-                       nl == 0 && end < sl && s[end] == '}' ? "empty variable reference '${}'"
+                       end == i + 3 ? "empty variable reference '${}'"
                                                            : "unterminated variable reference '${'");
             sb_append(&out, s + i, end - i);
         } else {
@@ -239,7 +239,7 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
         } else if (k == REF_BAD) {
             diag_error(L->dl, pos, "bad-interpolation",
                        "write ${name} to insert a var, or $${ for a literal ${",
-                       nl == 0 && end < sl && s[end] == '}' ? "empty variable reference '${}'"
+                       end == i + 3 ? "empty variable reference '${}'"
                                                            : "unterminated variable reference '${'");
         } else {
             char *name = arena_strndup(&L->p->arena, s + no, nl);

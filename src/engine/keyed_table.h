@@ -1,0 +1,66 @@
+/* The engine's keyed state table: an open-addressing hash table (linear probing,
+ * backward-shift deletion, doubling growth) mapping a key of typed Value cells to a
+ * fixed-size per-key state block. Grouping semantics: NULL equals NULL, numerics
+ * compare by value (1.50 == 1.5), floats as value_equal. Each entry is one heap block
+ * holding the key cells, their text bytes and the caller's zeroed payload, so an
+ * insert costs one malloc and lookups never allocate. Memory is counted (entries and
+ * bytes) for eng_state_stats. Used by aggregate, distinct, changelog normalize and the
+ * later join/TopN operators. */
+#ifndef WEIR_ENGINE_KEYED_TABLE_H
+#define WEIR_ENGINE_KEYED_TABLE_H
+
+#include "base/value.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct KTabSlot {
+    uint64_t hash;
+    void *entry;             /* entry block, NULL = empty slot */
+} KTabSlot;
+
+typedef struct KTab {
+    int nkey;
+    Type *types;             /* nkey key types (owned copy) */
+    uint32_t payload_size;   /* bytes of caller payload per entry */
+    uint32_t payload_off;    /* offset of the payload inside an entry block */
+    uint32_t mask;           /* slot count - 1 (a power of two), 0 before the first insert */
+    uint32_t count;          /* live entries */
+    KTabSlot *slots;
+    int64_t bytes;           /* entry blocks + slot array */
+    bool int_keys;           /* every key cell is compared as an int64 (fast path) */
+} KTab;
+
+/* Initialise an empty table for keys of `nkey` cells of `types` (copied) and payloads
+ * of payload_size bytes (zeroed on insert, 16-byte aligned). nkey may be 0 (a single
+ * entry: the global group). */
+void ktab_init(KTab *t, int nkey, const Type *types, size_t payload_size);
+/* Free every entry and the table. Payload-owned memory must be released by the caller
+ * first (iterate with ktab_next). */
+void ktab_fini(KTab *t);
+
+/* Hash of a key (nkey cells), consistent with the table's equality. */
+uint64_t ktab_hash(const KTab *t, const Value *key);
+/* The payload of the entry with this key, or NULL. `hash` = ktab_hash(t, key). */
+void *ktab_find(const KTab *t, const Value *key, uint64_t hash);
+/* The payload for key, inserting a new zeroed entry (key cells and text copied into
+ * the entry) when absent; *created tells which. */
+void *ktab_upsert(KTab *t, const Value *key, uint64_t hash, bool *created);
+/* Remove the entry owning `payload` and free its block (key text included). */
+void ktab_remove(KTab *t, void *payload);
+/* The stored key cells of an entry (valid until the entry is removed). */
+static inline const Value *ktab_key(const KTab *t, const void *payload)
+{
+    return (const Value *)((const char *)payload - t->payload_off + 16);
+}
+/* Iterate: start with *pos = 0; returns the next payload or NULL at the end. The
+ * table must not be modified during the iteration, except ktab_remove of the payload
+ * just returned, which may move a later entry in front of *pos: callers that remove
+ * while iterating collect payloads first. */
+void *ktab_next(const KTab *t, uint32_t *pos);
+
+/* Key cell equality as used by the table (grouping semantics). */
+bool ktab_cell_equal(Type t, const Value *a, const Value *b);
+
+#endif

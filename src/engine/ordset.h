@@ -1,0 +1,39 @@
+/* Ordered multiset of Values (value -> multiplicity) as an AVL tree: O(log n) add,
+ * remove and min/max. Used by retractable MIN/MAX (retracting the current extreme
+ * falls back to the next value) and by DISTINCT aggregates (value -> count, so the
+ * accumulator sees 0 -> 1 and 1 -> 0 transitions only). Order and equality follow
+ * value_compare (1.50 and 1.5 are one entry, keeping the first representation).
+ * Text bytes are copied into the node; memory is counted into a caller counter. */
+#ifndef WEIR_ENGINE_ORDSET_H
+#define WEIR_ENGINE_ORDSET_H
+
+#include "base/value.h"
+
+#include <stdint.h>
+
+typedef struct OSetNode OSetNode;
+struct OSetNode {
+    OSetNode *l, *r;
+    int64_t count;           /* multiplicity (never 0: such nodes are removed) */
+    int32_t height;
+    Value v;                 /* text points into the node's trailing bytes */
+};
+
+typedef struct OSet {
+    OSetNode *root;
+    int64_t n;               /* distinct values held */
+} OSet;
+
+/* Add w (may be negative) to the multiplicity of v (non-NULL, of type t); a value
+ * whose multiplicity becomes 0 is removed. Returns the multiplicity before the call.
+ * *bytes is adjusted by the memory allocated or freed. */
+int64_t oset_add(OSet *s, Type t, const Value *v, int64_t w, int64_t *bytes);
+/* Smallest / largest value, or NULL when empty. */
+const Value *oset_min(const OSet *s);
+const Value *oset_max(const OSet *s);
+/* Free every node (adjusting *bytes) and leave the set empty. */
+void oset_clear(OSet *s, Type t, int64_t *bytes);
+/* Visit the values in ascending order. */
+void oset_walk(const OSet *s, void (*fn)(void *ctx, const Value *v, int64_t count), void *ctx);
+
+#endif

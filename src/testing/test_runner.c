@@ -1,0 +1,572 @@
+/* Runs one deterministic model test (see test_runner.h).
+ *
+ * Semantics (documented in docs/testing.md):
+ * - `given` entries are processed in order; every row is one engine step, and so is
+ *   every watermark entry. Bare rows feed the model's only source.
+ * - Rows of updating sources carry `op` (insert|update|delete); other sources take
+ *   inserts only. Omitted columns are NULL.
+ * - `expect` is the exact changelog of the model; `expect_final` the rows it holds at
+ *   the end, compared order-insensitively. In both, values are converted to the
+ *   column's type before comparing (15.5 equals numeric 15.50) and an omitted column
+ *   means NULL. */
+#include "testing/test_runner.h"
+#include "engine/engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct RowList {
+    int ncols;
+    int n, cap;
+    Value *vals;
+    ChangeOp *ops;
+} RowList;
+
+typedef struct Runner {
+    const IrGraph *g;
+    const TestCase *tc;
+    int model;
+    const PlanColumn *cols;
+    int ncols;
+    bool keyed;
+    Arena arena;          /* copies of produced rows and parsed expectations */
+    RowList actual;
+    StrBuf msg;           /* error message when the test itself is wrong */
+} Runner;
+
+static Value *rows_append(RowList *l, ChangeOp op)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->vals = xrealloc(l->vals, sizeof(Value) * (size_t)l->cap * (size_t)(l->ncols ? l->ncols : 1));
+        l->ops = xrealloc(l->ops, sizeof(ChangeOp) * (size_t)l->cap);
+    }
+    l->ops[l->n] = op;
+    return l->vals + (size_t)l->n++ * (size_t)l->ncols;
+}
+
+static void rows_free(RowList *l)
+{
+    free(l->vals);
+    free(l->ops);
+    memset(l, 0, sizeof *l);
+}
+
+static void copy_row(Runner *r, Value *dst, const Value *src)
+{
+    for (int i = 0; i < r->ncols; i++) {
+        dst[i] = src[i];
+        if (!src[i].isnull && r->cols[i].type.id == T_TEXT) {
+            dst[i].s = arena_strndup(&r->arena, src[i].s, src[i].len);
+        }
+    }
+}
+
+static bool on_changes(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    Runner *r = ctx;
+    if (model != r->model) return true;
+    for (int i = 0; i < n; i++) copy_row(r, rows_append(&r->actual, changes[i].op), changes[i].row);
+    return true;
+}
+
+static const char *op_name(ChangeOp op)
+{
+    return op == CHANGE_INSERT ? "insert" : op == CHANGE_UPDATE ? "update" : "delete";
+}
+
+/* ---------- rendering ---------- */
+
+static void render_value(Type t, const Value *v, StrBuf *sb)
+{
+    if (v->isnull) {
+        sb_puts(sb, "null");
+        return;
+    }
+    bool quote = !(type_is_numeric_family(t) || t.id == T_BOOL);
+    if (t.id == T_BOOL) {
+        sb_puts(sb, v->i ? "true" : "false");
+        return;
+    }
+    if (!quote) {
+        value_format_text(t, v, sb);
+        return;
+    }
+    StrBuf tmp = STRBUF_INIT;
+    value_format_text(t, v, &tmp);
+    sb_putc(sb, '\'');
+    for (size_t i = 0; i < tmp.len; i++) {
+        if (tmp.data[i] == '\'') sb_putc(sb, '\'');
+        sb_putc(sb, tmp.data[i]);
+    }
+    sb_putc(sb, '\'');
+    sb_free(&tmp);
+}
+
+static void render_row(const Runner *r, const Value *row, const ChangeOp *op, StrBuf *sb)
+{
+    sb_putc(sb, '{');
+    bool first = true;
+    if (op) {
+        sb_printf(sb, "op: %s", op_name(*op));
+        first = false;
+    }
+    for (int i = 0; i < r->ncols; i++) {
+        if (!first) sb_puts(sb, ", ");
+        first = false;
+        sb_printf(sb, "%s: ", r->cols[i].name);
+        render_value(r->cols[i].type, &row[i], sb);
+    }
+    sb_putc(sb, '}');
+}
+
+static char *rows_json(const Runner *r, const RowList *l, bool with_ops)
+{
+    StrBuf sb = STRBUF_INIT;
+    sb_putc(&sb, '[');
+    for (int i = 0; i < l->n; i++) {
+        sb_puts(&sb, i ? ", {" : "{");
+        bool first = true;
+        if (with_ops) {
+            sb_printf(&sb, "\"op\": \"%s\"", op_name(l->ops[i]));
+            first = false;
+        }
+        const Value *row = l->vals + (size_t)i * (size_t)l->ncols;
+        for (int c = 0; c < r->ncols; c++) {
+            if (!first) sb_puts(&sb, ", ");
+            first = false;
+            sb_json_str(&sb, r->cols[c].name, strlen(r->cols[c].name));
+            sb_puts(&sb, ": ");
+            value_format_json(r->cols[c].type, &row[c], &sb);
+        }
+        sb_putc(&sb, '}');
+    }
+    sb_putc(&sb, ']');
+    return sb_take(&sb);
+}
+
+/* ---------- test-data conversion ---------- */
+
+static bool fail_at(Runner *r, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail_at(Runner *r, SrcPos pos, const char *fmt, ...)
+{
+    if (pos.file) sb_printf(&r->msg, "%s:%d:%d: ", pos.file, pos.line, pos.col);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&r->msg, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static int col_index(const PlanColumn *cols, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(cols[i].name, name) == 0) return i;
+    return -1;
+}
+
+static bool parse_op(Runner *r, const YNode *v, ChangeOp *op)
+{
+    if (v->kind == YNODE_SCALAR) {
+        if (strcmp(v->str, "insert") == 0) return *op = CHANGE_INSERT, true;
+        if (strcmp(v->str, "update") == 0) return *op = CHANGE_UPDATE, true;
+        if (strcmp(v->str, "delete") == 0) return *op = CHANGE_DELETE, true;
+    }
+    return fail_at(r, v->pos, "op must be insert, update or delete");
+}
+
+/* Convert a YAML row mapping into cells of the given columns. `op` is optional unless
+ * need_op; it defaults to insert. Unknown columns are errors. */
+static bool convert_row(Runner *r, const YNode *m, const PlanColumn *cols, int ncols, const char *what,
+                        Value *out, ChangeOp *op, bool need_op)
+{
+    if (!m || m->kind != YNODE_MAP) return fail_at(r, m ? m->pos : r->tc->pos, "a row must be a mapping of column: value");
+    for (int i = 0; i < ncols; i++) out[i] = value_null();
+    *op = CHANGE_INSERT;
+    bool have_op = false;
+    char err[256];
+    for (int i = 0; i < m->npairs; i++) {
+        const YNode *k = m->pairs[i].key, *v = m->pairs[i].value;
+        if (strcmp(k->str, "op") == 0) {
+            if (!parse_op(r, v, op)) return false;
+            have_op = true;
+            continue;
+        }
+        int c = col_index(cols, ncols, k->str);
+        if (c < 0) {
+            const char **names = xcalloc((size_t)ncols + 1, sizeof *names);
+            for (int j = 0; j < ncols; j++) names[j] = cols[j].name;
+            const char *close = diag_closest(k->str, names, ncols);
+            free(names);
+            if (close) return fail_at(r, k->pos, "'%s' is not a column of %s; did you mean '%s'?", k->str, what, close);
+            return fail_at(r, k->pos, "'%s' is not a column of %s", k->str, what);
+        }
+        if (yaml_is_null(v)) continue;
+        if (v->kind != YNODE_SCALAR) return fail_at(r, v->pos, "value of '%s' must be a scalar", k->str);
+        if (!value_parse(cols[c].type, v->str, v->len, &r->arena, &out[c], err, sizeof err))
+            return fail_at(r, v->pos, "column %s: %s", k->str, err);
+    }
+    if (need_op && !have_op) return fail_at(r, m->pos, "expected rows need an `op` (insert, update or delete)");
+    return true;
+}
+
+static bool rows_equal(const Runner *r, const Value *a, const Value *b)
+{
+    for (int i = 0; i < r->ncols; i++)
+        if (!value_equal(r->cols[i].type, &a[i], &b[i])) return false;
+    return true;
+}
+
+/* ---------- sources ---------- */
+
+static void collect_sources(const IrNode *n, bool *seen)
+{
+    if (n->plan->kind == PL_SOURCE && n->source >= 0) seen[n->source] = true;
+    for (int i = 0; i < n->ninputs; i++) collect_sources(n->inputs[i], seen);
+}
+
+static int resolve_source(Runner *r, const TestStep *st)
+{
+    const Project *p = r->g->project;
+    bool *seen = xcalloc((size_t)p->nsources + 1, sizeof *seen);
+    collect_sources(r->g->models[r->model].root, seen);
+    int found = -1, count = 0;
+    if (st->source) {
+        for (int i = 0; i < p->nsources; i++)
+            if (strcmp(p->sources[i].name, st->source) == 0) found = i;
+        if (found < 0) fail_at(r, st->pos, "no source named '%s'", st->source);
+        else if (!seen[found])
+            fail_at(r, st->pos, "model '%s' does not read source '%s'", r->tc->model, st->source);
+        int res = found >= 0 && seen[found] ? found : -1;
+        free(seen);
+        return res;
+    }
+    StrBuf names = STRBUF_INIT;
+    for (int i = 0; i < p->nsources; i++)
+        if (seen[i]) {
+            if (count++) sb_puts(&names, ", ");
+            sb_puts(&names, p->sources[i].name);
+            found = i;
+        }
+    if (count != 1) {
+        fail_at(r, st->pos, "bare rows need a single source, but model '%s' reads %s; use `- source: NAME` with `rows:`",
+                r->tc->model, count ? sb_cstr(&names) : "no source");
+        found = -1;
+    }
+    sb_free(&names);
+    free(seen);
+    return found;
+}
+
+static bool feed_rows(Runner *r, EngPipeline *pl, const TestStep *st)
+{
+    int s = resolve_source(r, st);
+    if (s < 0) return false;
+    const SourceDef *src = &r->g->project->sources[s];
+    PlanColumn *cols = ARENA_ARRAY(&r->arena, PlanColumn, src->ncolumns);
+    for (int i = 0; i < src->ncolumns; i++) {
+        cols[i].name = src->columns[i].name;
+        cols[i].type = src->columns[i].type;
+    }
+    Value *row = ARENA_ARRAY(&r->arena, Value, src->ncolumns);
+    const char *what = arena_printf(&r->arena, "source '%s'", src->name);
+    bool updating = data_format_is_updating(src->format);
+    char err[256];
+    for (int i = 0; i < st->nrows; i++) {
+        ChangeOp op;
+        if (!convert_row(r, st->rows[i], cols, src->ncolumns, what, row, &op, false)) return false;
+        if (updating) {
+            if (!eng_source_upsert(pl, s, op, row, NULL, err, sizeof err))
+                return fail_at(r, st->rows[i]->pos, "%s", err);
+        } else {
+            if (op != CHANGE_INSERT)
+                return fail_at(r, st->rows[i]->pos,
+                               "source '%s' (format %s) is insert-only; `op: %s` needs an updating format "
+                               "(changelog-json or debezium-json)", src->name, data_format_name(src->format), op_name(op));
+            Batch *b = eng_source_batch(pl, s);
+            batch_append_row(b, row, 1);
+            /* text cells point into the runner's arena, which outlives the step */
+        }
+        if (!eng_step(pl, err, sizeof err)) return fail_at(r, st->rows[i]->pos, "engine error: %s", err);
+    }
+    return true;
+}
+
+static bool feed_watermark(Runner *r, EngPipeline *pl, const TestStep *st)
+{
+    char err[256];
+    for (int i = 0; i < st->nwms; i++) {
+        const TestWatermark *w = &st->wms[i];
+        TestStep fake = {.kind = STEP_ROWS, .pos = w->pos, .source = w->source};
+        int s = resolve_source(r, &fake);
+        if (s < 0) return false;
+        Value v;
+        if (!value_parse(type_make(T_TIMESTAMP), w->time, strlen(w->time), &r->arena, &v, err, sizeof err))
+            return fail_at(r, w->pos, "watermark: %s", err);
+        eng_source_watermark(pl, s, v.i);
+    }
+    if (!eng_step(pl, err, sizeof err)) return fail_at(r, st->pos, "engine error: %s", err);
+    return true;
+}
+
+/* ---------- comparison ---------- */
+
+/* Longest-common-subsequence diff of expected vs actual changelogs, as lines
+ * prefixed "  ", "- " (expected only) and "+ " (actual only). */
+static void changelog_diff(Runner *r, const RowList *exp, StrBuf *out)
+{
+    const RowList *act = &r->actual;
+    int n = exp->n, m = act->n;
+    int *dp = xcalloc((size_t)(n + 1) * (size_t)(m + 1), sizeof(int));
+#define DP(i, j) dp[(size_t)(i) * (size_t)(m + 1) + (size_t)(j)]
+    for (int i = n - 1; i >= 0; i--)
+        for (int j = m - 1; j >= 0; j--) {
+            bool eq = exp->ops[i] == act->ops[j] &&
+                      rows_equal(r, exp->vals + (size_t)i * (size_t)r->ncols, act->vals + (size_t)j * (size_t)r->ncols);
+            DP(i, j) = eq ? DP(i + 1, j + 1) + 1 : (DP(i + 1, j) > DP(i, j + 1) ? DP(i + 1, j) : DP(i, j + 1));
+        }
+    int i = 0, j = 0;
+    while (i < n || j < m) {
+        const Value *ev = i < n ? exp->vals + (size_t)i * (size_t)r->ncols : NULL;
+        const Value *av = j < m ? act->vals + (size_t)j * (size_t)r->ncols : NULL;
+        if (i < n && j < m && exp->ops[i] == act->ops[j] && rows_equal(r, ev, av)) {
+            sb_puts(out, "      ");
+            render_row(r, av, &act->ops[j], out);
+            i++, j++;
+        } else if (j < m && (i == n || DP(i, j + 1) >= DP(i + 1, j))) {
+            sb_puts(out, "    + ");
+            render_row(r, av, &act->ops[j], out);
+            j++;
+        } else {
+            sb_puts(out, "    - ");
+            render_row(r, ev, &exp->ops[i], out);
+            i++;
+        }
+        sb_putc(out, '\n');
+    }
+#undef DP
+    free(dp);
+}
+
+/* Apply the actual changelog to get the final rows. */
+static void final_rows(Runner *r, RowList *fin)
+{
+    fin->ncols = r->ncols;
+    const RowList *a = &r->actual;
+    for (int i = 0; i < a->n; i++) {
+        const Value *row = a->vals + (size_t)i * (size_t)r->ncols;
+        ChangeOp op = a->ops[i];
+        if (op == CHANGE_INSERT) {
+            memcpy(rows_append(fin, CHANGE_INSERT), row, sizeof(Value) * (size_t)r->ncols);
+            continue;
+        }
+        /* update/delete: remove the row with the same key (keyed) or the same values */
+        const IrModel *im = &r->g->models[r->model];
+        for (int k = 0; k < fin->n; k++) {
+            Value *cur = fin->vals + (size_t)k * (size_t)r->ncols;
+            bool match = true;
+            if (im->nout_key >= 0) {
+                for (int c = 0; c < im->nout_key && match; c++) {
+                    int col = im->out_key[c];
+                    match = value_equal(r->cols[col].type, &cur[col], &row[col]);
+                }
+            } else {
+                match = rows_equal(r, cur, row);
+            }
+            if (!match) continue;
+            if (op == CHANGE_UPDATE) memcpy(cur, row, sizeof(Value) * (size_t)r->ncols);
+            else {
+                memmove(cur, cur + r->ncols, sizeof(Value) * (size_t)(fin->n - k - 1) * (size_t)r->ncols);
+                fin->n--;
+            }
+            break;
+        }
+    }
+}
+
+static bool check_expect(Runner *r, StrBuf *report)
+{
+    const TestCase *tc = r->tc;
+    RowList exp = {.ncols = r->ncols};
+    const char *what = arena_printf(&r->arena, "model '%s'", tc->model);
+    bool ok = true;
+    for (int i = 0; i < tc->nexpect && ok; i++) {
+        ChangeOp op;
+        Value *row = rows_append(&exp, CHANGE_INSERT);
+        ok = convert_row(r, tc->expect[i], r->cols, r->ncols, what, row, &op, true);
+        exp.ops[exp.n - 1] = op;
+        if (ok && op == CHANGE_UPDATE && !r->keyed)
+            ok = fail_at(r, tc->expect[i]->pos,
+                         "model '%s' has no key, so its changes are inserts and deletes (an update is a delete "
+                         "then an insert)", tc->model);
+    }
+    if (!ok) {
+        rows_free(&exp);
+        return false;
+    }
+    bool same = exp.n == r->actual.n;
+    for (int i = 0; same && i < exp.n; i++)
+        same = exp.ops[i] == r->actual.ops[i] &&
+               rows_equal(r, exp.vals + (size_t)i * (size_t)r->ncols, r->actual.vals + (size_t)i * (size_t)r->ncols);
+    if (!same) {
+        sb_printf(report, "  expect: changelog differs (- expected, + actual):\n");
+        changelog_diff(r, &exp, report);
+    }
+    rows_free(&exp);
+    return same;
+}
+
+static bool check_final(Runner *r, StrBuf *report, RowList *fin)
+{
+    const TestCase *tc = r->tc;
+    RowList exp = {.ncols = r->ncols};
+    const char *what = arena_printf(&r->arena, "model '%s'", tc->model);
+    for (int i = 0; i < tc->nexpect_final; i++) {
+        ChangeOp op;
+        Value *row = rows_append(&exp, CHANGE_INSERT);
+        if (!convert_row(r, tc->expect_final[i], r->cols, r->ncols, what, row, &op, false)) {
+            rows_free(&exp);
+            return false;
+        }
+    }
+    /* multiset comparison */
+    bool *used = xcalloc((size_t)fin->n + 1, sizeof(bool));
+    bool *matched = xcalloc((size_t)exp.n + 1, sizeof(bool));
+    int unmatched_exp = 0;
+    for (int i = 0; i < exp.n; i++) {
+        for (int j = 0; j < fin->n; j++)
+            if (!used[j] && rows_equal(r, exp.vals + (size_t)i * (size_t)r->ncols, fin->vals + (size_t)j * (size_t)r->ncols)) {
+                used[j] = matched[i] = true;
+                break;
+            }
+        if (!matched[i]) unmatched_exp++;
+    }
+    int unmatched_act = 0;
+    for (int j = 0; j < fin->n; j++)
+        if (!used[j]) unmatched_act++;
+    bool same = unmatched_exp == 0 && unmatched_act == 0;
+    if (!same) {
+        sb_puts(report, "  expect_final: final rows differ (- expected only, + actual only):\n");
+        for (int i = 0; i < exp.n; i++)
+            if (!matched[i]) {
+                sb_puts(report, "    - ");
+                render_row(r, exp.vals + (size_t)i * (size_t)r->ncols, NULL, report);
+                sb_putc(report, '\n');
+            }
+        for (int j = 0; j < fin->n; j++)
+            if (!used[j]) {
+                sb_puts(report, "    + ");
+                render_row(r, fin->vals + (size_t)j * (size_t)r->ncols, NULL, report);
+                sb_putc(report, '\n');
+            }
+    }
+    free(used);
+    free(matched);
+    rows_free(&exp);
+    return same;
+}
+
+/* ---------- driver ---------- */
+
+void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(out, 0, sizeof *out);
+    out->test = tc;
+    Runner r = {0};
+    r.g = g;
+    r.tc = tc;
+    arena_init(&r.arena, 16 * 1024);
+    sb_init(&r.msg);
+    StrBuf report = STRBUF_INIT;
+
+    r.model = -1;
+    for (int i = 0; i < g->nmodels; i++)
+        if (strcmp(g->models[i].def->name, tc->model) == 0) r.model = i;
+    if (r.model < 0 || !g->models[r.model].root) {
+        fail_at(&r, tc->model_pos, r.model < 0 ? "no model named '%s'" : "model '%s' does not compile; run weir check",
+                tc->model);
+        out->status = TEST_ERROR;
+        goto done;
+    }
+    const IrModel *im = &g->models[r.model];
+    r.cols = im->root->plan->cols;
+    r.ncols = im->root->plan->ncols;
+    r.keyed = im->nout_key >= 0;
+    r.actual.ncols = r.ncols;
+
+    bool *wanted = xcalloc((size_t)g->nmodels, sizeof(bool));
+    wanted[r.model] = true;
+    EngOptions eo = {0};
+    eo.models_wanted = wanted;
+    eo.listener = on_changes;
+    eo.listener_ctx = &r;
+    char err[256];
+    EngPipeline *pl = eng_pipeline_new(g, &eo, err, sizeof err);
+    free(wanted);
+    if (!pl) {
+        fail_at(&r, tc->pos, "%s", err);
+        out->status = TEST_ERROR;
+        goto done;
+    }
+    bool ok = true;
+    for (int i = 0; i < tc->ngiven && ok; i++) {
+        const TestStep *st = &tc->given[i];
+        ok = st->kind == STEP_ROWS ? feed_rows(&r, pl, st) : feed_watermark(&r, pl, st);
+    }
+    eng_pipeline_free(pl);
+    if (!ok) {
+        out->status = TEST_ERROR;
+        goto done;
+    }
+    RowList fin = {0};
+    final_rows(&r, &fin);
+    bool pass = true;
+    if (tc->has_expect) {
+        bool good = check_expect(&r, &report);
+        if (r.msg.len) {
+            out->status = TEST_ERROR;
+            rows_free(&fin);
+            goto done;
+        }
+        pass = good && pass;
+    }
+    if (tc->has_expect_final) {
+        bool good = check_final(&r, &report, &fin);
+        if (r.msg.len) {
+            out->status = TEST_ERROR;
+            rows_free(&fin);
+            goto done;
+        }
+        pass = good && pass;
+    }
+    out->status = pass ? TEST_PASS : TEST_FAIL;
+    out->actual_json = rows_json(&r, &r.actual, true);
+    out->final_json = rows_json(&r, &fin, false);
+    rows_free(&fin);
+done:
+    if (out->status == TEST_ERROR) {
+        sb_puts(&report, "  ");
+        sb_puts(&report, sb_cstr(&r.msg));
+        sb_putc(&report, '\n');
+    }
+    out->report = report.len ? sb_take(&report) : NULL;
+    sb_free(&report);
+    sb_free(&r.msg);
+    rows_free(&r.actual);
+    arena_fini(&r.arena);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    out->millis = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+void test_result_fini(TestResult *r)
+{
+    free(r->report);
+    free(r->actual_json);
+    free(r->final_json);
+    memset(r, 0, sizeof *r);
+}

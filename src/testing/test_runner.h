@@ -1,0 +1,28 @@
+/* Deterministic model tests (`weir test`): runs each tests/*.yml case in-process on the
+ * engine, one given row per step, and compares the model's exact changelog (`expect`)
+ * and its final rows (`expect_final`, order-insensitive) with what was produced. */
+#ifndef WEIR_TESTING_TEST_RUNNER_H
+#define WEIR_TESTING_TEST_RUNNER_H
+
+#include "base/strbuf.h"
+#include "ir/ir.h"
+
+#include <stdbool.h>
+
+typedef enum { TEST_PASS, TEST_FAIL, TEST_ERROR } TestStatus;
+
+typedef struct TestResult {
+    const TestCase *test;
+    TestStatus status;
+    char *report;          /* human-readable failure report (malloc'd) or NULL */
+    char *actual_json;     /* actual changelog as a JSON array (malloc'd) */
+    char *final_json;      /* actual final rows as a JSON array (malloc'd) */
+    double millis;
+} TestResult;
+
+/* Run one test against the graph. Never aborts on bad test data: problems in the test
+ * itself give TEST_ERROR with a message that points at file:line:col. */
+void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out);
+void test_result_fini(TestResult *r);
+
+#endif
