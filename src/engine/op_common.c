@@ -1,0 +1,250 @@
+/* Helpers shared by the engine's operators: the common operator part, dead-letter
+ * reporting, row identity/order, and the checkpoint byte codec (see op.h). */
+#include "engine/op.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void op_base_init(Op *op, const OpVtbl *vt, EngPipeline *p, const IrNode *node, Op **inputs, int nin)
+{
+    op->vt = vt;
+    op->node = node;
+    op->p = p;
+    op->nin = nin;
+    op->in = NULL;
+    if (nin > 0) {
+        op->in = xmalloc(sizeof(Op *) * (size_t)nin);
+        memcpy(op->in, inputs, sizeof(Op *) * (size_t)nin);
+    }
+    op->ncols = node ? node->plan->ncols : 0;
+    op->out_types = xmalloc(sizeof(Type) * (size_t)(op->ncols > 0 ? op->ncols : 1));
+    for (int i = 0; i < op->ncols; i++) op->out_types[i] = node->plan->cols[i].type;
+    batch_init(&op->own, op->ncols);
+    op->out = &op->own;
+    op->wm = INT64_MIN;
+    op->model_name = ""; /* set by the pipeline */
+}
+
+void op_base_fini(Op *op)
+{
+    batch_fini(&op->own);
+    free(op->in);
+    free(op->out_types);
+}
+
+void op_dead_letter(Op *op, int input, int row, const char *reason)
+{
+    const Op *in = op->in[input];
+    const Batch *b = in->out;
+    EngDeadLetter dl;
+    dl.source = op->model_name;
+    dl.reason = reason;
+    dl.origin = b->origins ? &b->origins[row] : NULL;
+    dl.row = batch_row(b, row);
+    dl.types = in->out_types;
+    dl.cols = in->node ? in->node->plan->cols : NULL;
+    dl.ncols = in->ncols;
+    eng_emit_dead_letter(op->p, &dl);
+}
+
+bool op_cell_identical(Type t, const Value *a, const Value *b)
+{
+    if (a->isnull || b->isnull) return a->isnull && b->isnull;
+    switch (t.id) {
+    case T_TEXT:
+        return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
+    case T_NUMERIC:
+        return a->lo == b->lo && a->hi == b->hi && a->scale == b->scale;
+    case T_INTERVAL:
+        return a->i == b->i && a->iv.months == b->iv.months && a->iv.days == b->iv.days;
+    case T_FLOAT4:
+    case T_FLOAT8:
+        return memcmp(&a->f, &b->f, sizeof(double)) == 0;
+    default:
+        return a->i == b->i;
+    }
+}
+
+bool op_rows_identical(const Type *types, int n, const Value *a, const Value *b)
+{
+    for (int i = 0; i < n; i++)
+        if (!op_cell_identical(types[i], &a[i], &b[i])) return false;
+    return true;
+}
+
+int op_cell_order(Type t, const Value *a, const Value *b)
+{
+    int c = value_compare(t, a, b);
+    if (c != 0 || a->isnull || b->isnull) return c;
+    switch (t.id) {
+    case T_NUMERIC:
+        return (a->scale > b->scale) - (a->scale < b->scale);
+    case T_INTERVAL:
+        if (a->iv.months != b->iv.months) return a->iv.months < b->iv.months ? -1 : 1;
+        if (a->iv.days != b->iv.days) return a->iv.days < b->iv.days ? -1 : 1;
+        return (a->i > b->i) - (a->i < b->i);
+    case T_FLOAT4:
+    case T_FLOAT8: {
+        uint64_t x, y;
+        memcpy(&x, &a->f, 8);
+        memcpy(&y, &b->f, 8);
+        return (x > y) - (x < y);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- codec ---- */
+
+void op_put_u8(StrBuf *b, uint8_t v) { sb_append(b, (const char *)&v, 1); }
+
+void op_put_u32(StrBuf *b, uint32_t v)
+{
+    unsigned char x[4];
+    for (int i = 0; i < 4; i++) x[i] = (unsigned char)(v >> (8 * i));
+    sb_append(b, (const char *)x, 4);
+}
+
+void op_put_u64(StrBuf *b, uint64_t v)
+{
+    unsigned char x[8];
+    for (int i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
+    sb_append(b, (const char *)x, 8);
+}
+
+void op_put_i128(StrBuf *b, i128 v)
+{
+    op_put_u64(b, (uint64_t)v);
+    op_put_u64(b, (uint64_t)(v >> 64));
+}
+
+void op_put_f64(StrBuf *b, double v)
+{
+    uint64_t x;
+    memcpy(&x, &v, 8);
+    op_put_u64(b, x);
+}
+
+void op_put_value(StrBuf *b, Type t, const Value *v)
+{
+    op_put_u8(b, v->isnull ? 1 : 0);
+    if (v->isnull) return;
+    switch (t.id) {
+    case T_TEXT:
+        op_put_u32(b, v->len);
+        sb_append(b, v->s, v->len);
+        break;
+    case T_NUMERIC:
+        op_put_u64(b, v->lo);
+        op_put_u64(b, (uint64_t)v->hi);
+        op_put_u32(b, (uint32_t)(int32_t)v->scale);
+        break;
+    case T_INTERVAL:
+        op_put_u64(b, (uint64_t)v->i);
+        op_put_u32(b, (uint32_t)v->iv.months);
+        op_put_u32(b, (uint32_t)v->iv.days);
+        break;
+    case T_FLOAT4:
+    case T_FLOAT8:
+        op_put_f64(b, v->f);
+        break;
+    default:
+        op_put_u64(b, (uint64_t)v->i);
+        break;
+    }
+}
+
+static const uint8_t *take(OpReader *r, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        return NULL;
+    }
+    const uint8_t *q = r->p;
+    r->p += n;
+    return q;
+}
+
+uint8_t op_get_u8(OpReader *r)
+{
+    const uint8_t *q = take(r, 1);
+    return q ? q[0] : 0;
+}
+
+uint32_t op_get_u32(OpReader *r)
+{
+    const uint8_t *q = take(r, 4);
+    if (!q) return 0;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)q[i] << (8 * i);
+    return v;
+}
+
+uint64_t op_get_u64(OpReader *r)
+{
+    const uint8_t *q = take(r, 8);
+    if (!q) return 0;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)q[i] << (8 * i);
+    return v;
+}
+
+i128 op_get_i128(OpReader *r)
+{
+    uint64_t lo = op_get_u64(r);
+    uint64_t hi = op_get_u64(r);
+    return (i128)(((unsigned __int128)hi << 64) | lo);
+}
+
+double op_get_f64(OpReader *r)
+{
+    uint64_t x = op_get_u64(r);
+    double d;
+    memcpy(&d, &x, 8);
+    return d;
+}
+
+void op_get_value(OpReader *r, Type t, Value *v)
+{
+    memset(v, 0, sizeof *v);
+    uint8_t isnull = op_get_u8(r);
+    if (isnull > 1) r->bad = true;
+    if (isnull || r->bad) {
+        v->isnull = 1;
+        return;
+    }
+    switch (t.id) {
+    case T_TEXT: {
+        uint32_t len = op_get_u32(r);
+        const uint8_t *q = take(r, len);
+        v->s = q ? (const char *)q : "";
+        v->len = q ? len : 0;
+        break;
+    }
+    case T_NUMERIC: {
+        v->lo = op_get_u64(r);
+        v->hi = (int64_t)op_get_u64(r);
+        int32_t sc = (int32_t)op_get_u32(r);
+        if (sc < 0 || sc > 38) r->bad = true;
+        v->scale = (int16_t)sc;
+        break;
+    }
+    case T_INTERVAL:
+        v->i = (int64_t)op_get_u64(r);
+        v->iv.months = (int32_t)op_get_u32(r);
+        v->iv.days = (int32_t)op_get_u32(r);
+        break;
+    case T_FLOAT4:
+    case T_FLOAT8:
+        v->f = op_get_f64(r);
+        break;
+    default:
+        v->i = (int64_t)op_get_u64(r);
+        break;
+    }
+    if (r->bad) {
+        memset(v, 0, sizeof *v);
+        v->isnull = 1;
+    }
+}
