@@ -65,10 +65,14 @@ $(BUILD)/nexmark_gen: bench/nexmark_gen.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
 
+$(BUILD)/tests/bind_golden: tests/golden/bind_golden.c $(BUILD)/libweir.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweir.a $(LDLIBS)
+
 unit: $(UNIT_BIN)
 fuzz-replay: $(FUZZ_REPLAY)
 
-test: $(BUILD)/weir $(UNIT_BIN) $(FUZZ_REPLAY)
+test: $(BUILD)/weir $(BUILD)/tests/bind_golden $(UNIT_BIN) $(FUZZ_REPLAY)
 	BUILD=$(BUILD) tests/run-all
 
 bench: $(BUILD)/weir $(BUILD)/nexmark_gen

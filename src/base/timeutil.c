@@ -215,8 +215,7 @@ static TmStatus parse_dt(const char *s, size_t len, DtParts *p)
         int nm = read_digits(s, len, &i, &mo);
         if (nm < 1 || nm > 2 || i >= len || s[i] != '-') return TM_ERR_SYNTAX;
         i++;
-        int ndd = read_digits(s, len, &i, &dd);
-        if (ndd < 1 || ndd > 2) return TM_ERR_SYNTAX;
+        if (read_digits(s, len, &i, &dd) < 1) return TM_ERR_SYNTAX;
         p->month = (int)mo;
         p->day = (int)dd;
     } else if (nd == 8) {
@@ -233,15 +232,12 @@ static TmStatus parse_dt(const char *s, size_t len, DtParts *p)
     else while (i < len && is_space(s[i])) i++;
     if (i < len && is_digit(s[i]) && (sep_t || i > ws)) {
         int64_t hh, mi, ss = 0;
-        int nh = read_digits(s, len, &i, &hh);
-        if (nh < 1 || nh > 2 || i >= len || s[i] != ':') return TM_ERR_SYNTAX;
+        if (read_digits(s, len, &i, &hh) < 1 || i >= len || s[i] != ':') return TM_ERR_SYNTAX;
         i++;
-        int nmi = read_digits(s, len, &i, &mi);
-        if (nmi < 1 || nmi > 2) return TM_ERR_SYNTAX;
+        if (read_digits(s, len, &i, &mi) < 1) return TM_ERR_SYNTAX;
         if (i < len && s[i] == ':') {
             i++;
-            int ns = read_digits(s, len, &i, &ss);
-            if (ns < 1 || ns > 2) return TM_ERR_SYNTAX;
+            if (read_digits(s, len, &i, &ss) < 1) return TM_ERR_SYNTAX;
             if (i < len && s[i] == '.') p->usec = read_fraction_usec(s, len, &i);
         }
         p->has_time = true;
@@ -266,7 +262,7 @@ static TmStatus parse_dt(const char *s, size_t len, DtParts *p)
     /* era */
     size_t before = i;
     while (i < len && is_space(s[i])) i++;
-    if (i > before && is_era_at(s, len, i)) {
+    if ((i > before || p->has_time) && is_era_at(s, len, i)) {
         p->bc = lower(s[i]) == 'b';
         i += 2;
     } else if (i > before && !p->has_time && i < len && is_alpha(s[i])) {
@@ -410,8 +406,11 @@ static Unit field_unit(const char *field)
 
 /* ---- interval parsing ---- */
 
+/* PostgreSQL keeps years, months and days as separate int32 fields while parsing
+ * (overflow of one is "interval field value out of range") and folds years into
+ * months only at the end (overflow there is "interval out of range"). */
 typedef struct IvAcc {
-    int64_t months, days, micros;
+    int64_t years, months, days, micros;
     unsigned mask;
 } IvAcc;
 
@@ -424,6 +423,12 @@ static bool add_scaled(int64_t *acc, int64_t val, int64_t scale)
 {
     int64_t t;
     return !__builtin_mul_overflow(val, scale, &t) && add_i64(acc, t);
+}
+
+/* The same for the int32 fields (years, months, days). */
+static bool add_scaled32(int64_t *acc, int64_t val, int64_t scale)
+{
+    return add_scaled(acc, val, scale) && *acc >= INT32_MIN && *acc <= INT32_MAX;
 }
 
 /* PostgreSQL's AdjustFractMicroseconds. */
@@ -445,7 +450,7 @@ static bool fract_days(double frac, int scale, IvAcc *a)
     frac *= scale;
     if (!(fabs(frac) < 2e9)) return false;
     int64_t extra = (int64_t)frac;
-    if (!add_i64(&a->days, extra)) return false;
+    if (!add_scaled32(&a->days, extra, 1)) return false;
     frac -= (double)extra;
     return fract_usec(frac, TM_USECS_PER_DAY, a);
 }
@@ -456,7 +461,7 @@ static bool fract_years(double frac, int scale, IvAcc *a)
     if (frac == 0) return true;
     double m = rint(frac * scale * 12);
     if (!(fabs(m) < 2e9)) return false;
-    return add_i64(&a->months, (int64_t)m);
+    return add_scaled32(&a->months, (int64_t)m, 1);
 }
 
 /* Applies val (+ fraction fval, same sign) of unit u. */
@@ -473,18 +478,18 @@ static TmStatus apply_unit(Unit u, int64_t val, double fval, IvAcc *a)
         break;
     case U_MIN: ok = add_scaled(&a->micros, val, TM_USECS_PER_MINUTE) && fract_usec(fval, TM_USECS_PER_MINUTE, a); break;
     case U_HOUR: ok = add_scaled(&a->micros, val, TM_USECS_PER_HOUR) && fract_usec(fval, TM_USECS_PER_HOUR, a); break;
-    case U_DAY: ok = add_i64(&a->days, val) && fract_usec(fval, TM_USECS_PER_DAY, a); break;
-    case U_WEEK: ok = add_scaled(&a->days, val, 7) && fract_days(fval, 7, a); break;
-    case U_MONTH: ok = add_i64(&a->months, val) && fract_days(fval, 30, a); break;
-    case U_YEAR: ok = add_scaled(&a->months, val, 12) && fract_years(fval, 1, a); break;
-    case U_DECADE: ok = add_scaled(&a->months, val, 120) && fract_years(fval, 10, a); break;
-    case U_CENTURY: ok = add_scaled(&a->months, val, 1200) && fract_years(fval, 100, a); break;
-    case U_MILLENNIUM: ok = add_scaled(&a->months, val, 12000) && fract_years(fval, 1000, a); break;
+    case U_DAY: ok = add_scaled32(&a->days, val, 1) && fract_usec(fval, TM_USECS_PER_DAY, a); break;
+    case U_WEEK: ok = add_scaled32(&a->days, val, 7) && fract_days(fval, 7, a); break;
+    case U_MONTH: ok = add_scaled32(&a->months, val, 1) && fract_days(fval, 30, a); break;
+    case U_YEAR: ok = add_scaled32(&a->years, val, 1) && fract_years(fval, 1, a); break;
+    case U_DECADE: ok = add_scaled32(&a->years, val, 10) && fract_years(fval, 10, a); break;
+    case U_CENTURY: ok = add_scaled32(&a->years, val, 100) && fract_years(fval, 100, a); break;
+    case U_MILLENNIUM: ok = add_scaled32(&a->years, val, 1000) && fract_years(fval, 1000, a); break;
     default: return TM_ERR_SYNTAX;
     }
     if (a->mask & bit) return TM_ERR_SYNTAX;
     a->mask |= bit;
-    return ok ? TM_OK : TM_ERR_OUT_OF_RANGE;
+    return ok ? TM_OK : TM_ERR_FIELD_RANGE;
 }
 
 /* [+-]digits[.digits] or [+-].digits: integer part and same-signed fraction. */
@@ -555,8 +560,8 @@ static TmStatus read_time_token(const char *s, size_t len, size_t *i, IvAcc *a)
     int64_t t;
     if (__builtin_mul_overflow(hh, TM_USECS_PER_HOUR, &t) ||
         __builtin_add_overflow(t, mi * TM_USECS_PER_MINUTE + ss * TM_USECS_PER_SEC + usec, &t))
-        return TM_ERR_OUT_OF_RANGE;
-    return add_i64(&a->micros, neg ? -t : t) ? TM_OK : TM_ERR_OUT_OF_RANGE;
+        return TM_ERR_FIELD_RANGE;
+    return add_i64(&a->micros, neg ? -t : t) ? TM_OK : TM_ERR_FIELD_RANGE;
 }
 
 /* Is there a time token ([+-]digits':') at i? */
@@ -572,7 +577,7 @@ static TmStatus parse_iso_interval(const char *s, size_t len, size_t i, IvAcc *a
 {
     bool in_time = false, any = false;
     while (i < len) {
-        if (s[i] == 'T' || s[i] == 't') {
+        if (s[i] == 'T') {
             if (in_time) return TM_ERR_SYNTAX;
             in_time = true;
             any = true;
@@ -583,9 +588,9 @@ static TmStatus parse_iso_interval(const char *s, size_t len, size_t i, IvAcc *a
         double fval;
         bool ovf;
         if (!read_number(s, len, &i, &val, &fval, &ovf)) return TM_ERR_SYNTAX;
-        if (ovf) return TM_ERR_OUT_OF_RANGE;
+        if (ovf) return TM_ERR_FIELD_RANGE;
         if (i >= len) return TM_ERR_SYNTAX;
-        char u = (char)(s[i++] & ~0x20);
+        char u = s[i++];
         Unit unit;
         if (!in_time) {
             if (u == 'Y') unit = U_YEAR;
@@ -609,7 +614,7 @@ static TmStatus parse_iso_interval(const char *s, size_t len, size_t i, IvAcc *a
 TmStatus tm_parse_interval_status(const char *s, size_t len, int32_t *months, int32_t *days,
                                   int64_t *micros)
 {
-    IvAcc a = {0, 0, 0, 0};
+    IvAcc a = {0, 0, 0, 0, 0};
     bool ago = false;
     TmStatus st;
     trim(&s, &len);
@@ -619,7 +624,7 @@ TmStatus tm_parse_interval_status(const char *s, size_t len, int32_t *months, in
         while (i < len && is_space(s[i])) i++;
     }
     if (i >= len) return TM_ERR_SYNTAX;
-    if (s[i] == 'P' || s[i] == 'p') {
+    if (s[i] == 'P') {
         st = parse_iso_interval(s, len, i + 1, &a);
         if (st != TM_OK) return st;
     } else {
@@ -652,7 +657,7 @@ TmStatus tm_parse_interval_status(const char *s, size_t len, int32_t *months, in
             double fval;
             bool ovf;
             if (!read_number(s, len, &i, &val, &fval, &ovf)) return TM_ERR_SYNTAX;
-            if (ovf) return TM_ERR_OUT_OF_RANGE;
+            if (ovf) return TM_ERR_FIELD_RANGE;
             size_t j = i;
             while (j < len && is_space(s[j])) j++;
             size_t ws = j;
@@ -677,13 +682,15 @@ TmStatus tm_parse_interval_status(const char *s, size_t len, int32_t *months, in
         if (a.mask == 0) return TM_ERR_SYNTAX;
     }
     if (ago) {
-        if (a.micros == INT64_MIN) return TM_ERR_OUT_OF_RANGE;
+        if (a.micros == INT64_MIN || a.years == INT32_MIN || a.months == INT32_MIN || a.days == INT32_MIN)
+            return TM_ERR_FIELD_RANGE;
+        a.years = -a.years;
         a.months = -a.months;
         a.days = -a.days;
         a.micros = -a.micros;
     }
-    if (a.months > INT32_MAX || a.months < INT32_MIN || a.days > INT32_MAX || a.days < INT32_MIN)
-        return TM_ERR_OUT_OF_RANGE;
+    a.months += a.years * 12;   /* both int32: no int64 overflow */
+    if (a.months > INT32_MAX || a.months < INT32_MIN) return TM_ERR_OUT_OF_RANGE;
     *months = (int32_t)a.months;
     *days = (int32_t)a.days;
     *micros = a.micros;

@@ -74,7 +74,8 @@ TmStatus tm_parse_date_status(const char *s, size_t len, int64_t *days);
  *   a time '[+-]hh:mm[:ss[.f]]' or 'mm:ss.f', optionally after '<n> day(s)' or a bare
  *     number of days ('1 02:00:00');
  *   a bare number alone or last means seconds ('10', '1 day 2');
- *   ISO 8601 'P[nY][nM][nW][nD][T[nH][nM][nS]]' with optional signs and fractions.
+ *   ISO 8601 'P[nY][nM][nW][nD][T[nH][nM][nS]]' with optional signs and fractions
+ *     (upper-case designators only, as PostgreSQL).
  * Units: microsecond(s)/usec(s)/us, millisecond(s)/msec(s)/ms, second(s)/sec(s)/s,
  * minute(s)/min(s)/m, hour(s)/hr(s)/h, day(s)/d, week(s)/w, month(s)/mon(s),
  * year(s)/yr(s)/y, decade(s)/dec(s), century/centuries/c, millennium/millennia/mil(s);

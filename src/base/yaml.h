@@ -31,14 +31,20 @@ struct YNode {
 
 /* Parse text (one document) into a tree allocated in arena. `file` is used for
  * positions. On a syntax error adds a diagnostic (with file:line:col) and returns NULL.
- * An empty document yields NULL without a diagnostic. */
+ * An empty document yields NULL without a diagnostic.
+ * Also rejected (diagnostic, NULL): aliases (code yaml-alias), a second document
+ * (yaml-multiple-documents), nesting deeper than 200 (yaml-too-deep). A key repeated
+ * in one mapping is reported at the second key (duplicate-key) and dropped; the
+ * tree is still returned, so callers check dl->errors, not only the result.
+ * Columns count characters (UTF-8), not bytes. */
 YNode *yaml_parse(Arena *arena, const char *file, const char *text, size_t len, DiagList *dl);
 
 /* Mapping lookup by key text; NULL when absent or when m is not a mapping. */
 YNode *yaml_get(const YNode *m, const char *key);
 /* True for a plain (unquoted) scalar spelled null, Null, NULL or ~, or an empty plain scalar. */
 bool yaml_is_null(const YNode *n);
-/* Human name of the node kind for messages: "a string", "a list", "a mapping". */
+/* Human name of the node kind for messages: "a string", "a list", "a mapping"
+ * ("null" for a null scalar, "nothing" for NULL). */
 const char *yaml_kind_name(const YNode *n);
 
 #endif

@@ -1,4 +1,4 @@
-/* `weir test`: runs tests/*.yml in-process, one line per test, a changelog diff for
+/* `weir test`: runs the tests/ YAML files in-process, one line per test, a changelog diff for
  * each failure, and a closing line "N passed, N failed". Exit 1 on any failure. */
 #include "cli/cli.h"
 #include "base/jsonw.h"

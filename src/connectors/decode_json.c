@@ -21,6 +21,7 @@ struct ConnJsonDecoder {
     bool copy_text;
     uint32_t mask;
     int16_t *slots;          /* -1 empty, -2 the extra key, else a column index */
+    size_t *name_len;        /* per column */
 };
 
 enum { SLOT_EMPTY = -1, SLOT_EXTRA = -2 };
@@ -39,7 +40,7 @@ static inline uint32_t key_hash(const char *k, size_t len)
 static const char *slot_name(const ConnJsonDecoder *d, int slot, size_t *len)
 {
     if (slot == SLOT_EXTRA) { *len = d->extra_len; return d->extra_key; }
-    *len = strlen(d->cols[slot].name);
+    *len = d->name_len[slot];
     return d->cols[slot].name;
 }
 
@@ -66,6 +67,8 @@ ConnJsonDecoder *conn_json_new(const ColumnDef *cols, int ncols, const char *ext
     uint32_t size = 16;
     while (size < (uint32_t)(ncols + 1) * 4) size <<= 1;
     d->mask = size - 1;
+    d->name_len = xmalloc(sizeof(size_t) * (size_t)(ncols + 1));
+    for (int c = 0; c < ncols; c++) d->name_len[c] = strlen(cols[c].name);
     d->slots = xmalloc(sizeof(int16_t) * size);
     for (uint32_t i = 0; i < size; i++) d->slots[i] = SLOT_EMPTY;
     if (extra_key) table_put(d, extra_key, SLOT_EXTRA);
@@ -77,6 +80,7 @@ void conn_json_free(ConnJsonDecoder *d)
 {
     if (!d) return;
     free(d->slots);
+    free(d->name_len);
     free(d);
 }
 
@@ -662,7 +666,9 @@ bool conn_json_decode_at(const ConnJsonDecoder *d, const char *rec, size_t len, 
     Scan sc = {rec, rec + len, err, errsize};
     const char *p = skip_ws(rec + *pos, sc.end);
     if (p >= sc.end || *p != '{') {
+        /* valid JSON of another kind is "not a JSON object"; anything else a syntax error */
         if (p < sc.end && (strchr("[\"-tfn", *p) || (unsigned)(*p - '0') <= 9)) {
+            if (!skip_value_d(&sc, p, 1)) return false;
             if (err && errsize) snprintf(err, errsize, "not a JSON object");
             return false;
         }

@@ -35,7 +35,11 @@ bool eval_fail(EvalCtx *ctx, const char *fmt, ...)
 
 bool eval_numeric_result(const Expr *e, i128 n, int scale, EvalCtx *ctx, Value *out)
 {
-    if (e->type.id == T_NUMERIC && e->type.scale >= 0) {
+    if (e->type.id != T_NUMERIC) {   /* the binder typed the result otherwise: cast */
+        Value v = value_numeric(n, scale);
+        return value_cast(type_make(T_NUMERIC), e->type, &v, ctx->arena, out, ctx->err, sizeof ctx->err);
+    }
+    if (e->type.scale >= 0) {
         if (e->type.scale != scale) {
             if (!dec_rescale(n, scale, e->type.scale, &n))
                 return eval_fail(ctx, "numeric field overflow");
@@ -110,43 +114,78 @@ static inline int compare(Type t, const Value *a, const Value *b)
     }
 }
 
-/* Brings b to a's type when the binder left two different types (a safety net; the
- * binder's contract is to cast both sides to a common type). */
-static const Value *align_operand(Type ta, Type tb, const Value *b, EvalCtx *ctx, Value *tmp, bool *ok)
+/* Rank within a family of mutually comparable types: numbers (int < numeric < float)
+ * and datetimes (date < timestamp < timestamptz); 0 for the rest. */
+static int type_rank(TypeId t)
 {
-    *ok = true;
-    if (ta.id == tb.id || b->isnull) return b;
-    if (!value_cast(tb, ta, b, ctx->arena, tmp, ctx->err, sizeof ctx->err)) *ok = false;
-    return tmp;
+    switch (t) {
+    case T_INT2: return 1;
+    case T_INT4: return 2;
+    case T_INT8: return 3;
+    case T_NUMERIC: return 4;
+    case T_FLOAT4: return 5;
+    case T_FLOAT8: return 6;
+    case T_DATE: return 11;
+    case T_TIMESTAMP: return 12;
+    case T_TIMESTAMPTZ: return 13;
+    default: return 0;
+    }
+}
+
+static bool cast_into(Type from, Type to, const Value **v, Value *tmp, EvalCtx *ctx)
+{
+    if (!value_cast(from, to, *v, ctx->arena, tmp, ctx->err, sizeof ctx->err)) return false;
+    *v = tmp;
+    return true;
+}
+
+/* Brings two non-NULL operands to one type to compare them in (*t). The binder's
+ * contract is to cast both sides to a common type already, so this is a safety net
+ * off the hot path: integers of any width compare as they are; an untyped literal
+ * takes the other side's type; otherwise the lower-ranked side of a family is cast
+ * up (int -> numeric -> float, date -> timestamp -> timestamptz). */
+static bool unify(Type ta, const Value **a, Type tb, const Value **b, Type *t, EvalCtx *ctx,
+                  Value *tmpa, Value *tmpb)
+{
+    *t = ta;
+    if (ta.id == tb.id) return true;
+    bool atext = ta.id == T_TEXT || ta.id == T_UNKNOWN, btext = tb.id == T_TEXT || tb.id == T_UNKNOWN;
+    if (atext && btext) return true;
+    if (type_is_integer(ta) && type_is_integer(tb)) return true;
+    if (ta.id == T_UNKNOWN) { *t = tb; return cast_into(ta, tb, a, tmpa, ctx); }
+    if (tb.id == T_UNKNOWN) return cast_into(tb, ta, b, tmpb, ctx);
+    int ra = type_rank((TypeId)ta.id), rb = type_rank((TypeId)tb.id);
+    if (ra && rb && (ra < 10) == (rb < 10) && rb > ra) {
+        *t = tb;
+        return cast_into(ta, tb, a, tmpa, ctx);
+    }
+    return cast_into(tb, ta, b, tmpb, ctx);
 }
 
 static int eval_compare(const Expr *e, const Value *row, EvalCtx *ctx)
 {
-    Value ta, tb, tc;
+    Value ta, tb, ca, cb;
     const Expr *ea = e->args[0], *eb = e->args[1];
     const Value *a = eval_operand(ea, row, ctx, &ta);
     if (!a) return TV_ERR;
     const Value *b = eval_operand(eb, row, ctx, &tb);
     if (!b) return TV_ERR;
+    Type t = ea->type;
     if (e->op == OP_IS_DISTINCT || e->op == OP_IS_NOT_DISTINCT) {
         bool distinct;
         if (a->isnull || b->isnull) {
             distinct = a->isnull != b->isnull;
         } else {
-            bool ok;
-            b = align_operand(ea->type, eb->type, b, ctx, &tc, &ok);
-            if (!ok) return TV_ERR;
-            distinct = compare(ea->type, a, b) != 0;
+            if (ea->type.id != eb->type.id && !unify(ea->type, &a, eb->type, &b, &t, ctx, &ca, &cb))
+                return TV_ERR;
+            distinct = compare(t, a, b) != 0;
         }
         return (distinct == (e->op == OP_IS_DISTINCT)) ? TV_TRUE : TV_FALSE;
     }
     if (a->isnull || b->isnull) return TV_NULL;
-    if (ea->type.id != eb->type.id) {
-        bool ok;
-        b = align_operand(ea->type, eb->type, b, ctx, &tc, &ok);
-        if (!ok) return TV_ERR;
-    }
-    int c = compare(ea->type, a, b);
+    if (ea->type.id != eb->type.id && !unify(ea->type, &a, eb->type, &b, &t, ctx, &ca, &cb))
+        return TV_ERR;
+    int c = compare(t, a, b);
     bool r;
     switch (e->op) {
     case OP_EQ: r = c == 0; break;
@@ -184,16 +223,14 @@ static int eval_in_list(const Expr *e, const Value *row, EvalCtx *ctx)
     bool sawnull = false, found = false;
     for (int i = 1; i < e->nargs && !found; i++) {
         const Expr *ei = e->args[i];
-        Value tcast;
-        const Value *v = eval_operand(ei, row, ctx, &ti);
+        Value ca, cb;
+        const Value *v = eval_operand(ei, row, ctx, &ti), *xv = x;
         if (!v) return TV_ERR;
         if (v->isnull) { sawnull = true; continue; }
-        if (ei->type.id != ex->type.id) {
-            bool ok;
-            v = align_operand(ex->type, ei->type, v, ctx, &tcast, &ok);
-            if (!ok) return TV_ERR;
-        }
-        if (compare(ex->type, x, v) == 0) found = true;
+        Type t = ex->type;
+        if (ei->type.id != ex->type.id && !unify(ex->type, &xv, ei->type, &v, &t, ctx, &ca, &cb))
+            return TV_ERR;
+        if (compare(t, xv, v) == 0) found = true;
     }
     int r = found ? TV_TRUE : sawnull ? TV_NULL : TV_FALSE;
     if (e->negated && r != TV_NULL) r = r == TV_TRUE ? TV_FALSE : TV_TRUE;
@@ -323,7 +360,11 @@ static bool float_arith(int op, TypeId t, double x, double y, EvalCtx *ctx, Valu
         r = x / y;
         break;
     default:
-        return eval_fail(ctx, "operator does not exist: %s %% %s", type_id_name(t), type_id_name(t));
+    {
+        char b[64];
+        type_name(type_make(t), b, sizeof b);
+        return eval_fail(ctx, "operator does not exist: %s %% %s", b, b);
+    }
     }
     if (t == T_FLOAT4) r = (float)r;
     if (isinf(r)) {
@@ -382,13 +423,13 @@ static bool interval_neg(const Value *v, EvalCtx *ctx, Value *out)
 
 static bool interval_addsub(bool sub, const Value *a, const Value *b, EvalCtx *ctx, Value *out)
 {
-    int32_t m, d;
-    int64_t u;
-    bool of = sub ? (__builtin_sub_overflow(a->iv.months, b->iv.months, &m) |
-                     __builtin_sub_overflow(a->iv.days, b->iv.days, &d) |
+    int32_t m = 0, d = 0;
+    int64_t u = 0;
+    bool of = sub ? (__builtin_sub_overflow(a->iv.months, b->iv.months, &m) ||
+                     __builtin_sub_overflow(a->iv.days, b->iv.days, &d) ||
                      __builtin_sub_overflow(a->i, b->i, &u))
-                  : (__builtin_add_overflow(a->iv.months, b->iv.months, &m) |
-                     __builtin_add_overflow(a->iv.days, b->iv.days, &d) |
+                  : (__builtin_add_overflow(a->iv.months, b->iv.months, &m) ||
+                     __builtin_add_overflow(a->iv.days, b->iv.days, &d) ||
                      __builtin_add_overflow(a->i, b->i, &u));
     if (of) return interval_range_error(ctx);
     *out = value_interval(m, d, u);
@@ -415,14 +456,15 @@ static bool interval_mul(const Value *span, double factor, EvalCtx *ctx, Value *
     double sec_remainder = (span->iv.days * factor - days + month_remainder_days -
                             (int)month_remainder_days) * 86400.0;
     sec_remainder = TSROUND(sec_remainder);
+    int64_t days64 = days;
     if (fabs(sec_remainder) >= 86400.0) {
-        days += (int)(sec_remainder / 86400.0);
+        days64 += (int)(sec_remainder / 86400.0);
         sec_remainder -= (int)(sec_remainder / 86400.0) * 86400.0;
     }
-    days += (int32_t)month_remainder_days;
+    days64 += (int32_t)month_remainder_days;
     rd = rint((double)span->i * factor + sec_remainder * 1000000.0);
-    if (!fits_int64(rd)) return interval_range_error(ctx);
-    *out = value_interval(months, days, (int64_t)rd);
+    if (!fits_int64(rd) || days64 < INT32_MIN || days64 > INT32_MAX) return interval_range_error(ctx);
+    *out = value_interval(months, (int32_t)days64, (int64_t)rd);
     return true;
 }
 
@@ -436,19 +478,20 @@ static bool interval_div(const Value *span, double factor, EvalCtx *ctx, Value *
     rd = span->iv.days / factor;
     if (!fits_int32(rd)) return interval_range_error(ctx);
     int32_t days = (int32_t)rd;
-    double month_remainder_days = span->iv.months / factor - months;
-    month_remainder_days *= 30.0;
-    double sec_remainder = span->iv.days / factor - days + month_remainder_days -
-                           (int)month_remainder_days;
-    sec_remainder = TSROUND(sec_remainder * 86400.0);
+    double month_remainder_days = (span->iv.months / factor - months) * 30.0;
+    month_remainder_days = TSROUND(month_remainder_days);
+    double sec_remainder = (span->iv.days / factor - days + month_remainder_days -
+                            (int)month_remainder_days) * 86400.0;
+    sec_remainder = TSROUND(sec_remainder);
+    int64_t days64 = days;
     if (fabs(sec_remainder) >= 86400.0) {
-        days += (int)(sec_remainder / 86400.0);
+        days64 += (int)(sec_remainder / 86400.0);
         sec_remainder -= (int)(sec_remainder / 86400.0) * 86400.0;
     }
-    days += (int32_t)month_remainder_days;
+    days64 += (int32_t)month_remainder_days;
     rd = rint((double)span->i / factor + sec_remainder * 1000000.0);
-    if (!fits_int64(rd)) return interval_range_error(ctx);
-    *out = value_interval(months, days, (int64_t)rd);
+    if (!fits_int64(rd) || days64 < INT32_MIN || days64 > INT32_MAX) return interval_range_error(ctx);
+    *out = value_interval(months, (int32_t)days64, (int64_t)rd);
     return true;
 }
 
@@ -464,12 +507,13 @@ static double number_as_double(Type t, const Value *v)
 #define DATE_MIN_DAYS INT64_C(-2440588)
 #define DATE_END_DAYS (INT64_C(2147483494) - INT64_C(2440588))
 
-static bool date_plus(int64_t d, int64_t n, EvalCtx *ctx, Value *out)
+/* date + n days (n negated first for date - n). */
+static bool date_plus(int64_t d, int64_t n, bool sub, EvalCtx *ctx, Value *out)
 {
     if (d == TM_INFINITY || d == TM_NEG_INFINITY) { *out = value_int(d); return true; }
-    int64_t r = d + n;   /* |d| and |n| are far below 2^62: no int64 overflow */
-    if (n < INT32_MIN || n > INT32_MAX || r < DATE_MIN_DAYS || r >= DATE_END_DAYS)
-        return eval_fail(ctx, "date out of range");
+    if (n < INT32_MIN || n > INT32_MAX) return eval_fail(ctx, "date out of range");
+    int64_t r = sub ? d - n : d + n;   /* both far below 2^62 here: no overflow */
+    if (r < DATE_MIN_DAYS || r >= DATE_END_DAYS) return eval_fail(ctx, "date out of range");
     *out = value_int(r);
     return true;
 }
@@ -492,7 +536,7 @@ static bool date_to_ts(int64_t d, EvalCtx *ctx, int64_t *ts)
 }
 
 /* Operators whose operand types differ (or are temporal): timestamp +- interval,
- * date +- integer, date - date, timestamp - timestamp, interval */* number and
+ * date +- integer, date - date, timestamp - timestamp, interval times/divided by a number and
  * interval +- interval. Result is produced in its natural type and then coerced. */
 static bool temporal_arith(const Expr *e, const Value *a, const Value *b, EvalCtx *ctx, Value *out)
 {
@@ -528,10 +572,10 @@ static bool temporal_arith(const Expr *e, const Value *a, const Value *b, EvalCt
         ok = date_to_ts(b->i, ctx, &ts) && ts_plus_interval(ts, a, false, ctx, out);
     } else if (ia == T_DATE && type_is_integer(tb) && (op == OP_ADD || op == OP_SUB)) {
         natural = type_make(T_DATE);
-        ok = date_plus(a->i, op == OP_SUB ? -b->i : b->i, ctx, out);
+        ok = date_plus(a->i, b->i, op == OP_SUB, ctx, out);
     } else if (type_is_integer(ta) && ib == T_DATE && op == OP_ADD) {
         natural = type_make(T_DATE);
-        ok = date_plus(b->i, a->i, ctx, out);
+        ok = date_plus(b->i, a->i, false, ctx, out);
     } else if (ia == T_DATE && ib == T_DATE && op == OP_SUB) {
         natural = type_make(T_INT4);
         if (a->i == TM_INFINITY || a->i == TM_NEG_INFINITY || b->i == TM_INFINITY || b->i == TM_NEG_INFINITY)
@@ -675,16 +719,16 @@ static bool eval_coalesce(const Expr *e, const Value *row, EvalCtx *ctx, Value *
 
 static bool eval_nullif(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
 {
-    Value tb, tc;
+    Value tb, ca, cb;
     const Expr *ea = e->args[0], *eb = e->args[1];
     if (!eval_expr(ea, row, ctx, out)) return false;
-    const Value *b = eval_operand(eb, row, ctx, &tb);
+    const Value *b = eval_operand(eb, row, ctx, &tb), *a = out;
     if (!b) return false;
     if (out->isnull || b->isnull) return true;
-    bool ok;
-    b = align_operand(ea->type, eb->type, b, ctx, &tc, &ok);
-    if (!ok) return false;
-    if (compare(ea->type, out, b) == 0) *out = value_null();
+    Type t = ea->type;
+    if (ea->type.id != eb->type.id && !unify(ea->type, &a, eb->type, &b, &t, ctx, &ca, &cb))
+        return false;
+    if (compare(t, a, b) == 0) *out = value_null();
     return true;
 }
 
@@ -746,7 +790,8 @@ bool eval_expr(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         default:
             break;
         }
-        /* fall through: comparisons and LIKE are boolean */
+        /* comparisons and LIKE are boolean */
+        __attribute__((fallthrough));
     case EX_AND: case EX_OR: case EX_NOT: case EX_IS_NULL: case EX_BOOL_TEST: case EX_IN_LIST: {
         int r = eval_bool(e, row, ctx);
         if (r == TV_ERR) return false;

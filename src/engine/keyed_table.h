@@ -60,6 +60,30 @@ static inline const Value *ktab_key(const KTab *t, const void *payload)
  * while iterating collect payloads first. */
 void *ktab_next(const KTab *t, uint32_t *pos);
 
+/* Prefetch hints for batch loops that know upcoming hashes (memory-latency hiding;
+ * no effect on results). ktab_prefetch_slot: the home slot of `hash`;
+ * ktab_prefetch_entry: when the home slot already holds an entry with this hash, the
+ * first `bytes` of that entry's block (key and payload). */
+static inline void ktab_prefetch_slot(const KTab *t, uint64_t hash)
+{
+    if (t->slots) __builtin_prefetch(&t->slots[(uint32_t)hash & t->mask]);
+}
+static inline void ktab_prefetch_entry(const KTab *t, uint64_t hash, size_t bytes)
+{
+    if (!t->slots) return;
+    const KTabSlot *s = &t->slots[(uint32_t)hash & t->mask];
+    if (s->entry && s->hash == hash)
+        for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)s->entry + off);
+}
+
+/* The whole entry block (key and payload) of a payload already found. */
+static inline void ktab_prefetch_payload(const KTab *t, const void *payload)
+{
+    const char *blk = (const char *)payload - t->payload_off;
+    size_t bytes = t->payload_off + t->payload_size;
+    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(blk + off);
+}
+
 /* Key cell equality as used by the table (grouping semantics). */
 bool ktab_cell_equal(Type t, const Value *a, const Value *b);
 

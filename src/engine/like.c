@@ -149,6 +149,8 @@ static int like_bytes(const unsigned char *t, size_t tlen, const unsigned char *
     return pi == plen;
 }
 
+static inline unsigned ascii_lower(unsigned c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
 /* Case-insensitive: works on code points folded with eval_lower_cp (PostgreSQL lowers
  * both strings and then runs LIKE). */
 static int like_fold(const unsigned char *t, size_t tlen, const unsigned char *p, size_t plen,
@@ -175,6 +177,16 @@ static int like_fold(const unsigned char *t, size_t tlen, const unsigned char *p
             if (c == '\\') {
                 if (pi + 1 >= plen) return trailing_escape(ctx);
                 esc = 1;
+                c = p[pi + 1];
+            }
+            unsigned tb = t[ti];
+            if ((c | tb) < 0x80) {   /* both ASCII: no decoding */
+                if (ascii_lower(c) == ascii_lower(tb)) {
+                    ti++;
+                    pi += esc + 1;
+                    continue;
+                }
+                goto mismatch;
             }
             size_t padv, tadv;
             uint32_t pc = eval_lower_cp(utf8_decode(p + pi + esc, plen - pi - esc, &padv));
@@ -185,8 +197,14 @@ static int like_fold(const unsigned char *t, size_t tlen, const unsigned char *p
                 continue;
             }
         }
+    mismatch:
         if (star_p == NO_STAR) return 0;
         star_t += utf8_charlen(t + star_t, tlen - star_t);
+        if (p[star_p] < 0x80 && p[star_p] != '_' && p[star_p] != '\\') {
+            /* next candidate start: the pattern's first (ASCII) character in either case */
+            unsigned lo = ascii_lower(p[star_p]), up = lo >= 'a' && lo <= 'z' ? lo - 32 : lo;
+            while (star_t < tlen && t[star_t] != lo && t[star_t] != up && t[star_t] < 0x80) star_t++;
+        }
         if (star_t >= tlen) {
             ti = tlen;
             pi = star_p;

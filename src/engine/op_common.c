@@ -74,6 +74,14 @@ bool op_rows_identical(const Type *types, int n, const Value *a, const Value *b)
 
 int op_cell_order(Type t, const Value *a, const Value *b)
 {
+    switch (t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
+        if (a->isnull || b->isnull) return (int)a->isnull - (int)b->isnull;
+        return (a->i > b->i) - (a->i < b->i);
+    default:
+        break;
+    }
     int c = value_compare(t, a, b);
     if (c != 0 || a->isnull || b->isnull) return c;
     switch (t.id) {

@@ -88,6 +88,18 @@ static OSetNode *take_min(OSetNode *n, OSetNode **min)
     return balance(n);
 }
 
+/* value_compare, with the integer-like types compared inline (the hot case). */
+static inline int cmp_fn(Type t, const Value *a, const Value *b)
+{
+    switch (t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
+        return (a->i > b->i) - (a->i < b->i);
+    default:
+        return value_compare(t, a, b);
+    }
+}
+
 typedef struct AddCtx {
     Type t;
     const Value *v;
@@ -95,6 +107,9 @@ typedef struct AddCtx {
     int64_t prev;
     int64_t *bytes;
     int64_t dn;              /* change in distinct values */
+    OSetNode *created;       /* the node inserted, if any */
+    const OSet *set;
+    bool removed_min, removed_max; /* the node freed was the cached min / max */
 } AddCtx;
 
 static OSetNode *add_rec(OSetNode *n, AddCtx *c)
@@ -102,9 +117,10 @@ static OSetNode *add_rec(OSetNode *n, AddCtx *c)
     if (!n) {
         c->prev = 0;
         c->dn = 1;
-        return new_node(c->t, c->v, c->w, c->bytes);
+        c->created = new_node(c->t, c->v, c->w, c->bytes);
+        return c->created;
     }
-    int cmp = value_compare(c->t, c->v, &n->v);
+    int cmp = cmp_fn(c->t, c->v, &n->v);
     if (cmp < 0) {
         n->l = add_rec(n->l, c);
     } else if (cmp > 0) {
@@ -114,6 +130,8 @@ static OSetNode *add_rec(OSetNode *n, AddCtx *c)
         n->count += c->w;
         if (n->count != 0) return n;
         c->dn = -1;
+        c->removed_min = n == c->set->min;
+        c->removed_max = n == c->set->max;
         OSetNode *l = n->l, *r = n->r;
         free_node(c->t, n, c->bytes);
         if (!l) return r;
@@ -133,33 +151,36 @@ int64_t oset_add(OSet *s, Type t, const Value *v, int64_t w, int64_t *bytes)
         /* a lookup: report the current multiplicity */
         const OSetNode *n = s->root;
         while (n) {
-            int cmp = value_compare(t, v, &n->v);
+            int cmp = cmp_fn(t, v, &n->v);
             if (cmp == 0) return n->count;
             n = cmp < 0 ? n->l : n->r;
         }
         return 0;
     }
-    AddCtx c = {t, v, w, 0, bytes, 0};
+    AddCtx c = {t, v, w, 0, bytes, 0, NULL, s, false, false};
     s->root = add_rec(s->root, &c);
     s->n += c.dn;
+    if (c.created) {
+        if (!s->min || cmp_fn(t, &c.created->v, &s->min->v) < 0) s->min = c.created;
+        if (!s->max || cmp_fn(t, &c.created->v, &s->max->v) > 0) s->max = c.created;
+    } else {
+        if (c.removed_min) {
+            OSetNode *n = s->root;
+            while (n && n->l) n = n->l;
+            s->min = n;
+        }
+        if (c.removed_max) {
+            OSetNode *n = s->root;
+            while (n && n->r) n = n->r;
+            s->max = n;
+        }
+    }
     return c.prev;
 }
 
-const Value *oset_min(const OSet *s)
-{
-    const OSetNode *n = s->root;
-    if (!n) return NULL;
-    while (n->l) n = n->l;
-    return &n->v;
-}
+const Value *oset_min(const OSet *s) { return s->min ? &s->min->v : NULL; }
 
-const Value *oset_max(const OSet *s)
-{
-    const OSetNode *n = s->root;
-    if (!n) return NULL;
-    while (n->r) n = n->r;
-    return &n->v;
-}
+const Value *oset_max(const OSet *s) { return s->max ? &s->max->v : NULL; }
 
 static void clear_rec(Type t, OSetNode *n, int64_t *bytes)
 {
@@ -174,6 +195,7 @@ void oset_clear(OSet *s, Type t, int64_t *bytes)
 {
     clear_rec(t, s->root, bytes);
     s->root = NULL;
+    s->min = s->max = NULL;
     s->n = 0;
 }
 

@@ -22,13 +22,14 @@ struct OSetNode {
 typedef struct OSet {
     OSetNode *root;
     int64_t n;               /* distinct values held */
+    OSetNode *min, *max;     /* cached extremes (nodes never move between values) */
 } OSet;
 
 /* Add w (may be negative) to the multiplicity of v (non-NULL, of type t); a value
  * whose multiplicity becomes 0 is removed. Returns the multiplicity before the call.
  * *bytes is adjusted by the memory allocated or freed. */
 int64_t oset_add(OSet *s, Type t, const Value *v, int64_t w, int64_t *bytes);
-/* Smallest / largest value, or NULL when empty. */
+/* Smallest / largest value, or NULL when empty. O(1). */
 const Value *oset_min(const OSet *s);
 const Value *oset_max(const OSet *s);
 /* Free every node (adjusting *bytes) and leave the set empty. */

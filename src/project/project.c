@@ -409,19 +409,33 @@ static void load_flat_dir(ProjectLoader *L, const char *sub, FileLoader fn)
     free_list(names, n);
 }
 
-/* models/...: .sql files are models, .yml/.yaml files are configs; sorted paths */
-static void load_models_dir(ProjectLoader *L, const char *rel, int depth)
+/* models/...: .sql files are models, .yml/.yaml files are configs; sorted paths.
+ * `up` lists the directories being walked (device, inode), so symlink loops stop. */
+typedef struct DirId {
+    dev_t dev;
+    ino_t ino;
+    const struct DirId *up;
+} DirId;
+
+static void load_models_dir(ProjectLoader *L, const char *rel, const DirId *up)
 {
-    if (depth > 32) return; /* symlink loops */
     int n;
     char **names = list_dir(project_path(L->p, rel), &n);
     for (int i = 0; i < n; i++) {
         char *child = arena_printf(&L->p->arena, "%s/%s", rel, names[i]);
         struct stat st;
         if (stat(project_path(L->p, child), &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) load_models_dir(L, child, depth + 1);
-        else if (has_ext(names[i], ".sql")) load_one(L, child, project_load_model_sql);
-        else if (is_yaml_name(names[i])) load_one(L, child, project_load_models_config_text);
+        if (S_ISDIR(st.st_mode)) {
+            bool loop = false;
+            for (const DirId *d = up; d && !loop; d = d->up)
+                loop = d->dev == st.st_dev && d->ino == st.st_ino;
+            DirId me = {st.st_dev, st.st_ino, up};
+            if (!loop) load_models_dir(L, child, &me);
+        } else if (has_ext(names[i], ".sql")) {
+            load_one(L, child, project_load_model_sql);
+        } else if (is_yaml_name(names[i])) {
+            load_one(L, child, project_load_models_config_text);
+        }
     }
     free_list(names, n);
 }
@@ -457,7 +471,11 @@ Project *project_load(const ProjectOptions *opts, DiagList *dl)
     }
     project_load_weir_text(&L, "weir.yml", text, len, opts->target, opts->vars_json);
     load_flat_dir(&L, "sources", project_load_sources_text);
-    load_models_dir(&L, "models", 0);
+    struct stat mst;
+    if (stat(project_path(p, "models"), &mst) == 0 && S_ISDIR(mst.st_mode)) {
+        DirId top = {mst.st_dev, mst.st_ino, NULL};
+        load_models_dir(&L, "models", &top);
+    }
     load_flat_dir(&L, "tests", project_load_tests_text);
     project_loader_finish(&L);
     return p;

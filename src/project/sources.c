@@ -21,7 +21,12 @@ static const char *const column_keys[] = {"type", "description"};
 
 static const char *type_hint(ProjectLoader *L, const char *name)
 {
-    const char *h = diag_did_you_mean(L->dl, name, type_known_names, type_known_names_count);
+    /* compare the name without its modifiers: "numric(12,2)" -> "numric" */
+    const char *paren = strchr(name, '(');
+    size_t n = paren ? (size_t)(paren - name) : strlen(name);
+    while (n > 0 && name[n - 1] == ' ') n--;
+    const char *base = arena_strndup(&L->p->arena, name, n);
+    const char *h = diag_did_you_mean(L->dl, base, type_known_names, type_known_names_count);
     if (h) return h;
     return "use a PostgreSQL type name: bigint, integer, numeric(p,s), double precision, text, "
            "boolean, date, timestamp, timestamptz, interval";
@@ -210,14 +215,15 @@ static void load_source(ProjectLoader *L, YNode *k, YNode *def)
         if (f >= 0) s->format = (DataFormat)f;
     }
     load_columns(L, s, yaml_get(def, "columns"));
-    if ((n = yaml_get(def, "event_time"))) load_event_time(L, s, n);
+    /* without usable columns, column references were not checked: no cascades */
+    if ((n = yaml_get(def, "event_time")) && s->ncolumns) load_event_time(L, s, n);
     if ((n = yaml_get(def, "watermark_delay"))) {
         project_expect_duration(L, n, "`watermark_delay`", &s->watermark_delay_us);
         if (!yaml_get(def, "event_time"))
             diag_warning(L->dl, n->pos, "unused-key", "set `event_time` to enable watermarks",
                          "watermark_delay has no effect without event_time");
     }
-    if ((n = yaml_get(def, "primary_key"))) load_primary_key(L, s, n);
+    if ((n = yaml_get(def, "primary_key")) && s->ncolumns) load_primary_key(L, s, n);
     if (data_format_is_updating(s->format) && !yaml_get(def, "primary_key"))
         diag_error(L->dl, fmt->pos, "missing-primary-key", "add `primary_key: [column, ...]`",
                    "format %s needs a primary_key: updates and deletes of an updating source are "

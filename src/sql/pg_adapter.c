@@ -11,10 +11,13 @@
  * (SELECT, JOIN, subquery in FROM); for those we find the keyword that starts them in
  * the token stream of pg_query_scan (which skips comments and strings correctly).
  *
- * Stack: libpg_query recurses over its tree when it serialises it, and a long chain of
- * left-associative operators ("a + a + a ...") is as deep as it is long; on a normal
- * 8 MiB stack ~40k terms crash inside libpg_query. So parsing runs on a helper thread
- * whose stack grows with the length of the text, and the text length is capped. */
+ * Stack: libpg_query serialises its tree recursively and protobuf-c unpacks it
+ * recursively (about 2 KiB of stack per level of a left-deep operator chain), and such a
+ * chain ("a + a + a ...") is as deep as it is long: ~4k terms overflow an 8 MiB stack.
+ * The grammar itself is iterative, so the depth is bounded by the number of tokens that
+ * can open a level (everything but names, literals and commas). We count those with the
+ * scanner first and parse on a helper thread whose stack is sized for that bound;
+ * absurdly complex texts are refused with a message. */
 #include "sql/ast.h"
 
 #include <pg_query.h>
@@ -30,13 +33,14 @@ typedef PgQuery__Node PNode;
 
 /* Longest SQL text accepted; far beyond any hand-written model. */
 #define SQL_MAX_LEN ((size_t)1 << 20)
-/* Helper thread stack: a base plus a budget per byte of SQL text. Every level of
- * tree depth needs at least two bytes of text ("a+"), and costs libpg_query's output
- * and unpack recursion plus ours (measured below 1 KiB per level under ASan). */
+/* Most depth-bearing tokens accepted (bounds the helper thread's stack reservation). */
+#define MAX_LEVEL_TOKENS 100000
+/* Helper thread stack: a base plus a budget per depth-bearing token (twice the measured
+ * cost of libpg_query + protobuf-c + this file, with or without ASan). */
 #define STACK_BASE ((size_t)16 << 20)
-#define STACK_PER_BYTE ((size_t)640)
-/* Inputs this short are parsed on the caller's thread when no thread can be started. */
-#define INLINE_MAX_LEN ((size_t)2048)
+#define STACK_PER_TOKEN ((size_t)4096)
+/* When no thread can be started, texts this simple are parsed on the caller's stack. */
+#define INLINE_MAX_LEVEL_TOKENS 1000
 
 /* PostgreSQL constants not exported by libpg_query's headers. */
 #define FRAMEOPTION_DEFAULTS 1058      /* RANGE UNBOUNDED PRECEDING AND CURRENT ROW */
@@ -58,8 +62,32 @@ static Ast *window_def(Ctx *c, const PgQuery__WindowDef *w, int near);
 
 /* ---- tokens ---------------------------------------------------------------- */
 
-static void load_tokens(Ctx *c)
+/* Tokens that never open a level of the parse tree. */
+static bool flat_token(PgQuery__Token t)
 {
+    switch (t) {
+    case PG_QUERY__TOKEN__IDENT:
+    case PG_QUERY__TOKEN__UIDENT:
+    case PG_QUERY__TOKEN__FCONST:
+    case PG_QUERY__TOKEN__SCONST:
+    case PG_QUERY__TOKEN__USCONST:
+    case PG_QUERY__TOKEN__BCONST:
+    case PG_QUERY__TOKEN__XCONST:
+    case PG_QUERY__TOKEN__ICONST:
+    case PG_QUERY__TOKEN__PARAM:
+    case PG_QUERY__TOKEN__ASCII_44: /* , */
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Scans the text into c's token arrays (comments dropped). Returns the number of
+ * tokens that may open a level of the parse tree, or 0 when the text does not scan
+ * (the parser then stops at the same lexical error before building anything deep). */
+static int load_tokens(Ctx *c)
+{
+    int levels = 0;
     c->ntok = 0;
     PgQueryScanResult sr = pg_query_scan(c->sql);
     if (!sr.error && sr.pbuf.data) {
@@ -72,6 +100,7 @@ static void load_tokens(Ctx *c)
                 const PgQuery__ScanToken *t = scan->tokens[i];
                 if (t->token == PG_QUERY__TOKEN__SQL_COMMENT || t->token == PG_QUERY__TOKEN__C_COMMENT)
                     continue;
+                if (!flat_token(t->token)) levels++;
                 c->tstart[c->ntok] = t->start;
                 c->tend[c->ntok] = t->end;
                 c->ntok++;
@@ -80,6 +109,7 @@ static void load_tokens(Ctx *c)
         }
     }
     pg_query_free_scan_result(sr);
+    return levels;
 }
 
 /* Index of the first token starting at or after pos (ntok when none). */
@@ -962,36 +992,35 @@ static const char *statement_keyword(const Ctx *c, const PNode *stmt, int start)
     return node_type_name(stmt);
 }
 
-static SqlParseResult parse_here(Arena *arena, const char *sql)
+/* Parses c->sql (tokens already loaded) on the current thread. */
+static SqlParseResult parse_here(Ctx *c)
 {
     SqlParseResult res = {NULL, false, NULL, -1};
-    PgQueryProtobufParseResult pr = pg_query_parse_protobuf(sql);
+    PgQueryProtobufParseResult pr = pg_query_parse_protobuf(c->sql);
     if (pr.error) {
-        res = fail(arena, pr.error->message ? pr.error->message : "syntax error",
-                   char_pos_to_byte(sql, pr.error->cursorpos));
+        res = fail(c->arena, pr.error->message ? pr.error->message : "syntax error",
+                   char_pos_to_byte(c->sql, pr.error->cursorpos));
         pg_query_free_protobuf_parse_result(pr);
         return res;
     }
     PgQuery__ParseResult *tree =
         pg_query__parse_result__unpack(NULL, pr.parse_tree.len, (const uint8_t *)pr.parse_tree.data);
     pg_query_free_protobuf_parse_result(pr);
-    if (!tree) return fail(arena, "internal error: cannot decode the parse tree", -1);
+    if (!tree) return fail(c->arena, "internal error: cannot decode the parse tree", -1);
 
-    Ctx c = {arena, sql, NULL, NULL, 0};
-    load_tokens(&c);
     if (tree->n_stmts != 1 || !tree->stmts[0]) {
-        int loc = tree->n_stmts > 1 && tree->stmts[1] ? first_token_from(&c, tree->stmts[1]->stmt_location)
-                                                      : first_token_from(&c, 0);
-        res = fail(arena, "expected a single SELECT statement", loc);
+        int loc = tree->n_stmts > 1 && tree->stmts[1] ? first_token_from(c, tree->stmts[1]->stmt_location)
+                                                      : first_token_from(c, 0);
+        res = fail(c->arena, "expected a single SELECT statement", loc);
     } else {
         const PgQuery__RawStmt *raw = tree->stmts[0];
-        int start = first_token_from(&c, raw->stmt_location);
+        int start = first_token_from(c, raw->stmt_location);
         const PNode *st = raw->stmt;
         if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT || !st->select_stmt) {
-            const char *kw = statement_keyword(&c, st, start);
-            res = fail(arena, arena_printf(arena, "only SELECT is allowed in a model; found %s", kw), start);
+            const char *kw = statement_keyword(c, st, start);
+            res = fail(c->arena, arena_printf(c->arena, "only SELECT is allowed in a model; found %s", kw), start);
         } else {
-            res.stmt = select_stmt(&c, st->select_stmt, start);
+            res.stmt = select_stmt(c, st->select_stmt, start);
             res.ok = true;
             res.error_loc = -1;
         }
@@ -1001,15 +1030,14 @@ static SqlParseResult parse_here(Arena *arena, const char *sql)
 }
 
 typedef struct ParseJob {
-    Arena *arena;
-    const char *sql;
+    Ctx *ctx;
     SqlParseResult res;
 } ParseJob;
 
 static void *parse_thread(void *arg)
 {
     ParseJob *job = arg;
-    job->res = parse_here(job->arena, job->sql);
+    job->res = parse_here(job->ctx);
     return NULL;
 }
 
@@ -1020,12 +1048,19 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
     if (len > SQL_MAX_LEN)
         return fail(arena, arena_printf(arena, "SQL text is too long (%zu bytes; the limit is %zu)", len, SQL_MAX_LEN),
                     -1);
-    ParseJob job = {arena, sql, {NULL, false, NULL, -1}};
+    Ctx c = {arena, sql, NULL, NULL, 0};
+    int levels = load_tokens(&c);
+    if (levels > MAX_LEVEL_TOKENS)
+        return fail(arena,
+                    arena_printf(arena, "SQL text is too complex (%d operators, keywords and brackets; "
+                                        "the limit is %d)", levels, MAX_LEVEL_TOKENS),
+                    -1);
+    ParseJob job = {&c, {NULL, false, NULL, -1}};
     pthread_attr_t attr;
     pthread_t th;
     bool started = false;
     if (pthread_attr_init(&attr) == 0) {
-        if (pthread_attr_setstacksize(&attr, STACK_BASE + len * STACK_PER_BYTE) == 0 &&
+        if (pthread_attr_setstacksize(&attr, STACK_BASE + (size_t)levels * STACK_PER_TOKEN) == 0 &&
             pthread_create(&th, &attr, parse_thread, &job) == 0)
             started = true;
         pthread_attr_destroy(&attr);
@@ -1034,7 +1069,7 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
         pthread_join(th, NULL);
         return job.res;
     }
-    if (len <= INLINE_MAX_LEN) return parse_here(arena, sql);
+    if (levels <= INLINE_MAX_LEVEL_TOKENS) return parse_here(&c);
     return fail(arena, "cannot start the SQL parser thread", -1);
 }
 

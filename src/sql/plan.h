@@ -176,5 +176,16 @@ struct StrBuf;
 void plan_expr_sql(const Expr *e, const PlanColumn *incols, int nincols, struct StrBuf *out);
 /* Structural hash of an expression / node (without positions), for fingerprints. */
 uint64_t plan_expr_hash(const Expr *e, uint64_t seed);
+/* Structural hash of a plan subtree (kinds, names, column types, expressions,
+ * aggregates, inputs; no positions). */
+uint64_t plan_node_hash(const PlanNode *n, uint64_t seed);
+/* Structural equality of expressions, ignoring positions. */
+bool plan_expr_equal(const Expr *a, const Expr *b);
+/* Deep copies into arena (a CTE referenced twice becomes two subtrees). */
+Expr *plan_expr_copy(Arena *a, const Expr *e);
+PlanNode *plan_node_copy(Arena *a, const PlanNode *n);
+/* Print an aggregate call as SQL over its input columns: count(*), sum(DISTINCT x),
+ * count(x) FILTER (WHERE ...). */
+void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, struct StrBuf *out);
 
 #endif

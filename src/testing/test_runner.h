@@ -1,5 +1,5 @@
-/* Deterministic model tests (`weir test`): runs each tests/*.yml case in-process on the
- * engine, one given row per step, and compares the model's exact changelog (`expect`)
+/* Deterministic model tests (`weir test`): runs each test case of the tests/ YAML files
+ * in-process on the engine, one given row per step, and compares the model's exact changelog (`expect`)
  * and its final rows (`expect_final`, order-insensitive) with what was produced. */
 #ifndef WEIR_TESTING_TEST_RUNNER_H
 #define WEIR_TESTING_TEST_RUNNER_H

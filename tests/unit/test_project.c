@@ -545,62 +545,64 @@ static void test_source_errors(void **state)
         "      a: bigitn\n"                /* 6 */
         "      b: text\n"                  /* 7 */
         "      c: zzzqqqxxxyyy\n"          /* 8 */
-        "  s2:\n"                          /* 9 */
-        "    connector: file\n"            /* 10 */
-        "    path: data/missing.jsonl\n"   /* 11 */
-        "    format: debezium-jsn\n"       /* 12 */
-        "    on_error: ignore\n"           /* 13 */
-        "    columns: {id: bigint, t: text}\n" /* 14 */
-        "    event_time: tt\n"             /* 15 */
-        "    primary_key: [id, idd]\n"     /* 16 */
-        "  s3:\n"                          /* 17 */
-        "    connector: file\n"            /* 18 */
-        "    format: changelog-json\n"     /* 19 */
-        "    columns: {id: bigint, t: text}\n" /* 20 */
-        "    event_time: t\n"              /* 21 */
-        "    watermark_delay: 5 parsecs\n" /* 22 */
-        "  s4:\n"                          /* 23 */
-        "    connector: kafka\n"           /* 24 */
-        "    path: x\n"                    /* 25 */
-        "    delimiter: ';'\n"             /* 26 */
-        "    columns: [a, b]\n"            /* 27 */
-        "  s5:\n"                          /* 28 */
-        "    format: json\n"               /* 29 */
-        "    columns: {}\n"                /* 30 */
-        "    watermark_delay: 1s\n"        /* 31 */
-        "  s6: [x]\n");                    /* 32 */
+        "      d: numric(12, 2)\n"         /* 9 */
+        "  s2:\n"                          /* 10 */
+        "    connector: file\n"            /* 11 */
+        "    path: data/missing.jsonl\n"   /* 12 */
+        "    format: debezium-jsn\n"       /* 13 */
+        "    on_error: ignore\n"           /* 14 */
+        "    columns: {id: bigint, t: text}\n" /* 15 */
+        "    event_time: tt\n"             /* 16 */
+        "    primary_key: [id, idd]\n"     /* 17 */
+        "  s3:\n"                          /* 18 */
+        "    connector: file\n"            /* 19 */
+        "    format: changelog-json\n"     /* 20 */
+        "    columns: {id: bigint, t: text}\n" /* 21 */
+        "    event_time: t\n"              /* 22 */
+        "    watermark_delay: 5 parsecs\n" /* 23 */
+        "  s4:\n"                          /* 24 */
+        "    connector: kafka\n"           /* 25 */
+        "    path: x\n"                    /* 26 */
+        "    delimiter: ';'\n"             /* 27 */
+        "    columns: [a, b]\n"            /* 28 */
+        "  s5:\n"                          /* 29 */
+        "    format: json\n"               /* 30 */
+        "    columns: {}\n"                /* 31 */
+        "    watermark_delay: 1s\n"        /* 32 */
+        "  s6: [x]\n");                    /* 33 */
     load(f, NULL, NULL);
     const char *F = "sources/bad.yml";
     expect_diag(f, "unknown-value", "unknown connector 'fiel'", F, 3, 16, "did you mean 'file'?");
     expect_diag(f, "unknown-key", "unknown key 'fromat' in source 's1'", F, 4, 5, "did you mean 'format'?");
     expect_diag(f, "unknown-type", "unknown type 'bigitn' for column 'a'", F, 6, 10, "did you mean 'bigint'?");
     expect_diag(f, "unknown-type", "unknown type 'zzzqqqxxxyyy'", F, 8, 10, "PostgreSQL type name");
-    expect_diag(f, "file-not-found", "file not found: ", F, 11, 11, "relative to the project");
-    const Diag *d = expect_diag(f, "file-not-found", "data/missing.jsonl", F, 11, 11, NULL);
+    expect_diag(f, "unknown-type", "unknown type 'numric(12, 2)'", F, 9, 10, "did you mean 'numeric'?");
+    expect_diag(f, "file-not-found", "file not found: ", F, 12, 11, "relative to the project");
+    const Diag *d = expect_diag(f, "file-not-found", "data/missing.jsonl", F, 12, 11, NULL);
     assert_non_null(strstr(d->message, f->dir)); /* the resolved path */
-    expect_diag(f, "unknown-value", "unknown format 'debezium-jsn'", F, 12, 13, "did you mean 'debezium-json'?");
-    expect_diag(f, "unknown-value", "unknown on_error 'ignore'", F, 13, 15, "dead_letter, fail, skip");
-    expect_diag(f, "unknown-column", "event_time 'tt' is not a column of source 's2'", F, 15, 17,
+    expect_diag(f, "unknown-value", "unknown format 'debezium-jsn'", F, 13, 13, "did you mean 'debezium-json'?");
+    expect_diag(f, "unknown-value", "unknown on_error 'ignore'", F, 14, 15, "dead_letter, fail, skip");
+    expect_diag(f, "unknown-column", "event_time 'tt' is not a column of source 's2'", F, 16, 17,
                 "did you mean 't'?");
-    expect_diag(f, "unknown-column", "primary_key column 'idd' is not a column", F, 16, 23,
+    expect_diag(f, "unknown-column", "primary_key column 'idd' is not a column", F, 17, 23,
                 "did you mean 'id'?");
-    expect_diag(f, "missing-key", "file source 's3' needs a `path`", F, 17, 3, "path:");
-    expect_diag(f, "missing-primary-key", "format changelog-json needs a primary_key", F, 19, 13,
+    expect_diag(f, "missing-key", "file source 's3' needs a `path`", F, 18, 3, "path:");
+    expect_diag(f, "missing-primary-key", "format changelog-json needs a primary_key", F, 20, 13,
                 "primary_key:");
-    expect_diag(f, "bad-event-time", "event_time column 't' has type text; it must be a timestamp", F, 21,
+    expect_diag(f, "bad-event-time", "event_time column 't' has type text; it must be a timestamp", F, 22,
                 17, "timestamptz");
-    expect_diag(f, "bad-duration", "invalid duration '5 parsecs'", F, 22, 22, "5s");
-    expect_diag(f, "key-not-applicable", "key 'path' applies to file sources, not to a kafka source", F, 25,
+    expect_diag(f, "bad-duration", "invalid duration '5 parsecs'", F, 23, 22, "5s");
+    expect_diag(f, "key-not-applicable", "key 'path' applies to file sources, not to a kafka source", F, 26,
                 5, NULL);
-    expect_diag(f, "key-not-applicable", "key 'delimiter' applies to csv sources", F, 26, 5, "format: csv");
-    expect_diag(f, "bad-type", "expected a mapping, found a list for the columns of source 's4'", F, 27, 14,
+    expect_diag(f, "key-not-applicable", "key 'delimiter' applies to csv sources", F, 27, 5, "format: csv");
+    expect_diag(f, "bad-type", "expected a mapping, found a list for the columns of source 's4'", F, 28, 14,
                 NULL);
-    expect_diag(f, "missing-key", "kafka source 's4' needs a `topic`", F, 23, 3, NULL);
-    expect_diag(f, "missing-key", "source 's5' has no `connector`", F, 28, 3, "connector: file");
-    expect_diag(f, "bad-value", "source 's5' has no columns", F, 30, 14, NULL);
-    expect_diag(f, "bad-type", "expected a mapping, found a list for source 's6'", F, 32, 7, NULL);
+    expect_diag(f, "missing-key", "kafka source 's4' needs a `topic`", F, 24, 3, NULL);
+    expect_diag(f, "missing-key", "source 's5' has no `connector`", F, 29, 3, "connector: file");
+    expect_diag(f, "bad-value", "source 's5' has no columns", F, 31, 14, NULL);
+    expect_diag(f, "bad-type", "expected a mapping, found a list for source 's6'", F, 33, 7, NULL);
     /* a warning, not an error */
-    const Diag *w = expect_diag(f, "unused-key", "watermark_delay has no effect without event_time", F, 31,
+    const Diag *w = expect_diag(f, "unused-key", "watermark_delay has no effect without event_time", F, 32,
                                 22, "event_time");
     assert_int_equal(w->severity, DIAG_WARNING);
 }
@@ -676,6 +678,28 @@ static void test_duplicate_model(void **state)
     const ModelDef *m = project_find_model(p, "dup");
     assert_string_equal(m->sql_file, "models/a/dup.sql");
     assert_int_equal(p->nmodels, 2);
+}
+
+static void test_models_symlink_loop(void **state)
+{
+    Fixture *f = *state;
+    base_project(f);
+    put(f, "models/sub/inner.sql", "SELECT 1\n");
+    char link[512];
+    snprintf(link, sizeof link, "%s/models/sub/loop", f->dir);
+    assert_int_equal(symlink("..", link), 0);
+    Project *p = load(f, NULL, NULL);
+    expect_clean(f);
+    assert_int_equal(p->nmodels, 2);
+    assert_string_equal(project_find_model(p, "inner")->sql_file, "models/sub/inner.sql");
+}
+
+static void test_weir_yml_is_directory(void **state)
+{
+    Fixture *f = *state;
+    put(f, "weir.yml/x", "");
+    assert_null(load(f, NULL, NULL));
+    expect_diag(f, "io-error", "it is a directory", NULL, 0, 0, NULL);
 }
 
 static void test_empty_and_badly_named_model(void **state)
@@ -1007,6 +1031,8 @@ int main(void)
         T(test_source_file_top_level),
         T(test_file_source_directory_and_env_path),
         T(test_duplicate_model),
+        T(test_models_symlink_loop),
+        T(test_weir_yml_is_directory),
         T(test_empty_and_badly_named_model),
         T(test_model_config_errors),
         T(test_upsert_needs_key),

@@ -1,0 +1,487 @@
+/* The `weir run` driver: wires sources, the engine pipeline, sinks and dead letters
+ * together and loops read -> step -> commit (see run.h). Kept thin: decoding lives in
+ * the sources, formatting in the sinks, execution in the engine. */
+#include "connectors/run.h"
+
+#include "base/jsonw.h"
+#include "connectors/dead_letter.h"
+#include "connectors/sink.h"
+#include "connectors/source.h"
+#include "engine/engine.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+typedef struct Run {
+    Project *p;
+    const IrGraph *g;
+    EngPipeline *pipe;
+    ConnSource **sources;        /* open sources */
+    int nsources;
+    ConnSink **sinks;            /* per project model, NULL without a sink */
+    DlWriter **model_dl;         /* per project model, lazily opened */
+    int64_t *ins, *upd, *del, *model_dead;
+    bool *wanted;
+    int64_t *src_engine_dead;    /* per open source: engine rejections */
+    char dl_err[512];            /* first dead-letter write failure (reported after the step) */
+} Run;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool listener(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    Run *r = ctx;
+    if (model < 0 || model >= r->p->nmodels) return true;
+    for (int i = 0; i < n; i++) {
+        switch (changes[i].op) {
+        case CHANGE_INSERT: r->ins[model]++; break;
+        case CHANGE_UPDATE: r->upd[model]++; break;
+        default: r->del[model]++; break;
+        }
+    }
+    if (r->sinks[model]) return sink_write(r->sinks[model], changes, n, err, errsize);
+    return true;
+}
+
+static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
+                   size_t errsize)
+{
+    return eng_source_upsert(ctx, source, op, row, origin, err, errsize);
+}
+
+static void dead_letter(void *ctx, const EngDeadLetter *d)
+{
+    Run *r = ctx;
+    DlWriter *w = NULL;
+    RowOrigin o;
+    const RowOrigin *origin = d->origin;
+    const char *name = d->source ? d->source : "unknown";
+    for (int i = 0; i < r->nsources && !w; i++) {
+        if (strcmp(src_def(r->sources[i])->name, name) != 0) continue;
+        w = src_dead_letter_writer(r->sources[i]);
+        r->src_engine_dead[i]++;
+        if (!origin && src_row_origin(r->sources[i], d->row, &o)) origin = &o;
+    }
+    if (!w) {
+        /* a model's rejection of a row that came straight from a source batch still
+         * gets that source's file:line */
+        for (int i = 0; i < r->nsources && !origin; i++)
+            if (src_row_origin(r->sources[i], d->row, &o)) origin = &o;
+        const ModelDef *m = project_find_model(r->p, name);
+        int mi = m ? (int)(m - r->p->models) : -1;
+        if (mi >= 0) {
+            if (!r->model_dl[mi]) r->model_dl[mi] = dl_open_project(r->p, name, false);
+            w = r->model_dl[mi];
+            r->model_dead[mi]++;
+        } else {
+            /* a name that is neither a source nor a model: still never dropped */
+            if (!r->model_dl[r->p->nmodels]) r->model_dl[r->p->nmodels] = dl_open_project(r->p, name, false);
+            w = r->model_dl[r->p->nmodels];
+        }
+    }
+    char err[512];
+    if (!dl_write_row(w, d->reason, origin, d->cols, d->types, d->row, d->ncols, err, sizeof err) && !r->dl_err[0])
+        snprintf(r->dl_err, sizeof r->dl_err, "%s", err);
+}
+
+static void fmt_count(int64_t v, char *buf, size_t n)
+{
+    if (v >= 10000000) snprintf(buf, n, "%.1fM", (double)v / 1e6);
+    else if (v >= 10000) snprintf(buf, n, "%.1fk", (double)v / 1e3);
+    else snprintf(buf, n, "%lld", (long long)v);
+}
+
+static void progress_line(Run *r, double t0)
+{
+    int64_t events = 0, done = 0, total = 0, dead = 0;
+    bool all_known = true;
+    for (int i = 0; i < r->nsources; i++) {
+        const SrcStats *st = src_stats(r->sources[i]);
+        events += st->records;
+        dead += st->bad;
+        int64_t d, t;
+        src_progress(r->sources[i], &d, &t);
+        if (t <= 0) all_known = false;
+        done += d;
+        total += t;
+    }
+    double el = now_s() - t0;
+    char ev[32], rate[32], pct[32] = "";
+    fmt_count(events, ev, sizeof ev);
+    fmt_count(el > 0 ? (int64_t)((double)events / el) : 0, rate, sizeof rate);
+    if (all_known && total > 0) snprintf(pct, sizeof pct, "  %3d%%", (int)(100.0 * (double)done / (double)total));
+    fprintf(stderr, "\r\033[Kweir run: %s events  %s/s%s  %.1fs%s", ev, rate, pct, el,
+            dead ? "  (bad records: see summary)" : "");
+    fflush(stderr);
+}
+
+static bool commit_all(Run *r, char *err, size_t errsize)
+{
+    for (int m = 0; m < r->p->nmodels; m++)
+        if (r->sinks[m] && !sink_commit(r->sinks[m], err, errsize)) return false;
+    for (int i = 0; i < r->nsources; i++) {
+        if (!src_flush(r->sources[i], err, errsize)) return false;
+        if (!src_commit(r->sources[i], err, errsize)) return false;
+    }
+    for (int m = 0; m <= r->p->nmodels; m++)
+        if (r->model_dl[m] && !dl_flush(r->model_dl[m], err, errsize)) return false;
+    if (r->dl_err[0]) {
+        snprintf(err, errsize, "%s", r->dl_err);
+        return false;
+    }
+    return true;
+}
+
+static void fill_summary(Run *r, RunSummary *out, double t0)
+{
+    out->nsources = r->nsources;
+    out->sources = xcalloc((size_t)r->nsources + 1, sizeof(RunSourceSummary));
+    for (int i = 0; i < r->nsources; i++) {
+        const SrcStats *st = src_stats(r->sources[i]);
+        RunSourceSummary *s = &out->sources[i];
+        s->name = xstrdup(src_def(r->sources[i])->name);
+        s->events = st->records;
+        s->rows = st->rows;
+        s->dead_letters = st->dead_letters + r->src_engine_dead[i];
+        s->skipped = st->skipped;
+        const char *f = dl_path(src_dead_letter_writer(r->sources[i]));
+        s->dead_letter_file = f ? xstrdup(f) : NULL;
+        out->events_in += s->events;
+        out->dead_letters += s->dead_letters;
+        out->skipped += s->skipped;
+    }
+    int nm = 0;
+    for (int m = 0; m < r->p->nmodels; m++) nm += r->wanted[m];
+    out->models = xcalloc((size_t)nm + 1, sizeof(RunModelSummary));
+    for (int m = 0; m < r->p->nmodels; m++) {
+        if (!r->wanted[m]) {
+            out->dead_letters += r->model_dead[m];
+            continue;
+        }
+        RunModelSummary *ms = &out->models[out->nmodels++];
+        ms->name = xstrdup(r->p->models[m].name);
+        ms->inserts = r->ins[m];
+        ms->updates = r->upd[m];
+        ms->deletes = r->del[m];
+        ms->dead_letters = r->model_dead[m];
+        ms->sink = r->sinks[m] && r->sinks[m]->target ? xstrdup(r->sinks[m]->target) : NULL;
+        const char *f = dl_path(r->model_dl[m]);
+        ms->dead_letter_file = f ? xstrdup(f) : NULL;
+        out->changes_out += ms->inserts + ms->updates + ms->deletes;
+        out->dead_letters += ms->dead_letters;
+    }
+    if (r->model_dl[r->p->nmodels]) out->dead_letters += dl_count(r->model_dl[r->p->nmodels]);
+    out->elapsed_s = now_s() - t0;
+    out->events_per_s = out->elapsed_s > 0 ? (double)out->events_in / out->elapsed_s : 0;
+}
+
+/* Closes everything; returns false (message in err unless one is there) on a close failure. */
+static bool teardown(Run *r, bool ok, char *err, size_t errsize)
+{
+    char e2[512];
+    for (int m = 0; m < r->p->nmodels; m++) {
+        if (r->sinks[m] && !sink_close(r->sinks[m], e2, sizeof e2) && ok) {
+            snprintf(err, errsize, "%s", e2);
+            ok = false;
+        }
+        r->sinks[m] = NULL;
+    }
+    for (int i = 0; i < r->nsources; i++) {
+        if (!src_close(r->sources[i], e2, sizeof e2) && ok) {
+            snprintf(err, errsize, "%s", e2);
+            ok = false;
+        }
+    }
+    for (int m = 0; m <= r->p->nmodels; m++) {
+        if (r->model_dl[m] && !dl_close(r->model_dl[m], e2, sizeof e2) && ok) {
+            snprintf(err, errsize, "%s", e2);
+            ok = false;
+        }
+    }
+    if (r->pipe) eng_pipeline_free(r->pipe);
+    free(r->sources);
+    free(r->sinks);
+    free(r->model_dl);
+    free(r->ins);
+    free(r->upd);
+    free(r->del);
+    free(r->model_dead);
+    free(r->wanted);
+    free(r->src_engine_dead);
+    return ok;
+}
+
+int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummary *out,
+                 char *err, size_t errsize)
+{
+    memset(out, 0, sizeof *out);
+    RunOptions defaults = {0};
+    if (!opts) opts = &defaults;
+    int batch = opts->batch_size > 0 ? opts->batch_size : 4096;
+    double t0 = now_s();
+    int code = 0;
+    bool ok = true;
+    err[0] = '\0';
+
+    Run r = {0};
+    r.p = p;
+    r.g = g;
+    int nm = p->nmodels;
+    r.sinks = xcalloc((size_t)nm + 1, sizeof(ConnSink *));
+    r.model_dl = xcalloc((size_t)nm + 1, sizeof(DlWriter *));
+    r.ins = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.upd = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.del = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.model_dead = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.wanted = xcalloc((size_t)nm + 1, sizeof(bool));
+    r.sources = xcalloc((size_t)p->nsources + 1, sizeof(ConnSource *));
+    r.src_engine_dead = xcalloc((size_t)p->nsources + 1, sizeof(int64_t));
+    for (int m = 0; m < nm; m++)
+        r.wanted[m] = (!opts->models_wanted || opts->models_wanted[m]) && m < g->nmodels && g->models[m].root;
+
+    /* sinks are checked before anything is opened: a configuration error writes nothing */
+    for (int m = 0; m < nm; m++) {
+        const SinkDef *sd = p->models[m].sink;
+        const char *why;
+        if (r.wanted[m] && sd && sd->connector != SINK_NONE && !sink_supported(sd->connector, &why)) {
+            snprintf(err, errsize, "model %s: sink connector %s %s", p->models[m].name,
+                     sink_connector_name(sd->connector), why);
+            code = 2;
+            goto done;
+        }
+    }
+
+    EngOptions eo = {0};
+    eo.models_wanted = r.wanted;
+    eo.listener = listener;
+    eo.listener_ctx = &r;
+    eo.dead_letter = dead_letter;
+    eo.dead_letter_ctx = &r;
+    eo.max_batch_rows = batch;
+    r.pipe = eng_pipeline_new(g, &eo, err, errsize);
+    if (!r.pipe) {
+        code = 2;
+        goto done;
+    }
+
+    bool stdin_taken = false;
+    for (int s = 0; s < p->nsources; s++) {
+        if (!eng_source_batch(r.pipe, s)) continue;
+        if (p->sources[s].connector == SRC_STDIN) {
+            if (stdin_taken) {
+                snprintf(err, errsize, "source %s: only one source can read standard input", p->sources[s].name);
+                code = 2;
+                goto done;
+            }
+            stdin_taken = true;
+        }
+        SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = false,
+                         .record_origins = !opts->no_origins};
+        bool config_error = false;
+        ConnSource *src = src_open(p, s, &so, &config_error, err, errsize);
+        if (!src) {
+            code = config_error ? 2 : 3;
+            goto done;
+        }
+        r.sources[r.nsources++] = src;
+    }
+
+    for (int m = 0; m < nm; m++) {
+        const SinkDef *sd = p->models[m].sink;
+        if (!r.wanted[m] || !sd || sd->connector == SINK_NONE) continue;
+        const IrModel *im = &g->models[m];
+        SinkSpec spec = {
+            .model = p->models[m].name,
+            .def = sd,
+            .cols = im->root->plan->cols,
+            .ncols = im->root->plan->ncols,
+            .key = im->out_key,
+            .nkey = im->nout_key,
+        };
+        r.sinks[m] = sink_open(p, &spec, err, errsize);
+        if (!r.sinks[m]) {
+            code = 3;
+            goto done;
+        }
+    }
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_requested = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    bool show = opts->progress && isatty(2);
+    double last_progress = t0;
+    bool finished = r.nsources == 0;
+    while (!finished && !stop_requested) {
+        for (int i = 0; i < r.nsources; i++) {
+            ConnSource *src = r.sources[i];
+            if (src_done(src)) continue;
+            Batch *b = eng_source_batch(r.pipe, src_index(src));
+            if (src_read_batch(src, b, upsert, r.pipe, batch, err, errsize) < 0) {
+                ok = false;
+                break;
+            }
+        }
+        if (!ok) break;
+        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) {
+            ok = false;
+            break;
+        }
+        out->steps++;
+        /* watermarks seen in this step take effect from the next one */
+        finished = true;
+        for (int i = 0; i < r.nsources; i++) {
+            int64_t wm = src_watermark(r.sources[i]);
+            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
+            if (!src_done(r.sources[i]) || !src_bounded(r.sources[i])) finished = false;
+        }
+        if (show && now_s() - last_progress >= 0.5) {
+            last_progress = now_s();
+            progress_line(&r, t0);
+        }
+    }
+    if (ok && finished) {
+        /* the end of every bounded input: close all windows */
+        for (int s = 0; s < p->nsources; s++)
+            if (eng_source_batch(r.pipe, s)) eng_source_watermark(r.pipe, s, INT64_MAX);
+        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) ok = false;
+        else out->steps++;
+    }
+    if (show) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+    out->interrupted = ok && !finished && stop_requested;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!ok) code = 3;
+
+done:
+    fill_summary(&r, out, t0);
+    if (!teardown(&r, code == 0, err, errsize) && code == 0) code = 3;
+    return code;
+}
+
+void run_summary_free(RunSummary *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->nsources; i++) {
+        free(s->sources[i].name);
+        free(s->sources[i].dead_letter_file);
+    }
+    for (int i = 0; i < s->nmodels; i++) {
+        free(s->models[i].name);
+        free(s->models[i].sink);
+        free(s->models[i].dead_letter_file);
+    }
+    free(s->sources);
+    free(s->models);
+    memset(s, 0, sizeof *s);
+}
+
+void run_summary_render_text(const RunSummary *s, StrBuf *out)
+{
+    sb_printf(out, "%s %lld events in %.2fs (%.0f events/s), %lld changes out",
+              s->interrupted ? "stopped:" : "done:", (long long)s->events_in, s->elapsed_s, s->events_per_s,
+              (long long)s->changes_out);
+    if (s->dead_letters || s->skipped)
+        sb_printf(out, ", %lld dead letters, %lld skipped", (long long)s->dead_letters, (long long)s->skipped);
+    sb_putc(out, '\n');
+    for (int i = 0; i < s->nsources; i++) {
+        const RunSourceSummary *x = &s->sources[i];
+        sb_printf(out, "  source %-28s %12lld events", x->name, (long long)x->events);
+        if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
+                                       x->dead_letter_file ? x->dead_letter_file : "?");
+        if (x->skipped) sb_printf(out, ", %lld skipped", (long long)x->skipped);
+        sb_putc(out, '\n');
+    }
+    for (int i = 0; i < s->nmodels; i++) {
+        const RunModelSummary *x = &s->models[i];
+        sb_printf(out, "  model  %-28s %12lld changes (%lld insert, %lld update, %lld delete)", x->name,
+                  (long long)(x->inserts + x->updates + x->deletes), (long long)x->inserts, (long long)x->updates,
+                  (long long)x->deletes);
+        if (x->sink) sb_printf(out, " -> %s", x->sink);
+        if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
+                                       x->dead_letter_file ? x->dead_letter_file : "?");
+        sb_putc(out, '\n');
+    }
+}
+
+static void kstr_or_null(JsonW *w, const char *k, const char *v)
+{
+    jw_key(w, k);
+    if (v) jw_str(w, v);
+    else jw_null(w);
+}
+
+void run_summary_render_json(const RunSummary *s, StrBuf *out)
+{
+    JsonW w;
+    jw_init(&w, out, true);
+    jw_obj(&w);
+    jw_kint(&w, "events_in", s->events_in);
+    jw_kint(&w, "changes_out", s->changes_out);
+    jw_kint(&w, "dead_letters", s->dead_letters);
+    jw_kint(&w, "skipped", s->skipped);
+    jw_kint(&w, "steps", s->steps);
+    char num[64];
+    snprintf(num, sizeof num, "%.3f", s->elapsed_s);
+    jw_key(&w, "elapsed_s");
+    jw_raw(&w, num);
+    snprintf(num, sizeof num, "%.0f", s->events_per_s);
+    jw_key(&w, "events_per_s");
+    jw_raw(&w, num);
+    jw_kbool(&w, "interrupted", s->interrupted);
+    jw_key(&w, "sources");
+    jw_arr(&w);
+    for (int i = 0; i < s->nsources; i++) {
+        const RunSourceSummary *x = &s->sources[i];
+        jw_obj(&w);
+        jw_kstr(&w, "name", x->name);
+        jw_kint(&w, "events", x->events);
+        jw_kint(&w, "rows", x->rows);
+        jw_kint(&w, "dead_letters", x->dead_letters);
+        jw_kint(&w, "skipped", x->skipped);
+        kstr_or_null(&w, "dead_letter_file", x->dead_letter_file);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "models");
+    jw_arr(&w);
+    for (int i = 0; i < s->nmodels; i++) {
+        const RunModelSummary *x = &s->models[i];
+        jw_obj(&w);
+        jw_kstr(&w, "name", x->name);
+        jw_kint(&w, "inserts", x->inserts);
+        jw_kint(&w, "updates", x->updates);
+        jw_kint(&w, "deletes", x->deletes);
+        jw_kint(&w, "dead_letters", x->dead_letters);
+        kstr_or_null(&w, "sink", x->sink);
+        kstr_or_null(&w, "dead_letter_file", x->dead_letter_file);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_end_obj(&w);
+    sb_putc(out, '\n');
+}

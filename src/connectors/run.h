@@ -1,0 +1,78 @@
+/* The native runtime driver behind `weir run`: opens a reader for every source the
+ * selected models read and a sink for every selected model with a `sink`, builds the
+ * engine pipeline, and steps it over batches of records until every bounded source is
+ * exhausted; then every watermark moves to the end of time, a last step closes all
+ * windows, and the sinks are committed and closed. SIGINT/SIGTERM stop gracefully:
+ * the current step finishes, sinks are committed, exit code 0 (summary.interrupted). */
+#ifndef WEIR_CONNECTORS_RUN_H
+#define WEIR_CONNECTORS_RUN_H
+
+#include "base/strbuf.h"
+#include "ir/ir.h"
+#include "project/project.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct RunOptions {
+    const bool *models_wanted;   /* per project model (--select); NULL = all. Upstream
+                                    models run too; only selected models' sinks are written */
+    int batch_size;              /* records per source per step; <= 0: 4096 */
+    bool progress;               /* a progress line on stderr when it is a terminal */
+    bool copy_text;              /* copy decoded text into batch arenas (default: zero-copy) */
+    bool no_origins;             /* do not track file:line through the engine (dead letters
+                                    of engine rejections then lack a position) */
+} RunOptions;
+
+typedef struct RunSourceSummary {
+    char *name;
+    int64_t events;              /* records read */
+    int64_t rows;                /* changes handed to the engine */
+    int64_t dead_letters;        /* bad records and engine rejections written */
+    int64_t skipped;             /* bad records counted only (on_error: skip) */
+    char *dead_letter_file;      /* NULL when none was written */
+} RunSourceSummary;
+
+typedef struct RunModelSummary {
+    char *name;
+    int64_t inserts, updates, deletes;
+    int64_t dead_letters;        /* rows the engine rejected (e.g. division by zero) */
+    char *sink;                  /* where the sink wrote, NULL without a sink */
+    char *dead_letter_file;
+} RunModelSummary;
+
+typedef struct RunSummary {
+    RunSourceSummary *sources;
+    int nsources;
+    RunModelSummary *models;     /* the selected models */
+    int nmodels;
+    int64_t events_in;
+    int64_t changes_out;         /* over the selected models */
+    int64_t dead_letters;
+    int64_t skipped;
+    int64_t steps;
+    double elapsed_s;
+    double events_per_s;
+    bool interrupted;            /* stopped by SIGINT/SIGTERM */
+} RunSummary;
+
+/* Run the pipeline. Returns the exit code: 0 success (also after a graceful stop),
+ * 2 a configuration the runtime cannot execute (unsupported connector/format/node),
+ * 3 a runtime failure (unreadable input, a sink error, on_error: fail, an engine
+ * error); err then holds the message ("data/orders.jsonl:17: column amount: ...").
+ * `out` is filled in every case (what ran until the failure); free it with
+ * run_summary_free. The graph's project is `p`. */
+int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummary *out,
+                 char *err, size_t errsize);
+void run_summary_free(RunSummary *s);
+
+/* Human summary, several lines. */
+void run_summary_render_text(const RunSummary *s, StrBuf *out);
+/* Machine summary (stable): {"events_in","changes_out","dead_letters","skipped","steps",
+ * "elapsed_s","events_per_s","interrupted","sources":[{"name","events","rows",
+ * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
+ * "deletes","dead_letters","sink","dead_letter_file"}]}. */
+void run_summary_render_json(const RunSummary *s, StrBuf *out);
+
+#endif

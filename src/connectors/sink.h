@@ -1,0 +1,101 @@
+/* Sinks for `weir run`: where a model's changes go. A sink is opened for a model with
+ * its output columns and presentation key, receives the consolidated changes of each
+ * engine step (sink_write, possibly several calls per step), and makes them durable
+ * and visible at the end of the step (sink_commit): a file sink flushes its buffer, the
+ * sqlite sink commits the step's transaction. After a commit the sink's content
+ * equals the model's result as of that step.
+ *
+ * Connectors: file {path, format}, stdout {format}, sqlite {path, table} (sink_file.c,
+ * sink_stdout.c, sink_sqlite.c); the others (postgres, kafka, clickhouse, webhook)
+ * come later and report "not supported" from sink_supported.
+ *
+ * Output formats (file, stdout), one line per change, keys in column order, values
+ * rendered by value_format_json:
+ *   json            {"c1":..,"c2":..}                 inserts only; an update or delete
+ *                                                     fails the run (the checker keeps
+ *                                                     json sinks on append-only models)
+ *   changelog-json  {"op":"insert"|"update"|"delete","c1":..,..}   a delete carries the
+ *                                                     row as it was
+ *   debezium-json   {"before":{..}|null,"after":{..}|null,"op":"c"|"u"|"d"} */
+#ifndef WEIR_CONNECTORS_SINK_H
+#define WEIR_CONNECTORS_SINK_H
+
+#include "base/strbuf.h"
+#include "engine/engine.h"
+#include "project/project.h"
+#include "sql/plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct SinkSpec {
+    const char *model;           /* model name */
+    const SinkDef *def;
+    const PlanColumn *cols;      /* the model's output columns */
+    int ncols;
+    const int *key;              /* presentation key (column indexes) */
+    int nkey;                    /* <= 0: keyless */
+} SinkSpec;
+
+typedef struct ConnSink ConnSink;
+
+typedef struct SinkOps {
+    bool (*write)(ConnSink *s, const EngChange *changes, int n, char *err, size_t errsize);
+    bool (*commit)(ConnSink *s, char *err, size_t errsize);
+    /* Release and free (also after a failure). Work not yet committed is discarded
+     * where the connector can (sqlite rolls the step back). */
+    bool (*close)(ConnSink *s, char *err, size_t errsize);
+} SinkOps;
+
+struct ConnSink {
+    const SinkOps *ops;
+    const char *model;
+    const char *target;          /* where it writes, for the summary: a path, "<stdout>" */
+};
+
+/* True when weir run can write this connector; otherwise *why says so. */
+bool sink_supported(SinkConnector c, const char **why);
+/* Open the sink configured for a model. Paths are relative to the project. Returns
+ * NULL with a message when it cannot be opened. */
+ConnSink *sink_open(Project *p, const SinkSpec *spec, char *err, size_t errsize);
+/* Write a step's changes (valid only during the call; the sink copies what it keeps). */
+bool sink_write(ConnSink *s, const EngChange *changes, int n, char *err, size_t errsize);
+/* End of a step: make the step's changes durable/visible. */
+bool sink_commit(ConnSink *s, char *err, size_t errsize);
+/* Release and free; an uncommitted step is discarded (call sink_commit first).
+ * Returns false when closing fails. */
+bool sink_close(ConnSink *s, char *err, size_t errsize);
+
+/* ---- connector constructors ---- */
+
+/* A line sink on `path` (truncated; parent directories created). */
+ConnSink *sink_file_open(const char *path, const SinkSpec *spec, DataFormat format, char *err, size_t errsize);
+/* A line sink on an open descriptor (not closed by the sink); `target` names it. */
+ConnSink *sink_fd_open(int fd, const char *target, const SinkSpec *spec, DataFormat format, char *err,
+                       size_t errsize);
+/* The line sink on standard output (sink_stdout.c). */
+ConnSink *sink_stdout_open(const SinkSpec *spec, DataFormat format, char *err, size_t errsize);
+/* The SQLite sink (sink_sqlite.c): database file `path`, table `table`. */
+ConnSink *sink_sqlite_open(const char *path, const char *table, const SinkSpec *spec, char *err, size_t errsize);
+
+/* ---- line formatting (sink_format.c), shared by the line sinks ---- */
+
+typedef struct SinkFormatter {
+    DataFormat format;
+    const char *model;
+    int ncols;
+    const PlanColumn *cols;
+    char **prefix;               /* per column: ,"name": (the first without the comma) */
+    size_t *prefix_len;
+} SinkFormatter;
+
+void sink_formatter_init(SinkFormatter *f, const SinkSpec *spec, DataFormat format);
+void sink_formatter_fini(SinkFormatter *f);
+/* Append one line (with '\n') for the change. Returns false with a message when the
+ * format cannot express it (json: an update or delete). */
+bool sink_format_change(const SinkFormatter *f, const EngChange *c, StrBuf *out, char *err, size_t errsize);
+/* Append {"c1":..,..} for a row. */
+void sink_format_row(const SinkFormatter *f, const Value *row, StrBuf *out);
+
+#endif

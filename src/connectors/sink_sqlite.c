@@ -1,0 +1,396 @@
+/* The SQLite sink (the only file that includes sqlite3.h): keeps a table equal to the
+ * model's current result, one transaction per engine step.
+ *
+ * Table: created at open; an existing table of that name is dropped first, because a
+ * run recomputes the model from the beginning (a resumable runtime with checkpoints
+ * will keep it instead). Column types: smallint/integer/bigint/boolean -> INTEGER
+ * (booleans 0/1), real/double precision -> REAL, text -> TEXT, numeric -> TEXT holding
+ * the exact decimal text with the column's scale ("15.50"): SQLite's NUMERIC affinity
+ * would turn it into a binary double, losing digits and the scale; compare numerically
+ * with CAST(col AS REAL) or the decimal extension. timestamp -> TEXT
+ * 'YYYY-MM-DD HH:MM:SS[.ffffff]' (sorts chronologically, works with SQLite's date
+ * functions), timestamptz -> TEXT with '+00', date -> TEXT 'YYYY-MM-DD', interval ->
+ * TEXT in PostgreSQL's format. A NaN float is stored as NULL (SQLite has no NaN).
+ * A keyed model's table has PRIMARY KEY(key columns).
+ *
+ * Changes: keyed -- insert = INSERT .. ON CONFLICT(key) DO UPDATE, update = UPDATE ..
+ * WHERE key IS old key (insert when absent), delete = DELETE WHERE key IS key ("IS"
+ * so NULL keys match). Keyless -- insert = INSERT, delete = delete one row equal to
+ * the old row in every column (an index over all columns is made at the first delete).
+ * A delete that finds no row fails the run: the table no longer matches the model.
+ * PRAGMA journal_mode=WAL and synchronous=NORMAL: readers see the last committed step
+ * while the run writes the next one. */
+#include "connectors/dead_letter.h"
+#include "connectors/sink.h"
+
+#include "base/decimal.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct SqliteSink {
+    ConnSink base;
+    sqlite3 *db;
+    char *path;
+    char *table;                 /* quoted identifier */
+    char *table_raw;
+    const PlanColumn *cols;
+    int ncols;
+    int *key;
+    int nkey;
+    bool in_txn;
+    bool row_index;              /* keyless: the all-column index exists */
+    sqlite3_stmt *ins, *upd, *del;
+    StrBuf tmp;
+} SqliteSink;
+
+static void quote_ident(StrBuf *b, const char *s)
+{
+    sb_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"') sb_putc(b, '"');
+        sb_putc(b, *s);
+    }
+    sb_putc(b, '"');
+}
+
+static const char *sql_type(Type t)
+{
+    /* never exactly "INTEGER": a one-column INTEGER PRIMARY KEY would alias the rowid
+     * and turn a NULL key into a fresh number */
+    switch ((TypeId)t.id) {
+    case T_BOOL: return "BOOLEAN";
+    case T_INT2: return "SMALLINT";
+    case T_INT4: return "INT";
+    case T_INT8: return "BIGINT";
+    case T_FLOAT4: case T_FLOAT8: return "REAL";
+    default: return "TEXT";
+    }
+}
+
+static bool db_error(SqliteSink *s, const char *what, char *err, size_t errsize)
+{
+    snprintf(err, errsize, "model %s: sqlite sink %s: %s: %s", s->base.model, s->path, what, sqlite3_errmsg(s->db));
+    return false;
+}
+
+static bool exec(SqliteSink *s, const char *sql, char *err, size_t errsize)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errsize, "model %s: sqlite sink %s: %s", s->base.model, s->path, msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return false;
+    }
+    return true;
+}
+
+static bool prepare(SqliteSink *s, StrBuf *sql, sqlite3_stmt **st, char *err, size_t errsize)
+{
+    if (sqlite3_prepare_v2(s->db, sb_cstr(sql), -1, st, NULL) != SQLITE_OK) return db_error(s, "prepare", err, errsize);
+    return true;
+}
+
+static bool is_key(const SqliteSink *s, int c)
+{
+    for (int k = 0; k < s->nkey; k++)
+        if (s->key[k] == c) return true;
+    return false;
+}
+
+/* "c1" IS ?n AND "c2" IS ?n+1 ... over the given columns */
+static void where_is(SqliteSink *s, StrBuf *b, const int *cols, int n, int first_param)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) sb_puts(b, " AND ");
+        quote_ident(b, s->cols[cols ? cols[i] : i].name);
+        sb_printf(b, " IS ?%d", first_param + i);
+    }
+}
+
+static bool build(SqliteSink *s, char *err, size_t errsize)
+{
+    StrBuf b = STRBUF_INIT;
+    bool ok = false;
+    /* table */
+    sb_printf(&b, "BEGIN; DROP TABLE IF EXISTS %s; CREATE TABLE %s (", s->table, s->table);
+    for (int c = 0; c < s->ncols; c++) {
+        if (c) sb_puts(&b, ", ");
+        quote_ident(&b, s->cols[c].name);
+        sb_printf(&b, " %s", sql_type(s->cols[c].type));
+    }
+    if (s->nkey > 0) {
+        sb_puts(&b, ", PRIMARY KEY (");
+        for (int k = 0; k < s->nkey; k++) {
+            if (k) sb_puts(&b, ", ");
+            quote_ident(&b, s->cols[s->key[k]].name);
+        }
+        sb_putc(&b, ')');
+    }
+    sb_puts(&b, "); COMMIT;");
+    if (!exec(s, sb_cstr(&b), err, errsize)) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        goto out;
+    }
+    /* insert */
+    sb_clear(&b);
+    sb_printf(&b, "INSERT INTO %s (", s->table);
+    for (int c = 0; c < s->ncols; c++) {
+        if (c) sb_puts(&b, ", ");
+        quote_ident(&b, s->cols[c].name);
+    }
+    sb_puts(&b, ") VALUES (");
+    for (int c = 0; c < s->ncols; c++) sb_printf(&b, c ? ", ?%d" : "?%d", c + 1);
+    sb_putc(&b, ')');
+    if (s->nkey > 0) {
+        sb_puts(&b, " ON CONFLICT (");
+        for (int k = 0; k < s->nkey; k++) {
+            if (k) sb_puts(&b, ", ");
+            quote_ident(&b, s->cols[s->key[k]].name);
+        }
+        sb_puts(&b, ") DO ");
+        bool any = false;
+        for (int c = 0; c < s->ncols; c++) {
+            if (is_key(s, c)) continue;
+            sb_puts(&b, any ? ", " : "UPDATE SET ");
+            quote_ident(&b, s->cols[c].name);
+            sb_puts(&b, " = excluded.");
+            quote_ident(&b, s->cols[c].name);
+            any = true;
+        }
+        if (!any) sb_puts(&b, "NOTHING");
+    }
+    if (!prepare(s, &b, &s->ins, err, errsize)) goto out;
+    /* update (keyed) */
+    if (s->nkey > 0) {
+        sb_clear(&b);
+        sb_printf(&b, "UPDATE %s SET ", s->table);
+        for (int c = 0; c < s->ncols; c++) {
+            if (c) sb_puts(&b, ", ");
+            quote_ident(&b, s->cols[c].name);
+            sb_printf(&b, " = ?%d", c + 1);
+        }
+        sb_puts(&b, " WHERE ");
+        where_is(s, &b, s->key, s->nkey, s->ncols + 1);
+        if (!prepare(s, &b, &s->upd, err, errsize)) goto out;
+    }
+    /* delete */
+    sb_clear(&b);
+    if (s->nkey > 0) {
+        sb_printf(&b, "DELETE FROM %s WHERE ", s->table);
+        where_is(s, &b, s->key, s->nkey, 1);
+    } else {
+        sb_printf(&b, "DELETE FROM %s WHERE rowid = (SELECT rowid FROM %s WHERE ", s->table, s->table);
+        where_is(s, &b, NULL, s->ncols, 1);
+        sb_puts(&b, " LIMIT 1)");
+    }
+    if (!prepare(s, &b, &s->del, err, errsize)) goto out;
+    ok = true;
+out:
+    sb_free(&b);
+    return ok;
+}
+
+static int bind(SqliteSink *s, sqlite3_stmt *st, int param, int col, const Value *v)
+{
+    if (v->isnull) return sqlite3_bind_null(st, param);
+    Type t = s->cols[col].type;
+    switch ((TypeId)t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+        return sqlite3_bind_int64(st, param, v->i);
+    case T_FLOAT4: case T_FLOAT8:
+        return sqlite3_bind_double(st, param, v->f);
+    case T_TEXT:
+        return sqlite3_bind_text(st, param, v->len ? v->s : "", (int)v->len, SQLITE_TRANSIENT);
+    case T_NUMERIC: {
+        char buf[DEC_FMT_BUFSIZE];
+        size_t n = dec_format_buf(value_num(v), v->scale, buf);
+        return sqlite3_bind_text(st, param, buf, (int)n, SQLITE_TRANSIENT);
+    }
+    default:
+        sb_clear(&s->tmp);
+        value_format_text(t, v, &s->tmp);
+        return sqlite3_bind_text(st, param, sb_cstr(&s->tmp), (int)s->tmp.len, SQLITE_TRANSIENT);
+    }
+}
+
+static bool run_stmt(SqliteSink *s, sqlite3_stmt *st, char *err, size_t errsize)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE) return db_error(s, "write", err, errsize);
+    return true;
+}
+
+static bool bind_row(SqliteSink *s, sqlite3_stmt *st, const Value *row, char *err, size_t errsize)
+{
+    for (int c = 0; c < s->ncols; c++)
+        if (bind(s, st, c + 1, c, &row[c]) != SQLITE_OK) return db_error(s, "bind", err, errsize);
+    return true;
+}
+
+static bool do_insert(SqliteSink *s, const Value *row, char *err, size_t errsize)
+{
+    return bind_row(s, s->ins, row, err, errsize) && run_stmt(s, s->ins, err, errsize);
+}
+
+static bool not_found(SqliteSink *s, char *err, size_t errsize)
+{
+    snprintf(err, errsize,
+             "model %s: sqlite sink %s: a deleted row is not in table %s (was the table changed by something "
+             "else during the run?)",
+             s->base.model, s->path, s->table_raw);
+    return false;
+}
+
+static bool do_delete(SqliteSink *s, const Value *row, char *err, size_t errsize)
+{
+    if (s->nkey > 0) {
+        for (int k = 0; k < s->nkey; k++)
+            if (bind(s, s->del, k + 1, s->key[k], &row[s->key[k]]) != SQLITE_OK) return db_error(s, "bind", err, errsize);
+    } else {
+        if (!s->row_index) {
+            StrBuf b = STRBUF_INIT;
+            sb_puts(&b, "CREATE INDEX IF NOT EXISTS ");
+            char *iname = NULL;
+            {
+                StrBuf n = STRBUF_INIT;
+                sb_printf(&n, "%s__weir_rows", s->table_raw);
+                iname = sb_take(&n);
+            }
+            quote_ident(&b, iname);
+            free(iname);
+            sb_printf(&b, " ON %s (", s->table);
+            for (int c = 0; c < s->ncols; c++) {
+                if (c) sb_puts(&b, ", ");
+                quote_ident(&b, s->cols[c].name);
+            }
+            sb_putc(&b, ')');
+            bool ok = exec(s, sb_cstr(&b), err, errsize);
+            sb_free(&b);
+            if (!ok) return false;
+            s->row_index = true;
+        }
+        if (!bind_row(s, s->del, row, err, errsize)) return false;
+    }
+    if (!run_stmt(s, s->del, err, errsize)) return false;
+    if (sqlite3_changes(s->db) == 0) return not_found(s, err, errsize);
+    return true;
+}
+
+static bool do_update(SqliteSink *s, const EngChange *c, char *err, size_t errsize)
+{
+    if (s->nkey <= 0) {
+        /* keyless updates are presented as delete + insert; accept the pair anyway */
+        if (c->old_row && !do_delete(s, c->old_row, err, errsize)) return false;
+        return do_insert(s, c->row, err, errsize);
+    }
+    const Value *old = c->old_row ? c->old_row : c->row;
+    if (!bind_row(s, s->upd, c->row, err, errsize)) return false;
+    for (int k = 0; k < s->nkey; k++)
+        if (bind(s, s->upd, s->ncols + k + 1, s->key[k], &old[s->key[k]]) != SQLITE_OK)
+            return db_error(s, "bind", err, errsize);
+    if (!run_stmt(s, s->upd, err, errsize)) return false;
+    if (sqlite3_changes(s->db) == 0) return do_insert(s, c->row, err, errsize);
+    return true;
+}
+
+static bool sq_write(ConnSink *base, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    SqliteSink *s = (SqliteSink *)base;
+    if (!s->in_txn) {
+        if (!exec(s, "BEGIN", err, errsize)) return false;
+        s->in_txn = true;
+    }
+    for (int i = 0; i < n; i++) {
+        const EngChange *c = &changes[i];
+        bool ok;
+        switch (c->op) {
+        case CHANGE_INSERT: ok = do_insert(s, c->row, err, errsize); break;
+        case CHANGE_UPDATE: ok = do_update(s, c, err, errsize); break;
+        default: ok = do_delete(s, c->row, err, errsize); break;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static bool sq_commit(ConnSink *base, char *err, size_t errsize)
+{
+    SqliteSink *s = (SqliteSink *)base;
+    if (!s->in_txn) return true;
+    s->in_txn = false;
+    if (!exec(s, "COMMIT", err, errsize)) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return false;
+    }
+    return true;
+}
+
+static void destroy(SqliteSink *s)
+{
+    sqlite3_finalize(s->ins);
+    sqlite3_finalize(s->upd);
+    sqlite3_finalize(s->del);
+    if (s->db) sqlite3_close(s->db);
+    sb_free(&s->tmp);
+    free(s->key);
+    free(s->path);
+    free(s->table);
+    free(s->table_raw);
+    free(s);
+}
+
+static bool sq_close(ConnSink *base, char *err, size_t errsize)
+{
+    SqliteSink *s = (SqliteSink *)base;
+    if (s->in_txn) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    s->in_txn = false;
+    destroy(s);
+    (void)err;
+    (void)errsize;
+    return true;
+}
+
+static const SinkOps sqlite_sink_ops = {sq_write, sq_commit, sq_close};
+
+ConnSink *sink_sqlite_open(const char *path, const char *table, const SinkSpec *spec, char *err, size_t errsize)
+{
+    SqliteSink *s = xcalloc(1, sizeof *s);
+    s->base.ops = &sqlite_sink_ops;
+    s->base.model = spec->model;
+    s->path = xstrdup(path);
+    s->base.target = s->path;
+    s->table_raw = xstrdup(table);
+    StrBuf q = STRBUF_INIT;
+    quote_ident(&q, table);
+    s->table = sb_take(&q);
+    s->cols = spec->cols;
+    s->ncols = spec->ncols;
+    s->nkey = spec->nkey > 0 ? spec->nkey : 0;
+    if (s->nkey) {
+        s->key = xmalloc(sizeof(int) * (size_t)s->nkey);
+        memcpy(s->key, spec->key, sizeof(int) * (size_t)s->nkey);
+    }
+    sb_init(&s->tmp);
+    if (!dl_mkdirs_for(path)) {
+        snprintf(err, errsize, "model %s: sqlite sink %s: cannot create directory", spec->model, path);
+        destroy(s);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        db_error(s, "cannot open", err, errsize);
+        destroy(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    if (!exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errsize) || !build(s, err, errsize)) {
+        destroy(s);
+        return NULL;
+    }
+    return &s->base;
+}

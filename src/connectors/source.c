@@ -1,0 +1,278 @@
+/* A running source: reads record batches from its ConnReader, decodes them with the
+ * format's decoder into the engine's source batch (or keyed upserts), applies the
+ * on_error policy to bad records (dead letter / skip / fail), keeps the line of every
+ * row it appended (for dead letters the engine reports later in the step), and tracks
+ * the event-time watermark. Transport-independent: Kafka plugs in as another reader. */
+#include "connectors/source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ConnSource {
+    Project *project;
+    const SourceDef *def;
+    int index;
+    ConnReader *reader;
+    ConnDecoder *decoder;
+    DlWriter *dl;
+    SrcStats stats;
+    ConnRecord *recs;
+    int nrecs_cap;
+    /* rows appended to the current step's batch: lines[i] is the line of row
+     * batch_base + i; reset when a read finds the batch empty (a new step) */
+    const Batch *batch;
+    int batch_base;
+    int64_t *lines;
+    int nlines, lines_cap;
+    int64_t max_event;           /* INT64_MIN until the first event time */
+    bool keyed;                  /* updating source with a primary key */
+    bool record_origins;
+};
+
+static ConnFraming framing_for(const SourceDef *d)
+{
+    return d->format == FMT_CSV ? FRAME_CSV : FRAME_LINES;
+}
+
+ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptions *o, char *err, size_t errsize)
+{
+    const SourceDef *def = &p->sources[index];
+    ConnDecoder *dec = conn_decoder_new(def, err, errsize);
+    if (!dec) {
+        r->ops->close(r);
+        return NULL;
+    }
+    ConnSource *s = xcalloc(1, sizeof *s);
+    s->project = p;
+    s->def = def;
+    s->index = index;
+    s->reader = r;
+    s->decoder = dec;
+    if (o && o->copy_text) conn_decoder_set_copy_text(dec, true);
+    s->record_origins = o && o->record_origins;
+    s->dl = dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
+    s->max_event = INT64_MIN;
+    s->keyed = data_format_is_updating(def->format) && def->npk > 0;
+    return s;
+}
+
+ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_error, char *err, size_t errsize)
+{
+    const SourceDef *def = &p->sources[index];
+    *config_error = false;
+    if (def->format == FMT_UPSERT) {
+        snprintf(err, errsize, "source %s: format upsert is for sinks; a source reads changelog-json or debezium-json",
+                 def->name);
+        *config_error = true;
+        return NULL;
+    }
+    ConnReader *r = NULL;
+    switch (def->connector) {
+    case SRC_FILE: {
+        if (!def->path) {
+            snprintf(err, errsize, "source %s: file connector without a path", def->name);
+            *config_error = true;
+            return NULL;
+        }
+        r = src_file_reader_open(project_path(p, def->path), def->path, framing_for(def), err, errsize);
+        break;
+    }
+    case SRC_STDIN:
+        r = src_stdin_reader_open(framing_for(def), err, errsize);
+        break;
+    default:
+        snprintf(err, errsize, "source %s: the kafka connector is not supported by weir run yet", def->name);
+        *config_error = true;
+        return NULL;
+    }
+    if (!r) return NULL;
+    return src_open_reader(p, index, r, o, err, errsize);
+}
+
+/* Remembers the line of the row just appended to b. */
+static void note_line(ConnSource *s, Batch *b, int64_t line)
+{
+    if (s->record_origins) {
+        RowOrigin o = {s->reader->where, line, -1, 0};
+        batch_set_origin(b, b->n - 1, &o);
+    }
+    if (s->nlines == s->lines_cap) {
+        s->lines_cap = s->lines_cap ? s->lines_cap * 2 : 4096;
+        s->lines = xrealloc(s->lines, sizeof(int64_t) * (size_t)s->lines_cap);
+    }
+    s->lines[s->nlines++] = line;
+}
+
+static void note_event_time(ConnSource *s, const Value *row)
+{
+    int c = s->def->event_time_col;
+    if (c < 0 || row[c].isnull) return;
+    int64_t t = row[c].i;
+    if (s->def->columns[c].type.id == T_DATE) {
+        if (t > INT64_MAX / 86400000000LL || t < INT64_MIN / 86400000000LL) return;
+        t *= 86400000000LL;
+    }
+    if (t > s->max_event) s->max_event = t;
+}
+
+/* Applies the on_error policy to a bad record. Returns false for on_error: fail. */
+static bool bad_record(ConnSource *s, const ConnRecord *r, const char *reason, char *err, size_t errsize)
+{
+    s->stats.bad++;
+    switch (s->def->on_error) {
+    case ONERR_FAIL:
+        snprintf(err, errsize, "%s:%lld: %s", s->reader->where, (long long)r->pos, reason);
+        return false;
+    case ONERR_SKIP:
+        s->stats.skipped++;
+        return true;
+    default:
+        s->stats.dead_letters++;
+        if (!dl_write_raw(s->dl, reason, s->reader->where, r->pos, r->data, r->len, err, errsize)) return false;
+        return true;
+    }
+}
+
+static bool key_equal(const ConnSource *s, const Value *a, const Value *b)
+{
+    for (int k = 0; k < s->def->npk; k++) {
+        int c = s->def->pk_cols[k];
+        if (!value_equal(s->def->columns[c].type, &a[c], &b[c])) return false;
+    }
+    return true;
+}
+
+/* Hands one decoded change to the engine. Returns false with a reason in err when the
+ * engine rejects it (e.g. a delete of an unknown key): a bad record. */
+static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *ctx, const ConnRecord *r,
+                         const ConnDecoded *d, char *err, size_t errsize)
+{
+    if (!s->keyed) {
+        if (d->op == CHANGE_UPDATE) {
+            if (!d->old_row) {
+                snprintf(err, errsize, "an update needs the source's primary_key (or a debezium \"before\")");
+                return false;
+            }
+            batch_append_row(batch, d->old_row, -1);
+            note_line(s, batch, r->pos);
+            batch_append_row(batch, d->row, 1);
+        } else {
+            batch_append_row(batch, d->row, d->op == CHANGE_DELETE ? -1 : 1);
+        }
+        note_line(s, batch, r->pos);
+        return true;
+    }
+    RowOrigin o = {s->reader->where, r->pos, r->partition, r->timestamp_us};
+    if (d->op == CHANGE_UPDATE && d->old_row && !key_equal(s, d->old_row, d->row)) {
+        /* the key changed: delete the old key, insert the new one */
+        if (!upsert(ctx, s->index, CHANGE_DELETE, d->old_row, &o, err, errsize)) return false;
+        return upsert(ctx, s->index, CHANGE_INSERT, d->row, &o, err, errsize);
+    }
+    return upsert(ctx, s->index, d->op, d->row, &o, err, errsize);
+}
+
+int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
+                   char *err, size_t errsize)
+{
+    if (max < 1) max = 1;
+    if (s->reader->eof) return 0;
+    if (max > s->nrecs_cap) {
+        s->nrecs_cap = max;
+        s->recs = xrealloc(s->recs, sizeof(ConnRecord) * (size_t)max);
+    }
+    if (batch != s->batch || batch->n == 0) {
+        s->batch = batch;
+        s->batch_base = batch->n;
+        s->nlines = 0;
+    }
+    int n = s->reader->ops->read(s->reader, s->recs, max, err, errsize);
+    if (n < 0) return -1;
+    Arena *arena = &batch->arena;
+    char msg[512];
+    for (int i = 0; i < n; i++) {
+        const ConnRecord *r = &s->recs[i];
+        ConnDecoded d;
+        ConnDecodeResult res = conn_decode(s->decoder, r->data, r->len, arena, &d, msg, sizeof msg);
+        if (res == CONN_DEC_ROW) {
+            s->stats.records++;
+            if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
+                batch_append_row(batch, d.row, 1);
+                note_line(s, batch, r->pos);
+            } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, msg, sizeof msg)) {
+                if (!bad_record(s, r, msg, err, errsize)) return -1;
+                continue;
+            }
+            s->stats.rows++;
+            note_event_time(s, d.row);
+        } else if (res == CONN_DEC_BAD) {
+            s->stats.records++;
+            if (!bad_record(s, r, msg, err, errsize)) return -1;
+        } else if (res == CONN_DEC_FATAL) {
+            snprintf(err, errsize, "%s:%lld: %s", s->reader->where, (long long)r->pos, msg);
+            return -1;
+        }
+    }
+    return n;
+}
+
+bool src_done(const ConnSource *s) { return s->reader->eof; }
+bool src_bounded(const ConnSource *s) { return s->reader->bounded; }
+
+int64_t src_watermark(const ConnSource *s)
+{
+    if (s->reader->eof && s->reader->bounded) return INT64_MAX;
+    if (s->max_event == INT64_MIN) return INT64_MIN;
+    int64_t d = s->def->watermark_delay_us;
+    if (d > 0 && s->max_event < INT64_MIN + d) return INT64_MIN;
+    return s->max_event - d;
+}
+
+void src_progress(const ConnSource *s, int64_t *done, int64_t *total)
+{
+    *done = 0;
+    *total = 0;
+    if (s->reader->ops->progress) s->reader->ops->progress(s->reader, done, total);
+}
+
+const SrcStats *src_stats(const ConnSource *s) { return &s->stats; }
+const SourceDef *src_def(const ConnSource *s) { return s->def; }
+int src_index(const ConnSource *s) { return s->index; }
+
+bool src_row_origin(const ConnSource *s, const Value *row, RowOrigin *out)
+{
+    const Batch *b = s->batch;
+    if (!b || !row || b->n == 0 || b->ncols == 0) return false;
+    uintptr_t lo = (uintptr_t)b->vals, hi = (uintptr_t)(b->vals + (size_t)b->n * (size_t)b->ncols);
+    uintptr_t p = (uintptr_t)row;
+    if (p < lo || p >= hi) return false;
+    size_t idx = (size_t)(p - lo) / (sizeof(Value) * (size_t)b->ncols);
+    if (idx < (size_t)s->batch_base || idx - (size_t)s->batch_base >= (size_t)s->nlines) return false;
+    out->where = s->reader->where;
+    out->line = s->lines[idx - (size_t)s->batch_base];
+    out->partition = -1;
+    out->timestamp_us = 0;
+    return true;
+}
+
+bool src_commit(ConnSource *s, char *err, size_t errsize)
+{
+    if (s->reader->ops->commit) return s->reader->ops->commit(s->reader, err, errsize);
+    return true;
+}
+
+DlWriter *src_dead_letter_writer(ConnSource *s) { return s->dl; }
+
+bool src_flush(ConnSource *s, char *err, size_t errsize) { return dl_flush(s->dl, err, errsize); }
+
+bool src_close(ConnSource *s, char *err, size_t errsize)
+{
+    if (!s) return true;
+    bool ok = dl_close(s->dl, err, errsize);
+    s->reader->ops->close(s->reader);
+    conn_decoder_free(s->decoder);
+    free(s->recs);
+    free(s->lines);
+    free(s);
+    return ok;
+}

@@ -1,0 +1,141 @@
+/* Sources for `weir run`, in two layers so every transport shares one decoding path:
+ *
+ *  - a ConnReader yields raw records (bytes + position) from a transport: a file
+ *    (source_file.c, plain or gzip), standard input (source_stdin.c), later Kafka
+ *    (partition/offset positions, commit after the sinks commit, unbounded);
+ *  - a ConnSource (source.c) owns a reader, the format's decoder, the on_error policy
+ *    with its dead-letter file, and the event-time watermark, and turns each batch of
+ *    records into rows of the engine's source batch (or keyed upserts).
+ *
+ * Buffer lifetime: record bytes returned by a read stay valid until the next read
+ * call on the same reader (or its close). The driver reads, runs the engine step,
+ * then reads again, so rows whose text points into record bytes (zero-copy decoding)
+ * stay valid for the whole step. */
+#ifndef WEIR_CONNECTORS_SOURCE_H
+#define WEIR_CONNECTORS_SOURCE_H
+
+#include "connectors/dead_letter.h"
+#include "connectors/decode.h"
+#include "engine/batch.h"
+#include "engine/engine.h"
+#include "project/project.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- readers */
+
+typedef struct ConnRecord {
+    const char *data;        /* record bytes without the line terminator */
+    size_t len;
+    int64_t pos;             /* files: line number (1-based) of the record's first line;
+                                kafka: offset */
+    int32_t partition;       /* -1 for files */
+    int64_t timestamp_us;    /* transport timestamp, 0 when none */
+} ConnRecord;
+
+typedef struct ConnReader ConnReader;
+
+typedef struct ConnReaderOps {
+    /* Read up to max records into recs (max >= 1). Returns how many (0 is allowed, e.g.
+     * when interrupted by a signal or when nothing is available yet), or -1 on an I/O
+     * error with a message. Sets r->eof once no record will ever follow. */
+    int (*read)(ConnReader *r, ConnRecord *recs, int max, char *err, size_t errsize);
+    /* Progress for display: bytes consumed so far and the total (0 when unknown). */
+    void (*progress)(ConnReader *r, int64_t *done, int64_t *total);
+    /* Everything returned so far has been processed and committed downstream (Kafka:
+     * commit offsets). NULL when the transport has nothing to commit. */
+    bool (*commit)(ConnReader *r, char *err, size_t errsize);
+    /* Release the transport and free the reader. */
+    void (*close)(ConnReader *r);
+} ConnReaderOps;
+
+struct ConnReader {
+    const ConnReaderOps *ops;
+    const char *where;       /* for origins and messages: project-relative path, "<stdin>", topic */
+    bool bounded;            /* ends by itself (files, stdin) */
+    bool eof;
+};
+
+/* Record framing for line readers: JSON formats end a record at every newline; CSV
+ * records may span lines inside quoted fields. */
+typedef enum ConnFraming { FRAME_LINES, FRAME_CSV } ConnFraming;
+
+/* Line reader over a file (source_file.c). gzip input (by its magic bytes) is
+ * decompressed transparently; a UTF-8 byte-order mark at the start is skipped.
+ * `path` is opened as given; `where` (copied) is the name used in origins. */
+ConnReader *src_file_reader_open(const char *path, const char *where, ConnFraming framing,
+                                 char *err, size_t errsize);
+/* Line reader over an open descriptor (plain or gzip, detected from the data); the
+ * reader closes the descriptor when `own` is set. */
+ConnReader *src_fd_reader_open(int fd, bool own, const char *where, ConnFraming framing,
+                               char *err, size_t errsize);
+/* Line reader over standard input (source_stdin.c). */
+ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize);
+
+/* ---------------------------------------------------------------- sources */
+
+typedef struct SrcOptions {
+    bool copy_text;              /* copy text cells into the batch arena (default: zero-copy) */
+    bool keep_dead_letters;      /* append to existing dead-letter files instead of truncating */
+    bool record_origins;         /* set Batch.origins (file:line per row) so rows the engine
+                                    rejects downstream keep their position; otherwise only
+                                    rows of the source batch itself can be located */
+} SrcOptions;
+
+typedef struct SrcStats {
+    int64_t records;             /* records read (blank lines and a CSV header excluded) */
+    int64_t rows;                /* changes handed to the engine */
+    int64_t bad;                 /* records rejected (dead-lettered or skipped) */
+    int64_t dead_letters;        /* of which written to the dead-letter file */
+    int64_t skipped;             /* of which only counted (on_error: skip) */
+} SrcStats;
+
+/* Applies a change of a keyed updating source (eng_source_upsert or a test double). */
+typedef bool (*SrcUpsertFn)(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin,
+                            char *err, size_t errsize);
+
+typedef struct ConnSource ConnSource;
+
+/* Open project source number `index` with a reader for its connector (file, stdin).
+ * Returns NULL with a message when the file cannot be opened or the connector/format
+ * is not supported by weir run yet (*config_error tells the latter: exit code 2). */
+ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_error, char *err, size_t errsize);
+/* Same over a given reader (taken over: closed by src_close). */
+ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptions *o, char *err, size_t errsize);
+
+/* Read up to max records and decode them: rows of json/csv sources are appended to
+ * `batch` with weight +1; changes of changelog-json/debezium-json sources go through
+ * `upsert` (keyed sources) or as -1/+1 rows into `batch` (sources without a primary key).
+ * A bad record follows on_error: dead_letter writes it, skip counts it, fail returns -1
+ * with "<file>:<line>: <reason>". Returns the number of records read, or -1 on a fatal
+ * error (I/O, on_error: fail, unreadable CSV header). */
+int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
+                   char *err, size_t errsize);
+/* True once the input is exhausted (bounded sources only). */
+bool src_done(const ConnSource *s);
+bool src_bounded(const ConnSource *s);
+/* The event-time watermark: max(event_time seen) - watermark_delay; INT64_MIN before
+ * the first row or without event_time; INT64_MAX once the input is exhausted. */
+int64_t src_watermark(const ConnSource *s);
+/* Bytes consumed and total (0 when unknown), for progress display. */
+void src_progress(const ConnSource *s, int64_t *done, int64_t *total);
+const SrcStats *src_stats(const ConnSource *s);
+const SourceDef *src_def(const ConnSource *s);
+int src_index(const ConnSource *s);
+/* Where the row `row` of the source batch filled during the current step came from;
+ * false when `row` does not point into that batch. */
+bool src_row_origin(const ConnSource *s, const Value *row, RowOrigin *out);
+/* The source's dead-letter writer (engine rejections of this source's rows, e.g.
+ * late rows, go to the same file). */
+DlWriter *src_dead_letter_writer(ConnSource *s);
+/* Report that the step's results are committed downstream (forwards to the reader). */
+bool src_commit(ConnSource *s, char *err, size_t errsize);
+/* Flush the dead-letter file. */
+bool src_flush(ConnSource *s, char *err, size_t errsize);
+/* Close the reader and the dead-letter file and free the source. Returns false when
+ * the final dead-letter flush fails. */
+bool src_close(ConnSource *s, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,232 @@
+/* Changelog normalize for keyed updating sources (changelog-json, debezium-json,
+ * upsert with a primary key): keeps the latest row per primary key and turns each
+ * insert/update/delete by key into Z-set changes on the source's batch:
+ *   insert/update of a new key      -> +new
+ *   insert/update of an existing key -> -old, +new (nothing when the row is identical)
+ *   delete of an existing key        -> -old (the stored row, whatever the delete carried)
+ *   delete of an unknown key         -> nothing; reported to the caller, never fatal.
+ * Changes are applied when the producer calls eng_source_upsert (so two changes of one
+ * key in one step see each other); the operator's step does nothing. */
+#include "engine/keyed_table.h"
+#include "engine/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NORM_MAGIC 0x574e4f52u /* "WNOR" */
+#define NORM_VERSION 1u
+
+typedef struct NormEntry {
+    Value *row;              /* ncols cells + text bytes in one block */
+    int64_t size;            /* bytes of that block */
+} NormEntry;
+
+typedef struct NormOp {
+    Op base;
+    const SourceDef *src;
+    const char *state_id;
+    KTab tab;
+    Type *key_types;
+    Value *keybuf;           /* npk cells */
+    int64_t extra_bytes;     /* row blocks */
+} NormOp;
+
+static NormEntry store_row(NormOp *n, NormEntry *e, const Value *row)
+{
+    int nc = n->base.ncols;
+    size_t text = 0;
+    for (int c = 0; c < nc; c++)
+        if (n->base.out_types[c].id == T_TEXT && !row[c].isnull) text += row[c].len;
+    size_t size = sizeof(Value) * (size_t)nc + text;
+    Value *blk = xmalloc(size ? size : 1);
+    memcpy(blk, row, sizeof(Value) * (size_t)nc);
+    char *tp = (char *)(blk + nc);
+    for (int c = 0; c < nc; c++) {
+        if (n->base.out_types[c].id == T_TEXT && !row[c].isnull) {
+            if (row[c].len) memcpy(tp, row[c].s, row[c].len);
+            blk[c].s = tp;
+            tp += row[c].len;
+        }
+    }
+    NormEntry old = *e;
+    e->row = blk;
+    e->size = (int64_t)size;
+    n->extra_bytes += (int64_t)size;
+    return old;
+}
+
+static void drop_row(NormOp *n, NormEntry *old)
+{
+    if (!old->row) return;
+    n->extra_bytes -= old->size;
+    free(old->row);
+    old->row = NULL;
+}
+
+static void append(NormOp *n, const Value *row, int64_t w, const RowOrigin *origin)
+{
+    Batch *out = n->base.out;
+    batch_append_row_copy(out, row, n->base.out_types, w);
+    if (origin) batch_set_origin(out, out->n - 1, origin);
+}
+
+static void key_text(NormOp *n, const Value *key, char *buf, size_t size)
+{
+    StrBuf sb = STRBUF_INIT;
+    for (int i = 0; i < n->src->npk; i++) {
+        if (i) sb_puts(&sb, ", ");
+        const ColumnDef *cd = &n->src->columns[n->src->pk_cols[i]];
+        sb_printf(&sb, "%s=", cd->name);
+        if (key[i].isnull) sb_puts(&sb, "NULL");
+        else value_format_text(cd->type, &key[i], &sb);
+    }
+    snprintf(buf, size, "%s", sb.len ? sb_cstr(&sb) : "");
+    sb_free(&sb);
+}
+
+bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin *origin,
+                        char *err, size_t errsize)
+{
+    NormOp *n = (NormOp *)op;
+    for (int i = 0; i < n->src->npk; i++) n->keybuf[i] = row[n->src->pk_cols[i]];
+    uint64_t h = ktab_hash(&n->tab, n->keybuf);
+    if (kind == CHANGE_DELETE) {
+        NormEntry *e = ktab_find(&n->tab, n->keybuf, h);
+        if (!e) {
+            char kt[512];
+            key_text(n, n->keybuf, kt, sizeof kt);
+            snprintf(err, errsize, "delete of unknown key (%s) in source '%s': ignored", kt, n->src->name);
+            return false;
+        }
+        append(n, e->row, -1, origin);
+        drop_row(n, e);
+        ktab_remove(&n->tab, e);
+        return true;
+    }
+    bool created;
+    NormEntry *e = ktab_upsert(&n->tab, n->keybuf, h, &created);
+    if (!created) {
+        if (op_rows_identical(op->out_types, op->ncols, e->row, row)) return true;
+        append(n, e->row, -1, origin);
+    }
+    NormEntry old = store_row(n, e, row);
+    drop_row(n, &old);
+    append(n, e->row, 1, origin);
+    return true;
+}
+
+static bool norm_step(Op *op, OpCtx *ctx)
+{
+    (void)op;
+    (void)ctx;
+    return true;
+}
+
+static int norm_stats(const Op *op, EngStateStats *out, int max)
+{
+    const NormOp *n = (const NormOp *)op;
+    if (max >= 1) {
+        out[0].id = n->state_id;
+        out[0].entries = n->tab.count;
+        out[0].bytes = n->tab.bytes + n->extra_bytes;
+    }
+    return 1;
+}
+
+static bool norm_serialize(const Op *op, StrBuf *sb)
+{
+    const NormOp *n = (const NormOp *)op;
+    op_put_u32(sb, NORM_MAGIC);
+    op_put_u32(sb, NORM_VERSION);
+    op_put_u32(sb, (uint32_t)op->ncols);
+    op_put_u64(sb, n->tab.count);
+    uint32_t pos = 0;
+    const NormEntry *e;
+    while ((e = ktab_next(&n->tab, &pos)))
+        for (int c = 0; c < op->ncols; c++) op_put_value(sb, op->out_types[c], &e->row[c]);
+    return true;
+}
+
+static void clear_state(NormOp *n)
+{
+    uint32_t pos = 0;
+    NormEntry *e;
+    while ((e = ktab_next(&n->tab, &pos))) drop_row(n, e);
+    KTab fresh;
+    ktab_init(&fresh, n->tab.nkey, n->tab.types, sizeof(NormEntry));
+    ktab_fini(&n->tab);
+    n->tab = fresh;
+}
+
+static bool norm_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
+{
+    NormOp *n = (NormOp *)op;
+    OpReader r = {data, data + len, false};
+    if (op_get_u32(&r) != NORM_MAGIC || op_get_u32(&r) != NORM_VERSION ||
+        op_get_u32(&r) != (uint32_t)op->ncols) {
+        snprintf(err, errsize, "state of %s: not a changelog_normalize state of this shape", n->state_id);
+        return false;
+    }
+    clear_state(n);
+    uint64_t cnt = op_get_u64(&r);
+    Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
+    for (uint64_t i = 0; i < cnt && !r.bad; i++) {
+        for (int c = 0; c < op->ncols; c++) op_get_value(&r, op->out_types[c], &row[c]);
+        if (r.bad) break;
+        for (int k = 0; k < n->src->npk; k++) n->keybuf[k] = row[n->src->pk_cols[k]];
+        bool created;
+        NormEntry *e = ktab_upsert(&n->tab, n->keybuf, ktab_hash(&n->tab, n->keybuf), &created);
+        NormEntry old = store_row(n, e, row);
+        drop_row(n, &old);
+    }
+    free(row);
+    if (r.bad || r.p != r.end) {
+        clear_state(n);
+        snprintf(err, errsize, "state of %s: truncated or malformed", n->state_id);
+        return false;
+    }
+    return true;
+}
+
+static void norm_free(Op *op)
+{
+    NormOp *n = (NormOp *)op;
+    clear_state(n);
+    ktab_fini(&n->tab);
+    free(n->key_types);
+    free(n->keybuf);
+    op_base_fini(op);
+    free(n);
+}
+
+static const OpVtbl norm_vt = {
+    .kind = "changelog_normalize",
+    .step = norm_step,
+    .free = norm_free,
+    .state_stats = norm_stats,
+    .serialize = norm_serialize,
+    .deserialize = norm_deserialize,
+};
+
+Op *op_normalize_new(EngPipeline *p, const SourceDef *src, const char *state_id, Batch *out)
+{
+    NormOp *n = xcalloc(1, sizeof *n);
+    op_base_init(&n->base, &norm_vt, p, NULL, NULL, 0);
+    /* no IrNode: the schema is the source's */
+    free(n->base.out_types);
+    n->base.ncols = src->ncolumns;
+    n->base.out_types = xmalloc(sizeof(Type) * (size_t)(src->ncolumns > 0 ? src->ncolumns : 1));
+    for (int c = 0; c < src->ncolumns; c++) n->base.out_types[c] = src->columns[c].type;
+    batch_fini(&n->base.own);
+    batch_init(&n->base.own, src->ncolumns);
+    n->base.out = out;
+    n->base.model_name = src->name;
+    n->src = src;
+    n->state_id = state_id;
+    n->key_types = xmalloc(sizeof(Type) * (size_t)(src->npk > 0 ? src->npk : 1));
+    for (int k = 0; k < src->npk; k++) n->key_types[k] = src->columns[src->pk_cols[k]].type;
+    n->keybuf = xcalloc((size_t)(src->npk > 0 ? src->npk : 1), sizeof(Value));
+    ktab_init(&n->tab, src->npk, n->key_types, sizeof(NormEntry));
+    return &n->base;
+}

@@ -1,0 +1,142 @@
+/* SELECT DISTINCT operator: state is row -> net multiplicity (a keyed table over all
+ * columns). It emits +row when a row's count becomes positive and -row when it
+ * returns to zero, so the output is the set of rows currently present. The emitted
+ * row is always the stored representative (the first representation seen), so a
+ * later -row matches the earlier +row exactly even for equal-valued numerics. */
+#include "engine/keyed_table.h"
+#include "engine/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DISTINCT_MAGIC 0x57444953u /* "WDIS" */
+#define DISTINCT_VERSION 1u
+
+typedef struct DistinctEntry {
+    int64_t count;
+} DistinctEntry;
+
+typedef struct DistinctOp {
+    Op base;
+    KTab tab;
+    const char *state_id;
+} DistinctOp;
+
+static bool distinct_step(Op *op, OpCtx *ctx)
+{
+    (void)ctx;
+    DistinctOp *d = (DistinctOp *)op;
+    const Batch *in = op->in[0]->out;
+    Batch *out = op->out;
+    for (int i = 0; i < in->n; i++) {
+        const Value *row = batch_row(in, i);
+        int64_t w = in->weights[i];
+        if (w == 0) continue;
+        uint64_t h = ktab_hash(&d->tab, row);
+        bool created;
+        DistinctEntry *e = ktab_upsert(&d->tab, row, h, &created);
+        int64_t c = e->count, nc = c + w;
+        e->count = nc;
+        if (c <= 0 && nc > 0) {
+            batch_append_row_copy(out, ktab_key(&d->tab, e), op->out_types, 1);
+            op_copy_origin(out, in, i);
+        } else if (c > 0 && nc <= 0) {
+            batch_append_row_copy(out, ktab_key(&d->tab, e), op->out_types, -1);
+            op_copy_origin(out, in, i);
+        }
+        if (nc == 0) ktab_remove(&d->tab, e);
+    }
+    return true;
+}
+
+static int distinct_stats(const Op *op, EngStateStats *out, int max)
+{
+    const DistinctOp *d = (const DistinctOp *)op;
+    if (max >= 1) {
+        out[0].id = d->state_id;
+        out[0].entries = d->tab.count;
+        out[0].bytes = d->tab.bytes;
+    }
+    return 1;
+}
+
+static bool distinct_serialize(const Op *op, StrBuf *sb)
+{
+    const DistinctOp *d = (const DistinctOp *)op;
+    op_put_u32(sb, DISTINCT_MAGIC);
+    op_put_u32(sb, DISTINCT_VERSION);
+    op_put_u32(sb, (uint32_t)op->ncols);
+    op_put_u64(sb, d->tab.count);
+    uint32_t pos = 0;
+    const DistinctEntry *e;
+    while ((e = ktab_next(&d->tab, &pos))) {
+        const Value *k = ktab_key(&d->tab, e);
+        for (int c = 0; c < op->ncols; c++) op_put_value(sb, op->out_types[c], &k[c]);
+        op_put_i64(sb, e->count);
+    }
+    return true;
+}
+
+static void clear_state(DistinctOp *d)
+{
+    KTab fresh;
+    ktab_init(&fresh, d->tab.nkey, d->tab.types, sizeof(DistinctEntry));
+    ktab_fini(&d->tab);
+    d->tab = fresh;
+}
+
+static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
+{
+    DistinctOp *d = (DistinctOp *)op;
+    OpReader r = {data, data + len, false};
+    if (op_get_u32(&r) != DISTINCT_MAGIC || op_get_u32(&r) != DISTINCT_VERSION ||
+        op_get_u32(&r) != (uint32_t)op->ncols) {
+        snprintf(err, errsize, "state of %s: not a distinct state of this shape", d->state_id);
+        return false;
+    }
+    clear_state(d);
+    uint64_t n = op_get_u64(&r);
+    Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
+    for (uint64_t i = 0; i < n && !r.bad; i++) {
+        for (int c = 0; c < op->ncols; c++) op_get_value(&r, op->out_types[c], &row[c]);
+        int64_t count = op_get_i64(&r);
+        if (r.bad || count == 0) break;
+        bool created;
+        DistinctEntry *e = ktab_upsert(&d->tab, row, ktab_hash(&d->tab, row), &created);
+        e->count += count;
+    }
+    free(row);
+    if (r.bad || r.p != r.end) {
+        clear_state(d);
+        snprintf(err, errsize, "state of %s: truncated or malformed", d->state_id);
+        return false;
+    }
+    return true;
+}
+
+static void distinct_free(Op *op)
+{
+    DistinctOp *d = (DistinctOp *)op;
+    ktab_fini(&d->tab);
+    op_base_fini(op);
+    free(d);
+}
+
+static const OpVtbl distinct_vt = {
+    .kind = "distinct",
+    .step = distinct_step,
+    .free = distinct_free,
+    .state_stats = distinct_stats,
+    .serialize = distinct_serialize,
+    .deserialize = distinct_deserialize,
+};
+
+Op *op_distinct_new(EngPipeline *p, const IrNode *n, Op **inputs)
+{
+    DistinctOp *d = xcalloc(1, sizeof *d);
+    op_base_init(&d->base, &distinct_vt, p, n, inputs, 1);
+    ktab_init(&d->tab, d->base.ncols, d->base.out_types, sizeof(DistinctEntry));
+    d->state_id = n->nstate > 0 ? n->state[0].id : n->op_id;
+    return &d->base;
+}

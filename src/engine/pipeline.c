@@ -1,0 +1,543 @@
+/* The pipeline: instantiates one operator per IR node needed by the wanted models (in
+ * the graph's topological order), owns the source batches and watermarks, runs steps,
+ * and presents each running model's output to the listener as consolidated, ordered
+ * changes (DESIGN.md section 3):
+ *   keyed models: one change per key, ordered by key (value_compare, NULLs last):
+ *     +row -> insert; -old +new -> update; -row -> delete; net zero -> nothing;
+ *   keyless models: a row of weight +k is k inserts, -k is k deletes; all deletes
+ *     first, then inserts, each ordered by the whole row. */
+#include "engine/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct SourceSlot {
+    bool used;               /* some running operator scans the source */
+    Batch batch;             /* this step's changes of the source */
+    Op *norm;                /* changelog normalize (keyed updating sources), or NULL */
+    const char *norm_id;
+    int64_t wm;              /* watermark (event-time microseconds), INT64_MIN = none */
+} SourceSlot;
+
+struct EngPipeline {
+    const IrGraph *g;
+    EngOptions opts;
+    Arena arena;             /* pipeline lifetime: ids, names */
+    Op **node_ops;           /* per IrNode index, NULL when not run */
+    Op **ops;                /* topological order */
+    int nops;
+    SourceSlot *src;         /* per project source */
+    int nsrc;
+    bool *running;           /* per model: its root runs, so its changes are presented */
+    uint64_t step;
+    /* presentation scratch, reused across steps */
+    int *idx;
+    int64_t *wts;
+    struct SortEnt *ents, *ents_tmp;
+    int idxcap;
+    uint32_t hist[8][256];   /* radix sort digit histograms */
+    EngChange *ch;
+    int64_t chcap;
+};
+
+static const char *unsupported_kind(PlanKind k)
+{
+    switch (k) {
+    case PL_JOIN: return "join";
+    case PL_WINDOW_TVF: return "window (TUMBLE/HOP/SESSION)";
+    case PL_TOPN: return "top-N (ROW_NUMBER/RANK)";
+    case PL_SETOP: return "set operation (UNION/EXCEPT/INTERSECT)";
+    case PL_OVER_AGG: return "OVER aggregate";
+    default: return NULL;
+    }
+}
+
+static bool is_updating_format(DataFormat f)
+{
+    return f == FMT_DEBEZIUM_JSON || f == FMT_CHANGELOG_JSON || f == FMT_UPSERT;
+}
+
+static void mark_needed(const IrNode *n, bool *needed)
+{
+    if (needed[n->index]) return;
+    needed[n->index] = true;
+    for (int i = 0; i < n->ninputs; i++) mark_needed(n->inputs[i], needed);
+}
+
+static Op *make_norm(EngPipeline *p, int s)
+{
+    SourceSlot *slot = &p->src[s];
+    const SourceDef *sd = &p->g->project->sources[s];
+    if (!slot->norm_id) slot->norm_id = arena_printf(&p->arena, "source:%s/changelog_normalize", sd->name);
+    slot->norm = op_normalize_new(p, sd, slot->norm_id, &slot->batch);
+    return slot->norm;
+}
+
+EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *err, size_t errsize)
+{
+    EngPipeline *p = xcalloc(1, sizeof *p);
+    p->g = g;
+    if (opts) p->opts = *opts;
+    if (p->opts.max_batch_rows <= 0) p->opts.max_batch_rows = 4096;
+    arena_init(&p->arena, 4096);
+    const Project *proj = g->project;
+    p->nsrc = proj->nsources;
+    p->src = xcalloc((size_t)(p->nsrc > 0 ? p->nsrc : 1), sizeof(SourceSlot));
+    for (int s = 0; s < p->nsrc; s++) p->src[s].wm = INT64_MIN;
+    p->running = xcalloc((size_t)(g->nmodels > 0 ? g->nmodels : 1), sizeof(bool));
+    p->node_ops = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(Op *));
+    p->ops = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(Op *));
+
+    bool *needed = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(bool));
+    for (int m = 0; m < g->nmodels; m++) {
+        bool wanted = opts && opts->models_wanted ? opts->models_wanted[m] : true;
+        if (!wanted) continue;
+        if (!g->models[m].root) {
+            if (opts && opts->models_wanted) {
+                snprintf(err, errsize, "model '%s' cannot run: it has no valid plan", proj->models[m].name);
+                goto fail;
+            }
+            continue;
+        }
+        mark_needed(g->models[m].root, needed);
+    }
+    for (int m = 0; m < g->nmodels; m++)
+        p->running[m] = g->models[m].root && needed[g->models[m].root->index];
+
+    for (int i = 0; i < g->nnodes; i++) {
+        const IrNode *n = g->nodes[i];
+        if (!needed[n->index]) continue;
+        const char *model_name = n->model >= 0 && n->model < proj->nmodels ? proj->models[n->model].name : "";
+        const char *unsup = unsupported_kind(n->plan->kind);
+        if (unsup) {
+            snprintf(err, errsize, "operator %s is not supported by the engine yet (model '%s')", unsup, model_name);
+            goto fail;
+        }
+        Op *in[64];
+        if (n->ninputs > 64) {
+            snprintf(err, errsize, "operator %s has too many inputs", n->op_id);
+            goto fail;
+        }
+        for (int k = 0; k < n->ninputs; k++) {
+            in[k] = p->node_ops[n->inputs[k]->index];
+            if (!in[k]) {
+                snprintf(err, errsize, "internal error: input of %s is not instantiated (graph not topological)", n->op_id);
+                goto fail;
+            }
+        }
+        Op *op = NULL;
+        switch (n->plan->kind) {
+        case PL_SOURCE: {
+            int s = n->source;
+            if (s < 0 || s >= p->nsrc) {
+                snprintf(err, errsize, "operator %s scans an unknown source", n->op_id);
+                goto fail;
+            }
+            const SourceDef *sd = &proj->sources[s];
+            bool same = sd->ncolumns == n->plan->ncols;
+            for (int c = 0; same && c < sd->ncolumns; c++)
+                same = sd->columns[c].type.id == n->plan->cols[c].type.id;
+            if (!same) {
+                snprintf(err, errsize, "operator %s: scan columns differ from source '%s'", n->op_id, sd->name);
+                goto fail;
+            }
+            SourceSlot *slot = &p->src[s];
+            if (!slot->used) {
+                slot->used = true;
+                batch_init(&slot->batch, sd->ncolumns);
+            }
+            for (int k = 0; k < n->nstate && !slot->norm_id; k++)
+                if (n->state[k].kind && strcmp(n->state[k].kind, "changelog_normalize") == 0)
+                    slot->norm_id = n->state[k].id;
+            if (!slot->norm && sd->npk > 0 && is_updating_format(sd->format)) make_norm(p, s);
+            op = op_source_new(p, n, &slot->batch);
+            break;
+        }
+        case PL_REF:
+            if (n->ninputs != 1) {
+                snprintf(err, errsize, "operator %s: ref('%s') is not resolved", n->op_id, n->plan->name ? n->plan->name : "?");
+                goto fail;
+            }
+            op = op_ref_new(p, n, in);
+            break;
+        case PL_FILTER: op = op_filter_new(p, n, in); break;
+        case PL_PROJECT: op = op_project_new(p, n, in); break;
+        case PL_UNION_ALL: op = op_union_all_new(p, n, in); break;
+        case PL_DISTINCT: op = op_distinct_new(p, n, in); break;
+        case PL_AGGREGATE: op = op_aggregate_new(p, n, in); break;
+        default:
+            snprintf(err, errsize, "operator %d is not supported by the engine yet (model '%s')", (int)n->plan->kind, model_name);
+            goto fail;
+        }
+        op->model_name = model_name;
+        p->node_ops[n->index] = op;
+        p->ops[p->nops++] = op;
+    }
+    free(needed);
+    return p;
+fail:
+    free(needed);
+    eng_pipeline_free(p);
+    return NULL;
+}
+
+void eng_pipeline_free(EngPipeline *p)
+{
+    if (!p) return;
+    for (int i = p->nops - 1; i >= 0; i--) p->ops[i]->vt->free(p->ops[i]);
+    for (int s = 0; s < p->nsrc; s++) {
+        if (p->src[s].norm) p->src[s].norm->vt->free(p->src[s].norm);
+        if (p->src[s].used) batch_fini(&p->src[s].batch);
+    }
+    free(p->src);
+    free(p->ops);
+    free(p->node_ops);
+    free(p->running);
+    free(p->idx);
+    free(p->wts);
+    free(p->ents);
+    free(p->ents_tmp);
+    free(p->ch);
+    arena_fini(&p->arena);
+    free(p);
+}
+
+Batch *eng_source_batch(EngPipeline *p, int source)
+{
+    if (source < 0 || source >= p->nsrc || !p->src[source].used) return NULL;
+    return &p->src[source].batch;
+}
+
+bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row,
+                       const RowOrigin *origin, char *err, size_t errsize)
+{
+    if (source < 0 || source >= p->nsrc) {
+        snprintf(err, errsize, "unknown source %d", source);
+        return false;
+    }
+    SourceSlot *slot = &p->src[source];
+    if (!slot->used) return true; /* no running model reads it */
+    if (!slot->norm) {
+        const SourceDef *sd = &p->g->project->sources[source];
+        if (sd->npk == 0) {
+            snprintf(err, errsize, "source '%s' has no primary_key: keyed changes cannot be applied", sd->name);
+            return false;
+        }
+        make_norm(p, source);
+    }
+    return op_normalize_apply(slot->norm, op, row, origin, err, errsize);
+}
+
+void eng_source_watermark(EngPipeline *p, int source, int64_t wm_us)
+{
+    if (source < 0 || source >= p->nsrc) return;
+    if (wm_us > p->src[source].wm) p->src[source].wm = wm_us;
+}
+
+void eng_emit_dead_letter(EngPipeline *p, const EngDeadLetter *dl)
+{
+    if (p->opts.dead_letter) p->opts.dead_letter(p->opts.dead_letter_ctx, dl);
+}
+
+Op *eng_pipeline_op(EngPipeline *p, int node_index)
+{
+    if (node_index < 0 || node_index >= p->g->nnodes) return NULL;
+    return p->node_ops[node_index];
+}
+
+Op *eng_pipeline_normalize_op(EngPipeline *p, int source)
+{
+    if (source < 0 || source >= p->nsrc) return NULL;
+    return p->src[source].norm;
+}
+
+/* ---------- presentation ---------- */
+
+typedef struct SortCtx {
+    const Batch *b;
+    const Type *types;
+    const int *key;
+    int nkey;
+} SortCtx;
+
+/* value_compare with the integer-like types inline. */
+static inline int cell_cmp(Type t, const Value *a, const Value *b)
+{
+    switch (t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
+        if (a->isnull || b->isnull) return (int)a->isnull - (int)b->isnull;
+        return (a->i > b->i) - (a->i < b->i);
+    default:
+        return value_compare(t, a, b);
+    }
+}
+
+static int key_cmp(const SortCtx *c, const Value *x, const Value *y)
+{
+    for (int k = 0; k < c->nkey; k++) {
+        int col = c->key[k];
+        int r = cell_cmp(c->types[col], &x[col], &y[col]);
+        if (r) return r;
+    }
+    return 0;
+}
+
+static int row_order(const SortCtx *c, const Value *x, const Value *y)
+{
+    for (int col = 0; col < c->b->ncols; col++) {
+        int r = op_cell_order(c->types[col], &x[col], &y[col]);
+        if (r) return r;
+    }
+    return 0;
+}
+
+/* Sorting compares a 64-bit order-preserving prefix of the first sort column first
+ * (integers, timestamps, dates, text: the first 8 bytes), and whole rows only on
+ * equal prefixes: most comparisons of a keyed output are then one integer compare.
+ * prefix(a) <= prefix(b) whenever a sorts before b; NULL maps to the maximum. */
+typedef struct SortEnt {
+    uint64_t pre;
+    int idx;
+} SortEnt;
+
+static uint64_t sort_prefix(Type t, const Value *v)
+{
+    if (v->isnull) return UINT64_MAX;
+    switch (t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
+        return (uint64_t)v->i ^ ((uint64_t)1 << 63);
+    case T_TEXT:
+    case T_UNKNOWN: {
+        uint64_t x = 0;
+        uint32_t n = v->len < 8 ? v->len : 8;
+        for (uint32_t k = 0; k < n; k++) x |= (uint64_t)(unsigned char)v->s[k] << (56 - 8 * k);
+        return x;
+    }
+    default:
+        return 0; /* no cheap order-preserving prefix: compare whole values */
+    }
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+    const SortEnt *ea = a, *eb = b;
+    if (ea->pre != eb->pre) return ea->pre < eb->pre ? -1 : 1;
+    const SortCtx *c = ctx;
+    int i = ea->idx, j = eb->idx;
+    const Value *x = batch_row(c->b, i), *y = batch_row(c->b, j);
+    int r = key_cmp(c, x, y);
+    if (r) return r;
+    r = row_order(c, x, y);
+    if (r) return r;
+    return (i > j) - (i < j);
+}
+
+/* Stable LSD radix sort of the prefixes (byte digits; digits equal in every entry are
+ * skipped, so small integer keys take two passes), then runs of equal prefixes are
+ * ordered by whole rows: insertion sort for the usual short runs (an update's old and
+ * new row), qsort_r for long ones (types without a prefix). */
+static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t hist[8][256])
+{
+    if (n < 2) return;
+    memset(hist, 0, sizeof(uint32_t) * 8 * 256);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) hist[d][(e[i].pre >> (8 * d)) & 0xff]++;
+    SortEnt *src = e, *dst = tmp;
+    for (int d = 0; d < 8; d++) {
+        uint32_t *h = hist[d];
+        if (h[(e[0].pre >> (8 * d)) & 0xff] == (uint32_t)n) continue; /* constant digit */
+        uint32_t sum = 0;
+        for (int k = 0; k < 256; k++) {
+            uint32_t c = h[k];
+            h[k] = sum;
+            sum += c;
+        }
+        for (int i = 0; i < n; i++) dst[h[(src[i].pre >> (8 * d)) & 0xff]++] = src[i];
+        SortEnt *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != e) memcpy(e, src, sizeof(SortEnt) * (size_t)n);
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && e[j].pre == e[i].pre) j++;
+        if (j - i > 16) {
+            qsort_r(e + i, (size_t)(j - i), sizeof(SortEnt), cmp_rows, sc);
+        } else {
+            for (int k = i + 1; k < j; k++) {
+                SortEnt x = e[k];
+                int m = k - 1;
+                while (m >= i && cmp_rows(&e[m], &x, sc) > 0) {
+                    e[m + 1] = e[m];
+                    m--;
+                }
+                e[m + 1] = x;
+            }
+        }
+        i = j;
+    }
+}
+
+static void push_change(EngPipeline *p, int64_t *n, ChangeOp op, const Value *row, const Value *old)
+{
+    if (*n == p->chcap) {
+        p->chcap = p->chcap ? p->chcap * 2 : 256;
+        p->ch = xrealloc(p->ch, sizeof(EngChange) * (size_t)p->chcap);
+    }
+    EngChange *c = &p->ch[(*n)++];
+    c->op = op;
+    c->row = row;
+    c->old_row = old;
+}
+
+/* Consolidate model m's output batch and hand it to the listener. */
+static bool present(EngPipeline *p, int m, const Op *root, char *err, size_t errsize)
+{
+    const Batch *b = root->out;
+    if (b->n == 0) return true;
+    const IrModel *im = &p->g->models[m];
+    if (b->n > p->idxcap) {
+        p->idxcap = b->n;
+        p->idx = xrealloc(p->idx, sizeof(int) * (size_t)p->idxcap);
+        p->wts = xrealloc(p->wts, sizeof(int64_t) * (size_t)p->idxcap);
+        p->ents = xrealloc(p->ents, sizeof(SortEnt) * (size_t)p->idxcap);
+        p->ents_tmp = xrealloc(p->ents_tmp, sizeof(SortEnt) * (size_t)p->idxcap);
+    }
+    SortCtx sc = {b, root->out_types, im->nout_key > 0 ? im->out_key : NULL, im->nout_key > 0 ? im->nout_key : 0};
+    int first = sc.nkey > 0 ? sc.key[0] : 0;
+    Type ft = b->ncols > 0 ? root->out_types[first] : type_make(T_INT8);
+    for (int i = 0; i < b->n; i++) {
+        p->ents[i].idx = i;
+        p->ents[i].pre = b->ncols > 0 ? sort_prefix(ft, &batch_row(b, i)[first]) : 0;
+    }
+    sort_ents(p->ents, p->ents_tmp, b->n, &sc, p->hist);
+    for (int i = 0; i < b->n; i++) p->idx[i] = p->ents[i].idx;
+
+    /* merge identical rows, drop net-zero ones */
+    int nr = 0;
+    for (int i = 0; i < b->n;) {
+        const Value *x = batch_row(b, p->idx[i]);
+        int64_t w = b->weights[p->idx[i]];
+        int j = i + 1;
+        while (j < b->n && op_rows_identical(root->out_types, b->ncols, x, batch_row(b, p->idx[j]))) {
+            w += b->weights[p->idx[j]];
+            j++;
+        }
+        if (w != 0) {
+            p->idx[nr] = p->idx[i];
+            p->wts[nr] = w;
+            nr++;
+        }
+        i = j;
+    }
+
+    int64_t nch = 0;
+    if (im->nout_key >= 0) {
+        for (int i = 0; i < nr;) {
+            const Value *x = batch_row(b, p->idx[i]);
+            int j = i + 1;
+            while (j < nr && key_cmp(&sc, x, batch_row(b, p->idx[j])) == 0) j++;
+            /* rows of one key [i, j): pair retractions with insertions as updates */
+            int ni = i, pi = i;
+            int64_t nleft = 0, pleft = 0;
+            for (;;) {
+                while (nleft == 0 && ni < j) {
+                    if (p->wts[ni] < 0) nleft = -p->wts[ni];
+                    else ni++;
+                }
+                while (pleft == 0 && pi < j) {
+                    if (p->wts[pi] > 0) pleft = p->wts[pi];
+                    else pi++;
+                }
+                if (nleft == 0 || pleft == 0) break;
+                push_change(p, &nch, CHANGE_UPDATE, batch_row(b, p->idx[pi]), batch_row(b, p->idx[ni]));
+                if (--nleft == 0) ni++;
+                if (--pleft == 0) pi++;
+            }
+            for (; ni < j; ni++, nleft = 0) {
+                if (nleft == 0 && p->wts[ni] < 0) nleft = -p->wts[ni];
+                for (; nleft > 0; nleft--) push_change(p, &nch, CHANGE_DELETE, batch_row(b, p->idx[ni]), NULL);
+            }
+            for (; pi < j; pi++, pleft = 0) {
+                if (pleft == 0 && p->wts[pi] > 0) pleft = p->wts[pi];
+                for (; pleft > 0; pleft--) push_change(p, &nch, CHANGE_INSERT, batch_row(b, p->idx[pi]), NULL);
+            }
+            i = j;
+        }
+    } else {
+        for (int i = 0; i < nr; i++)
+            for (int64_t k = 0; k < -p->wts[i]; k++) push_change(p, &nch, CHANGE_DELETE, batch_row(b, p->idx[i]), NULL);
+        for (int i = 0; i < nr; i++)
+            for (int64_t k = 0; k < p->wts[i]; k++) push_change(p, &nch, CHANGE_INSERT, batch_row(b, p->idx[i]), NULL);
+    }
+    if (nch == 0) return true;
+    char lerr[512] = "";
+    if (!p->opts.listener(p->opts.listener_ctx, m, p->ch, (int)nch, lerr, sizeof lerr)) {
+        snprintf(err, errsize, "%s", lerr[0] ? lerr : "the output of the model failed");
+        return false;
+    }
+    return true;
+}
+
+/* ---------- steps ---------- */
+
+static void reset_batches(EngPipeline *p)
+{
+    for (int i = 0; i < p->nops; i++) batch_clear(&p->ops[i]->own);
+    for (int s = 0; s < p->nsrc; s++)
+        if (p->src[s].used) batch_clear(&p->src[s].batch);
+}
+
+bool eng_step(EngPipeline *p, char *err, size_t errsize)
+{
+    p->step++;
+    OpCtx ctx = {p, p->step, err, errsize};
+    bool ok = true;
+    for (int i = 0; i < p->nops && ok; i++) {
+        Op *op = p->ops[i];
+        int64_t wm;
+        if (op->node && op->node->plan->kind == PL_SOURCE) {
+            wm = p->src[op->node->source].wm;
+        } else if (op->nin > 0) {
+            wm = INT64_MAX;
+            for (int k = 0; k < op->nin; k++)
+                if (op->in[k]->wm < wm) wm = op->in[k]->wm;
+        } else {
+            wm = op->wm;
+        }
+        ok = op->vt->step(op, &ctx);
+        if (ok && wm > op->wm) {
+            op->wm = wm;
+            if (op->vt->on_watermark) ok = op->vt->on_watermark(op, &ctx, wm);
+        }
+    }
+    if (ok && p->opts.listener) {
+        for (int m = 0; m < p->g->nmodels && ok; m++) {
+            if (!p->running[m]) continue;
+            ok = present(p, m, p->node_ops[p->g->models[m].root->index], err, errsize);
+        }
+    }
+    reset_batches(p);
+    return ok;
+}
+
+int eng_state_stats(EngPipeline *p, EngStateStats *out, int max)
+{
+    int total = 0;
+    for (int i = 0; i < p->nops; i++) {
+        const Op *op = p->ops[i];
+        if (!op->vt->state_stats) continue;
+        int room = max - total > 0 ? max - total : 0;
+        total += op->vt->state_stats(op, room > 0 ? out + total : NULL, room);
+    }
+    for (int s = 0; s < p->nsrc; s++) {
+        const Op *op = p->src[s].norm;
+        if (!op) continue;
+        int room = max - total > 0 ? max - total : 0;
+        total += op->vt->state_stats(op, room > 0 ? out + total : NULL, room);
+    }
+    return total;
+}

@@ -1,0 +1,699 @@
+/* Binding of scalar expressions: column references, operators
+ * (arithmetic, comparison, ||, LIKE), boolean logic, IS [NOT] NULL/TRUE/DISTINCT FROM,
+ * IN lists, BETWEEN (desugared into comparisons), CASE (simple CASE desugared into
+ * equality conditions), COALESCE, NULLIF, GREATEST/LEAST. Operator resolution follows
+ * PostgreSQL: an unknown literal takes the type of the other operand, numeric operands
+ * meet at their common type, and incompatible operands are "operator does not exist". */
+#include "sql/bind_internal.h"
+
+#include <string.h>
+
+static Expr *new_node(Binder *b, ExprKind k, Type t, int loc, int nargs)
+{
+    Expr *e = plan_expr_new(b->arena, k, t, loc);
+    if (nargs > 0) e->args = ARENA_ARRAY(b->arena, Expr *, nargs);
+    e->nargs = nargs;
+    return e;
+}
+
+static Expr *node2(Binder *b, ExprKind k, int op, Type t, int loc, Expr *x, Expr *y)
+{
+    Expr *e = new_node(b, k, t, loc, y ? 2 : 1);
+    e->op = op;
+    e->args[0] = x;
+    if (y) e->args[1] = y;
+    return e;
+}
+
+Expr *bind_column_expr(Binder *b, const ScopeCol *c, int loc)
+{
+    Expr *e = plan_expr_column(b->arena, c->index, c->type);
+    e->loc = loc;
+    return e;
+}
+
+/* Operator spelling in PostgreSQL's messages. */
+static const char *op_sql(int op)
+{
+    switch (op) {
+    case OP_LIKE: return "~~";
+    case OP_NOT_LIKE: return "!~~";
+    case OP_ILIKE: return "~~*";
+    case OP_NOT_ILIKE: return "!~~*";
+    case OP_IS_DISTINCT:
+    case OP_IS_NOT_DISTINCT: return "=";
+    default: return op_kind_symbol((OpKind)op);
+    }
+}
+
+static char *expr_text(ExprCtx *cx, const Expr *e)
+{
+    StrBuf sb = STRBUF_INIT;
+    const PlanNode *in = cx->scope ? cx->scope->input : NULL;
+    plan_expr_sql(e, in ? in->cols : NULL, in ? in->ncols : 0, &sb);
+    char *s = arena_strdup(cx->b->arena, sb.len ? sb_cstr(&sb) : "x");
+    sb_free(&sb);
+    return s;
+}
+
+static bool is_comparison(int op)
+{
+    return (op >= OP_EQ && op <= OP_IS_NOT_DISTINCT) || (op >= OP_LIKE && op <= OP_NOT_ILIKE);
+}
+
+static const char *op_hint(ExprCtx *cx, int op, const Expr *l, const Expr *r)
+{
+    Binder *b = cx->b;
+    if (!l || !r || l->type.id == T_UNKNOWN || r->type.id == T_UNKNOWN)
+        return "no operator matches the given name and argument types; you might need to add explicit type casts";
+    if (is_comparison(op)) {
+        /* suggest casting the text side to the other side's type; else the left side */
+        const Expr *from = l, *to = r;
+        if (r->type.id == T_TEXT && l->type.id != T_TEXT) {
+            from = r;
+            to = l;
+        }
+        return arena_printf(b->arena, "cast one side, e.g. %s::%s", expr_text(cx, from), bind_type_display(b, to->type));
+    }
+    if (op == OP_CONCAT) return arena_printf(b->arena, "cast one side to text, e.g. %s::text", expr_text(cx, l));
+    if (op == OP_MOD && bind_type_cat(l->type) == CAT_NUM && bind_type_cat(r->type) == CAT_NUM)
+        return arena_printf(b->arena, "%% is defined for integers and numeric: cast, e.g. %s::numeric",
+                            expr_text(cx, type_is_float(l->type) ? l : r));
+    if ((op == OP_ADD || op == OP_SUB) && l->type.id == T_DATE && r->type.id == T_INT8)
+        return arena_printf(b->arena, "date %s integer adds days: cast the number, e.g. %s::integer",
+                            op_sql(op), expr_text(cx, r));
+    return "no operator matches the given name and argument types; you might need to add explicit type casts";
+}
+
+static void op_error(ExprCtx *cx, int op, const Expr *l, const Expr *r, int loc)
+{
+    Binder *b = cx->b;
+    const char *hint = op_hint(cx, op, l, r);
+    if (l)
+        bind_error(b, loc, "type-mismatch", hint, "operator does not exist: %s %s %s", bind_type_display(b, l->type),
+                   op_sql(op), bind_type_display(b, r->type));
+    else
+        bind_error(b, loc, "type-mismatch", hint, "operator does not exist: %s %s", op_sql(op),
+                   bind_type_display(b, r->type));
+}
+
+static void not_unique(ExprCtx *cx, int op, const Expr *l, const Expr *r, int loc)
+{
+    Binder *b = cx->b;
+    if (l)
+        bind_error(b, loc, "type-mismatch", "cast the literals to the type you mean, e.g. '1'::integer",
+                   "operator is not unique: %s %s %s", bind_type_display(b, l->type), op_sql(op),
+                   bind_type_display(b, r->type));
+    else
+        bind_error(b, loc, "type-mismatch", "cast the literal to the type you mean, e.g. '1'::integer",
+                   "operator is not unique: %s %s", op_sql(op), bind_type_display(b, r->type));
+}
+
+static bool is_null_literal(const Expr *e)
+{
+    return bind_is_unknown_literal(e) && e->cval.isnull;
+}
+
+/* ---- comparison -------------------------------------------------------------------- */
+
+/* Brings l and r to one comparable type (PostgreSQL's resolution of =, <, ...). */
+static bool compare_operands(ExprCtx *cx, int op, Expr **pl, Expr **pr, int loc)
+{
+    Binder *b = cx->b;
+    Expr *l = *pl, *r = *pr;
+    bool lu = bind_is_unknown_literal(l), ru = bind_is_unknown_literal(r);
+    if (lu && ru) {
+        l = bind_coerce(b, l, type_make(T_TEXT));
+        r = bind_coerce(b, r, type_make(T_TEXT));
+    } else if (lu) {
+        l = bind_coerce(b, l, type_make((TypeId)r->type.id));
+    } else if (ru) {
+        r = bind_coerce(b, r, type_make((TypeId)l->type.id));
+    } else if (l->type.id != r->type.id) {
+        TypeCat cl = bind_type_cat(l->type), cr = bind_type_cat(r->type);
+        if (cl != cr || (cl != CAT_NUM && cl != CAT_DATETIME)) {
+            op_error(cx, op, l, r, loc);
+            return false;
+        }
+        Type t = bind_op_common(l->type, r->type);
+        l = bind_coerce(b, l, t);
+        r = bind_coerce(b, r, t);
+    }
+    if (!l || !r) return false;
+    *pl = l;
+    *pr = r;
+    return true;
+}
+
+static Expr *compare(ExprCtx *cx, int op, Expr *l, Expr *r, int loc, bool warn_null)
+{
+    if (!l || !r) return NULL;
+    if (warn_null && (op == OP_EQ || op == OP_NE) && (is_null_literal(l) || is_null_literal(r)))
+        bind_warning(cx->b, loc, "null-comparison", op == OP_EQ ? "use IS NULL" : "use IS NOT NULL",
+                     "comparison with NULL is never true: it yields NULL for every row");
+    if (!compare_operands(cx, op, &l, &r, loc)) return NULL;
+    return node2(cx->b, EX_OP, op, type_make(T_BOOL), loc, l, r);
+}
+
+/* ---- arithmetic ---------------------------------------------------------------------- */
+
+static bool is_dt(Type t) { return bind_type_cat(t) == CAT_DATETIME; }
+static bool is_ts(Type t) { return t.id == T_TIMESTAMP || t.id == T_TIMESTAMPTZ; }
+static bool is_iv(Type t) { return t.id == T_INTERVAL; }
+static bool is_num(Type t) { return bind_type_cat(t) == CAT_NUM; }
+static bool is_small_int(Type t) { return t.id == T_INT2 || t.id == T_INT4; }
+
+/* The type an unknown literal takes opposite `known` in `op` (PostgreSQL's operator
+ * resolution with one unknown input), or T_UNKNOWN when no operator fits. */
+static Type unknown_partner(int op, Type known, bool unknown_on_left, bool *ambiguous)
+{
+    *ambiguous = false;
+    TypeCat c = bind_type_cat(known);
+    if (c == CAT_NUM) return type_make((TypeId)known.id);
+    if (c == CAT_SPAN) {
+        if (op == OP_ADD || op == OP_SUB) return type_make(T_INTERVAL);
+        if (op == OP_MUL) return type_make(T_FLOAT8);
+        if (op == OP_DIV && !unknown_on_left) return type_make(T_FLOAT8);
+        return type_make(T_UNKNOWN);
+    }
+    if (c == CAT_DATETIME) {
+        if (op == OP_SUB && !unknown_on_left) return type_make((TypeId)known.id);
+        if (op == OP_ADD && is_ts(known)) return type_make(T_INTERVAL);
+        if (op == OP_ADD && known.id == T_DATE) *ambiguous = true;
+        return type_make(T_UNKNOWN);
+    }
+    return type_make(T_UNKNOWN);
+}
+
+static Expr *arith(ExprCtx *cx, int op, Expr *l, Expr *r, int loc)
+{
+    Binder *b = cx->b;
+    bool lu = bind_is_unknown_literal(l), ru = bind_is_unknown_literal(r);
+    if (lu && ru) {
+        not_unique(cx, op, l, r, loc);
+        return NULL;
+    }
+    if (lu || ru) {
+        bool amb;
+        Type t = unknown_partner(op, lu ? r->type : l->type, lu, &amb);
+        if (amb) {
+            not_unique(cx, op, l, r, loc);
+            return NULL;
+        }
+        if (t.id == T_UNKNOWN) {
+            op_error(cx, op, l, r, loc);
+            return NULL;
+        }
+        if (lu) l = bind_coerce(b, l, t);
+        else r = bind_coerce(b, r, t);
+        if (!l || !r) return NULL;
+    }
+    Type lt = l->type, rt = r->type;
+    Type res;
+    if (is_num(lt) && is_num(rt)) {
+        Type t = bind_op_common(lt, rt);
+        if (op == OP_MOD && type_is_float(t)) {
+            op_error(cx, op, l, r, loc);
+            return NULL;
+        }
+        l = bind_coerce(b, l, t);
+        r = bind_coerce(b, r, t);
+        res = t;
+    } else if (op == OP_ADD || op == OP_SUB) {
+        if (is_ts(lt) && is_iv(rt)) {
+            res = type_make((TypeId)lt.id);
+        } else if (op == OP_ADD && is_iv(lt) && is_ts(rt)) {
+            res = type_make((TypeId)rt.id);
+        } else if (lt.id == T_DATE && is_iv(rt)) {
+            res = type_make(T_TIMESTAMP);
+        } else if (op == OP_ADD && is_iv(lt) && rt.id == T_DATE) {
+            res = type_make(T_TIMESTAMP);
+        } else if (lt.id == T_DATE && is_small_int(rt)) {
+            r = bind_coerce(b, r, type_make(T_INT4));
+            res = type_make(T_DATE);
+        } else if (op == OP_ADD && is_small_int(lt) && rt.id == T_DATE) {
+            l = bind_coerce(b, l, type_make(T_INT4));
+            res = type_make(T_DATE);
+        } else if (is_iv(lt) && is_iv(rt)) {
+            res = type_make(T_INTERVAL);
+        } else if (op == OP_SUB && lt.id == T_DATE && rt.id == T_DATE) {
+            res = type_make(T_INT4);
+        } else if (op == OP_SUB && is_dt(lt) && is_dt(rt)) {
+            Type t = bind_op_common(lt, rt);
+            l = bind_coerce(b, l, t);
+            r = bind_coerce(b, r, t);
+            res = type_make(T_INTERVAL);
+        } else {
+            op_error(cx, op, l, r, loc);
+            return NULL;
+        }
+    } else if (op == OP_MUL && is_iv(lt) && is_num(rt)) {
+        r = bind_coerce(b, r, type_make(T_FLOAT8));
+        res = type_make(T_INTERVAL);
+    } else if (op == OP_MUL && is_num(lt) && is_iv(rt)) {
+        l = bind_coerce(b, l, type_make(T_FLOAT8));
+        res = type_make(T_INTERVAL);
+    } else if (op == OP_DIV && is_iv(lt) && is_num(rt)) {
+        r = bind_coerce(b, r, type_make(T_FLOAT8));
+        res = type_make(T_INTERVAL);
+    } else {
+        op_error(cx, op, l, r, loc);
+        return NULL;
+    }
+    if (!l || !r) return NULL;
+    return node2(b, EX_OP, op, res, loc, l, r);
+}
+
+Expr *bind_binary_op(ExprCtx *cx, int op, Expr *l, Expr *r, int loc)
+{
+    if (!l || !r) return NULL;
+    switch (op) {
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_DIV:
+    case OP_MOD: return arith(cx, op, l, r, loc);
+    default: return compare(cx, op, l, r, loc, true);
+    }
+}
+
+static Expr *negate(ExprCtx *cx, Expr *x, int loc)
+{
+    if (bind_is_unknown_literal(x)) {
+        not_unique(cx, OP_NEG, NULL, x, loc);
+        return NULL;
+    }
+    if (!is_num(x->type) && !is_iv(x->type)) {
+        op_error(cx, OP_NEG, NULL, x, loc);
+        return NULL;
+    }
+    /* unconstrained result, as for every numeric operator */
+    return node2(cx->b, EX_OP, OP_NEG, type_make((TypeId)x->type.id), loc, x, NULL);
+}
+
+/* text || text, and anynonarray || text as PostgreSQL: the non-text side is output as text. */
+static Expr *concat_side(ExprCtx *cx, Expr *e, int loc)
+{
+    Binder *b = cx->b;
+    if (bind_is_unknown_literal(e) || e->type.id == T_TEXT) return bind_coerce(b, e, type_make(T_TEXT));
+    if (e->type.id == T_BOOL) {
+        /* PostgreSQL prints booleans as t/f here but casts them to 'true'/'false':
+         * make the user choose rather than guess */
+        bind_unsupported(b, loc, "|| with a boolean operand (cast it explicitly: x::text gives 'true'/'false')");
+        return NULL;
+    }
+    return bind_cast(b, e, type_make(T_TEXT), e->loc);
+}
+
+static Expr *concat_op(ExprCtx *cx, Expr *l, Expr *r, int loc)
+{
+    bool ltext = bind_is_unknown_literal(l) || l->type.id == T_TEXT;
+    bool rtext = bind_is_unknown_literal(r) || r->type.id == T_TEXT;
+    if (!ltext && !rtext) {
+        op_error(cx, OP_CONCAT, l, r, loc);
+        return NULL;
+    }
+    l = concat_side(cx, l, loc);
+    r = concat_side(cx, r, loc);
+    if (!l || !r) return NULL;
+    return node2(cx->b, EX_OP, OP_CONCAT, type_make(T_TEXT), loc, l, r);
+}
+
+static Expr *like_op(ExprCtx *cx, int op, Expr *l, Expr *r, int loc)
+{
+    if (!l || !r) return NULL;
+    bool ok = (bind_is_unknown_literal(l) || l->type.id == T_TEXT) && (bind_is_unknown_literal(r) || r->type.id == T_TEXT);
+    if (!ok) {
+        op_error(cx, op, l, r, loc);
+        return NULL;
+    }
+    l = bind_coerce(cx->b, l, type_make(T_TEXT));
+    r = bind_coerce(cx->b, r, type_make(T_TEXT));
+    if (!l || !r) return NULL;
+    return node2(cx->b, EX_OP, op, type_make(T_BOOL), loc, l, r);
+}
+
+/* ---- boolean logic and tests -------------------------------------------------------------- */
+
+Expr *bind_require_bool(ExprCtx *cx, Expr *e, const char *what, int loc)
+{
+    if (!e) return NULL;
+    if (bind_is_unknown_literal(e)) return bind_coerce(cx->b, e, type_make(T_BOOL));
+    if (e->type.id == T_BOOL) return e;
+    bind_error(cx->b, loc, "type-mismatch", NULL, "argument of %s must be type boolean, not type %s", what,
+               bind_type_display(cx->b, e->type));
+    return NULL;
+}
+
+Expr *bind_condition(ExprCtx *cx, Ast *a, const char *what)
+{
+    Expr *e = bind_expr(cx, a);
+    return bind_require_bool(cx, e, what, bind_ast_start(a));
+}
+
+static Expr *bool_list(ExprCtx *cx, Ast *a)
+{
+    const char *what = a->kind == AST_AND ? "AND" : "OR";
+    Expr *e = new_node(cx->b, a->kind == AST_AND ? EX_AND : EX_OR, type_make(T_BOOL), a->loc, a->args.n);
+    bool ok = true;
+    for (int i = 0; i < a->args.n; i++) {
+        e->args[i] = bind_condition(cx, a->args.items[i], what);
+        if (!e->args[i]) ok = false;
+    }
+    return ok ? e : NULL;
+}
+
+static const char *const bool_test_names[] = {"IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE", "IS UNKNOWN",
+                                              "IS NOT UNKNOWN"};
+
+static Expr *bool_test(ExprCtx *cx, Ast *a)
+{
+    int kind = a->booltest;
+    if (kind < 0 || kind > 5) {
+        bind_unsupported(cx->b, a->loc, "this boolean test");
+        return NULL;
+    }
+    Expr *x = bind_condition(cx, a->expr, bool_test_names[kind]);
+    if (!x) return NULL;
+    return node2(cx->b, EX_BOOL_TEST, kind, type_make(T_BOOL), a->loc, x, NULL);
+}
+
+static Expr *null_test(ExprCtx *cx, Ast *a)
+{
+    Expr *x = bind_default_unknown(cx->b, bind_expr(cx, a->expr));
+    if (!x) return NULL;
+    Expr *e = node2(cx->b, EX_IS_NULL, 0, type_make(T_BOOL), a->loc, x, NULL);
+    e->negated = a->negated;
+    return e;
+}
+
+/* ---- IN, BETWEEN, DISTINCT FROM, NULLIF ---------------------------------------------------- */
+
+static Expr *in_list(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    int n = a->args.n + 1;
+    Expr **es = ARENA_ARRAY(b->arena, Expr *, n);
+    bool ok = true;
+    es[0] = bind_expr(cx, a->lexpr);
+    for (int i = 1; i < n; i++) es[i] = bind_expr(cx, a->args.items[i - 1]);
+    for (int i = 0; i < n; i++)
+        if (!es[i]) ok = false;
+    if (!ok) return NULL;
+    /* common comparison type of the left side and every element */
+    Type cand = type_make(T_UNKNOWN);
+    int first = -1;
+    for (int i = 0; i < n; i++) {
+        Type t = es[i]->type;
+        if (t.id == T_UNKNOWN) continue;
+        if (first < 0) {
+            cand = type_make((TypeId)t.id);
+            first = i;
+            continue;
+        }
+        if (t.id == cand.id) continue;
+        TypeCat cc = bind_type_cat(cand), ct = bind_type_cat(t);
+        if (cc != ct || (cc != CAT_NUM && cc != CAT_DATETIME)) {
+            op_error(cx, OP_EQ, es[first], es[i], es[i]->loc >= 0 ? es[i]->loc : a->loc);
+            return NULL;
+        }
+        cand = bind_op_common(cand, t);
+    }
+    if (cand.id == T_UNKNOWN) cand = type_make(T_TEXT);
+    Expr *e = new_node(b, EX_IN_LIST, type_make(T_BOOL), a->loc, n);
+    e->negated = a->negated;
+    for (int i = 0; i < n; i++) {
+        e->args[i] = bind_coerce(b, es[i], cand);
+        if (!e->args[i]) ok = false;
+    }
+    return ok ? e : NULL;
+}
+
+static Expr *bool2(Binder *b, ExprKind k, int loc, Expr *x, Expr *y)
+{
+    if (!x || !y) return NULL;
+    Expr *e = new_node(b, k, type_make(T_BOOL), loc, 2);
+    e->args[0] = x;
+    e->args[1] = y;
+    return e;
+}
+
+static Expr *between(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    if (a->args.n != 2) {
+        bind_unsupported(b, a->loc, "this form of BETWEEN");
+        return NULL;
+    }
+    Expr *x = bind_expr(cx, a->lexpr);
+    Expr *lo = bind_expr(cx, a->args.items[0]);
+    Expr *hi = bind_expr(cx, a->args.items[1]);
+    if (!x || !lo || !hi) return NULL;
+    int loc = a->loc;
+#define CMP(op, l, r) compare(cx, (op), plan_expr_copy(b->arena, (l)), plan_expr_copy(b->arena, (r)), loc, false)
+    Expr *e;
+    if (!a->negated) {
+        e = bool2(b, EX_AND, loc, CMP(OP_GE, x, lo), CMP(OP_LE, x, hi));
+        if (e && a->symmetric)
+            e = bool2(b, EX_OR, loc, e, bool2(b, EX_AND, loc, CMP(OP_GE, x, hi), CMP(OP_LE, x, lo)));
+    } else {
+        e = bool2(b, EX_OR, loc, CMP(OP_LT, x, lo), CMP(OP_GT, x, hi));
+        if (e && a->symmetric)
+            e = bool2(b, EX_AND, loc, e, bool2(b, EX_OR, loc, CMP(OP_LT, x, hi), CMP(OP_GT, x, lo)));
+    }
+#undef CMP
+    return e;
+}
+
+static Expr *distinct_from(ExprCtx *cx, Ast *a)
+{
+    Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+    return compare(cx, a->negated ? OP_IS_NOT_DISTINCT : OP_IS_DISTINCT, l, r, a->loc, false);
+}
+
+static Expr *nullif(ExprCtx *cx, Ast *a)
+{
+    Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+    if (!l || !r) return NULL;
+    if (!compare_operands(cx, OP_EQ, &l, &r, a->loc)) return NULL;
+    Expr *e = new_node(cx->b, EX_NULLIF, l->type, a->loc, 2);
+    e->args[0] = l;
+    e->args[1] = r;
+    return e;
+}
+
+/* ---- CASE, COALESCE, GREATEST/LEAST --------------------------------------------------------- */
+
+/* Coerces every expression to their common type; returns it through *t. */
+static bool unify(ExprCtx *cx, Expr **es, int n, const char *context, Type *t)
+{
+    if (!bind_common_type(cx->b, es, n, context, t)) return false;
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        es[i] = bind_coerce(cx->b, es[i], *t);
+        if (!es[i]) ok = false;
+    }
+    return ok;
+}
+
+static Expr *case_expr(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    int nw = a->whens.n;
+    bool ok = true;
+    Expr *arg = NULL;
+    if (a->expr) {
+        arg = bind_expr(cx, a->expr);
+        if (!arg) return NULL;
+    }
+    Expr **conds = ARENA_ARRAY(b->arena, Expr *, nw + 1);
+    /* results with ELSE first: PostgreSQL resolves the ELSE branch's type first */
+    Expr **res = ARENA_ARRAY(b->arena, Expr *, nw + 1);
+    int nres = 0;
+    Expr *els = NULL;
+    if (a->else_expr) {
+        els = bind_expr(cx, a->else_expr);
+        if (!els) ok = false;
+        res[nres++] = els;
+    }
+    int first_res = nres;
+    for (int i = 0; i < nw; i++) {
+        Ast *w = a->whens.items[i];
+        if (w->kind != AST_CASE_WHEN) {
+            bind_unsupported(b, w->loc, ast_kind_name(w->kind));
+            return NULL;
+        }
+        if (arg) {
+            Expr *v = bind_expr(cx, w->lexpr);
+            conds[i] = v ? compare(cx, OP_EQ, plan_expr_copy(b->arena, arg), v, w->loc, true) : NULL;
+        } else {
+            conds[i] = bind_condition(cx, w->lexpr, "CASE/WHEN");
+        }
+        res[nres] = bind_expr(cx, w->rexpr);
+        if (!conds[i] || !res[nres]) ok = false;
+        nres++;
+    }
+    if (!ok) return NULL;
+    Type t;
+    if (!unify(cx, res, nres, "CASE", &t)) return NULL;
+    /* without ELSE the implicit NULL has no typmod, so the result has none (exprTypmod) */
+    if (!els) t = type_make((TypeId)t.id);
+    Expr *e = new_node(b, EX_CASE, t, a->loc, 2 * nw + (els ? 1 : 0));
+    for (int i = 0; i < nw; i++) {
+        e->args[2 * i] = conds[i];
+        e->args[2 * i + 1] = res[first_res + i];
+    }
+    if (els) {
+        e->args[2 * nw] = res[0];
+        e->has_else = true;
+    }
+    return e;
+}
+
+static Expr *variadic_common(ExprCtx *cx, Ast *a, ExprKind kind, const char *context)
+{
+    Binder *b = cx->b;
+    int n = a->args.n;
+    Expr *e = new_node(b, kind, type_make(T_UNKNOWN), a->loc, n);
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        e->args[i] = bind_expr(cx, a->args.items[i]);
+        if (!e->args[i]) ok = false;
+    }
+    if (!ok) return NULL;
+    if (!unify(cx, e->args, n, context, &e->type)) return NULL;
+    return e;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------- */
+
+static int like_kind(const char *name)
+{
+    if (strcmp(name, "~~") == 0) return OP_LIKE;
+    if (strcmp(name, "!~~") == 0) return OP_NOT_LIKE;
+    if (strcmp(name, "~~*") == 0) return OP_ILIKE;
+    if (strcmp(name, "!~~*") == 0) return OP_NOT_ILIKE;
+    return -1;
+}
+
+static Expr *op_expr(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    const char *name = a->name ? a->name : "";
+    if (!a->lexpr) {
+        /* prefix operator */
+        if (strcmp(name, "-") != 0 && strcmp(name, "+") != 0) {
+            bind_unsupported(b, a->loc, arena_printf(b->arena, "prefix operator %s", name));
+            return NULL;
+        }
+        Expr *x = bind_expr(cx, a->rexpr);
+        if (!x) return NULL;
+        if (name[0] == '-') return negate(cx, x, a->loc);
+        if (bind_is_unknown_literal(x)) {
+            not_unique(cx, OP_ADD, NULL, x, a->loc);
+            return NULL;
+        }
+        if (!is_num(x->type) && !is_iv(x->type)) {
+            bind_error(b, a->loc, "type-mismatch", NULL, "operator does not exist: + %s",
+                       bind_type_display(b, x->type));
+            return NULL;
+        }
+        return x;
+    }
+    if (!a->rexpr) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "postfix operator %s", name));
+        return NULL;
+    }
+    int op = -1;
+    if (strcmp(name, "+") == 0) op = OP_ADD;
+    else if (strcmp(name, "-") == 0) op = OP_SUB;
+    else if (strcmp(name, "*") == 0) op = OP_MUL;
+    else if (strcmp(name, "/") == 0) op = OP_DIV;
+    else if (strcmp(name, "%") == 0) op = OP_MOD;
+    else if (strcmp(name, "=") == 0) op = OP_EQ;
+    else if (strcmp(name, "<>") == 0 || strcmp(name, "!=") == 0) op = OP_NE;
+    else if (strcmp(name, "<") == 0) op = OP_LT;
+    else if (strcmp(name, "<=") == 0) op = OP_LE;
+    else if (strcmp(name, ">") == 0) op = OP_GT;
+    else if (strcmp(name, ">=") == 0) op = OP_GE;
+    else if (strcmp(name, "||") == 0) op = OP_CONCAT;
+    else if (like_kind(name) >= 0) op = like_kind(name);
+    else if (strcmp(name, "^") == 0) {
+        Expr *args[2] = {bind_expr(cx, a->lexpr), bind_expr(cx, a->rexpr)};
+        if (!args[0] || !args[1]) return NULL;
+        return bind_scalar_func(cx, "power", args, 2, a->loc);
+    } else {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "operator %s", name));
+        return NULL;
+    }
+    Expr *l = bind_expr(cx, a->lexpr);
+    Expr *r = bind_expr(cx, a->rexpr);
+    if (!l || !r) return NULL;
+    if (op == OP_CONCAT) return concat_op(cx, l, r, a->loc);
+    if (op == OP_LIKE || op == OP_NOT_LIKE || op == OP_ILIKE || op == OP_NOT_ILIKE) return like_op(cx, op, l, r, a->loc);
+    return bind_binary_op(cx, op, l, r, a->loc);
+}
+
+static Expr *sublink(ExprCtx *cx, Ast *a)
+{
+    const char *what;
+    switch (a->sublink) {
+    case AST_SUBLINK_EXISTS: what = "EXISTS (subquery)"; break;
+    case AST_SUBLINK_ANY:
+        what = a->sublink_op && strcmp(a->sublink_op, "=") == 0 ? "IN (subquery)" : "ANY (subquery)";
+        break;
+    case AST_SUBLINK_ALL: what = "ALL (subquery)"; break;
+    default: what = "a scalar subquery"; break;
+    }
+    bind_unsupported(cx->b, a->loc, what);
+    return NULL;
+}
+
+Expr *bind_expr(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    if (!a) {
+        bind_error(b, -1, "sql-syntax", NULL, "missing expression");
+        return NULL;
+    }
+    switch (a->kind) {
+    case AST_COLUMN_REF: {
+        if (a->star) {
+            bind_unsupported(b, a->loc, a->nnames ? "a whole-row reference (x.*) in an expression" : "* in an expression");
+            return NULL;
+        }
+        const ScopeCol *c = bind_resolve_column(cx, a);
+        return c ? bind_column_expr(b, c, a->loc) : NULL;
+    }
+    case AST_CONST: return bind_literal(cx, a);
+    case AST_TYPE_CAST: return bind_type_cast(cx, a);
+    case AST_OP: return op_expr(cx, a);
+    case AST_AND:
+    case AST_OR: return bool_list(cx, a);
+    case AST_NOT: {
+        Expr *x = bind_condition(cx, a->expr ? a->expr : (a->args.n ? a->args.items[0] : NULL), "NOT");
+        return x ? node2(b, EX_NOT, 0, type_make(T_BOOL), a->loc, x, NULL) : NULL;
+    }
+    case AST_IN_LIST: return in_list(cx, a);
+    case AST_BETWEEN: return between(cx, a);
+    case AST_LIKE: {
+        int op = a->ilike ? (a->negated ? OP_NOT_ILIKE : OP_ILIKE) : (a->negated ? OP_NOT_LIKE : OP_LIKE);
+        Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+        return like_op(cx, op, l, r, a->loc);
+    }
+    case AST_DISTINCT_FROM: return distinct_from(cx, a);
+    case AST_NULLIF: return nullif(cx, a);
+    case AST_NULL_TEST: return null_test(cx, a);
+    case AST_BOOL_TEST: return bool_test(cx, a);
+    case AST_FUNC_CALL: return bind_func_call(cx, a);
+    case AST_CASE: return case_expr(cx, a);
+    case AST_COALESCE: return variadic_common(cx, a, EX_COALESCE, "COALESCE");
+    case AST_MIN_MAX:
+        return variadic_common(cx, a, a->is_greatest ? EX_GREATEST : EX_LEAST, a->is_greatest ? "GREATEST" : "LEAST");
+    case AST_SUBLINK: return sublink(cx, a);
+    case AST_UNSUPPORTED: bind_unsupported(b, a->loc, a->name ? a->name : "this construct"); return NULL;
+    default:
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in an expression", ast_kind_name(a->kind)));
+        return NULL;
+    }
+}

@@ -1,0 +1,400 @@
+/* FROM clause binding and name resolution: source('x') and ref('m') calls, WITH
+ * queries and subqueries in FROM (inlined as plan subtrees), aliases and alias column
+ * lists, the scope of visible columns, resolution of plain and alias-qualified column
+ * references with PostgreSQL's errors (does not exist / ambiguous / missing
+ * FROM-clause entry), and * / alias.* expansion. Joins, LATERAL and window table
+ * functions are rejected here for now; the Scope is built so that a join scope
+ * (left ++ right, USING/NATURAL merged columns) extends it. */
+#include "sql/bind_internal.h"
+
+#include <string.h>
+
+/* ---- scope --------------------------------------------------------------------------- */
+
+static void scope_add_relation(Binder *b, Scope *s, const char *alias, const PlanNode *plan, int base)
+{
+    const char **rels = ARENA_ARRAY(b->arena, const char *, s->nrels + 1);
+    if (s->nrels) memcpy(rels, s->rels, sizeof(const char *) * (size_t)s->nrels);
+    rels[s->nrels++] = alias;
+    s->rels = rels;
+    ScopeCol *cols = ARENA_ARRAY(b->arena, ScopeCol, s->ncols + plan->ncols + 1);
+    if (s->ncols) memcpy(cols, s->cols, sizeof(ScopeCol) * (size_t)s->ncols);
+    for (int i = 0; i < plan->ncols; i++) {
+        ScopeCol *c = &cols[s->ncols + i];
+        memset(c, 0, sizeof *c);
+        c->rel = alias;
+        c->name = plan->cols[i].name;
+        c->index = base + i;
+        c->type = plan->cols[i].type;
+    }
+    s->cols = cols;
+    s->ncols += plan->ncols;
+}
+
+static bool rel_in_scope(const Scope *s, const char *rel)
+{
+    for (int i = 0; i < s->nrels; i++)
+        if (s->rels[i] && strcmp(s->rels[i], rel) == 0) return true;
+    return false;
+}
+
+static void missing_rel(Binder *b, const Scope *s, const char *rel, int loc)
+{
+    bind_error(b, loc, "unknown-relation", bind_did_you_mean(b, rel, s->rels, s->nrels),
+               "missing FROM-clause entry for table \"%s\"", rel);
+}
+
+static const char *unknown_column_hint(ExprCtx *cx, const char *name, const char *const *cands, int n)
+{
+    Binder *b = cx->b;
+    for (int i = 0; i < cx->naliases; i++)
+        if (cx->aliases[i] && strcmp(cx->aliases[i], name) == 0)
+            return arena_printf(b->arena,
+                                "\"%s\" is an output column alias; aliases can be used in GROUP BY and ORDER BY, "
+                                "not in %s: repeat the expression",
+                                name, cx->clause ? cx->clause : "this clause");
+    return bind_did_you_mean(b, name, cands, n);
+}
+
+const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref)
+{
+    Binder *b = cx->b;
+    const Scope *s = cx->scope;
+    int loc = ref->loc;
+    if (!s) {
+        bind_error(b, loc, "unknown-column", NULL, "column reference is not allowed here");
+        return NULL;
+    }
+    if (ref->nnames == 1) {
+        const char *name = ref->names[0];
+        const ScopeCol *found = NULL;
+        for (int i = 0; i < s->ncols; i++) {
+            const ScopeCol *c = &s->cols[i];
+            if (c->qualified_only || strcmp(c->name, name) != 0) continue;
+            if (found && found->index != c->index) {
+                bind_error(b, loc, "ambiguous-column", "qualify the column with its relation, e.g. t.x",
+                           "column reference \"%s\" is ambiguous", name);
+                return NULL;
+            }
+            if (!found) found = c;
+        }
+        if (found) return found;
+        const char **cands = ARENA_ARRAY(b->arena, const char *, s->ncols + 1);
+        int n = 0;
+        for (int i = 0; i < s->ncols; i++)
+            if (!s->cols[i].qualified_only) cands[n++] = s->cols[i].name;
+        bind_error(b, loc, "unknown-column", unknown_column_hint(cx, name, cands, n), "column \"%s\" does not exist",
+                   name);
+        return NULL;
+    }
+    if (ref->nnames == 2) {
+        const char *rel = ref->names[0], *name = ref->names[1];
+        if (!rel_in_scope(s, rel)) {
+            missing_rel(b, s, rel, loc);
+            return NULL;
+        }
+        const ScopeCol *found = NULL;
+        const char **cands = ARENA_ARRAY(b->arena, const char *, s->ncols + 1);
+        int n = 0;
+        for (int i = 0; i < s->ncols; i++) {
+            const ScopeCol *c = &s->cols[i];
+            if (!c->rel || strcmp(c->rel, rel) != 0) continue;
+            cands[n++] = c->name;
+            if (strcmp(c->name, name) != 0) continue;
+            if (found && found->index != c->index) {
+                bind_error(b, loc, "ambiguous-column", NULL, "column reference \"%s.%s\" is ambiguous", rel, name);
+                return NULL;
+            }
+            if (!found) found = c;
+        }
+        if (found) return found;
+        bind_error(b, loc, "unknown-column", bind_did_you_mean(b, name, cands, n), "column %s.%s does not exist", rel,
+                   name);
+        return NULL;
+    }
+    StrBuf sb = STRBUF_INIT;
+    for (int i = 0; i < ref->nnames; i++) {
+        if (i) sb_putc(&sb, '.');
+        sb_puts(&sb, ref->names[i]);
+    }
+    bind_error(b, loc, "unknown-column", "qualify columns with the relation's alias only, e.g. orders.amount",
+               "column reference \"%s\" has too many dotted names", sb_cstr(&sb));
+    sb_free(&sb);
+    return NULL;
+}
+
+int bind_expand_star(Binder *b, const Scope *s, const Ast *ref, const ScopeCol ***out)
+{
+    const char *rel = ref->nnames >= 1 ? ref->names[ref->nnames - 1] : NULL;
+    if (ref->nnames > 1) {
+        bind_error(b, ref->loc, "unknown-column", "qualify columns with the relation's alias only, e.g. orders.*",
+                   "improper qualified name (too many dotted names)");
+        return -1;
+    }
+    if (rel && !rel_in_scope(s, rel)) {
+        missing_rel(b, s, rel, ref->loc);
+        return -1;
+    }
+    const ScopeCol **v = ARENA_ARRAY(b->arena, const ScopeCol *, s->ncols + 1);
+    int n = 0;
+    for (int i = 0; i < s->ncols; i++) {
+        const ScopeCol *c = &s->cols[i];
+        if (rel ? (c->rel && strcmp(c->rel, rel) == 0) : !c->hidden) v[n++] = c;
+    }
+    *out = v;
+    return n;
+}
+
+/* ---- renaming ---------------------------------------------------------------------------- */
+
+PlanNode *bind_rename_columns(Binder *b, PlanNode *plan, const char *const *names, int n, int loc,
+                              const char *what)
+{
+    if (n == 0) return plan;
+    if (n > plan->ncols) {
+        bind_error(b, loc, "invalid-alias", NULL, "%s has %d columns available but %d columns specified", what,
+                   plan->ncols, n);
+        return NULL;
+    }
+    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, plan->ncols);
+    memcpy(cols, plan->cols, sizeof(PlanColumn) * (size_t)plan->ncols);
+    for (int i = 0; i < n; i++) cols[i].name = names[i];
+    if (plan->kind == PL_PROJECT) {
+        /* a projection made for this query (or a private copy): rename in place */
+        plan->cols = cols;
+        return plan;
+    }
+    /* sources, refs, aggregates keep their own names: rename with a projection */
+    Expr **exprs = ARENA_ARRAY(b->arena, Expr *, plan->ncols);
+    for (int i = 0; i < plan->ncols; i++) exprs[i] = plan_expr_column(b->arena, i, plan->cols[i].type);
+    return bind_project_node(b, plan, exprs, cols, plan->ncols, loc);
+}
+
+/* ---- FROM items --------------------------------------------------------------------------- */
+
+static const char *last_dotted(const char *s)
+{
+    const char *dot = strrchr(s, '.');
+    return dot ? dot + 1 : s;
+}
+
+/* Names for hints: "did you mean ..." over sources and models. */
+static const char **source_names(Binder *b, int *n)
+{
+    const Project *p = b->project;
+    const char **v = ARENA_ARRAY(b->arena, const char *, p->nsources + 1);
+    for (int i = 0; i < p->nsources; i++) v[i] = p->sources[i].name;
+    *n = p->nsources;
+    return v;
+}
+
+static const char **model_names(Binder *b, int *n)
+{
+    const Project *p = b->project;
+    const char **v = ARENA_ARRAY(b->arena, const char *, p->nmodels + 1);
+    for (int i = 0; i < p->nmodels; i++) v[i] = p->models[i].name;
+    *n = p->nmodels;
+    return v;
+}
+
+static PlanNode *bind_source_call(Binder *b, const char *name, int arg_loc, const char **alias)
+{
+    const SourceDef *sd = project_find_source(b->project, name);
+    if (!sd) {
+        int n;
+        const char **names = source_names(b, &n);
+        const char *hint = bind_did_you_mean(b, name, names, n);
+        if (!hint && project_find_model(b->project, name))
+            hint = arena_printf(b->arena, "\"%s\" is a model: read it with ref('%s')", name, name);
+        bind_error(b, arg_loc, "unknown-source", hint, "source \"%s\" does not exist", name);
+        return NULL;
+    }
+    PlanNode *n = plan_node_new(b->arena, PL_SOURCE, arg_loc);
+    n->name = sd->name;
+    n->ncols = sd->ncolumns;
+    n->cols = ARENA_ARRAY(b->arena, PlanColumn, sd->ncolumns > 0 ? sd->ncolumns : 1);
+    for (int i = 0; i < sd->ncolumns; i++) {
+        n->cols[i].name = sd->columns[i].name;
+        n->cols[i].type = sd->columns[i].type;
+    }
+    *alias = last_dotted(sd->name);
+    return n;
+}
+
+static PlanNode *bind_ref_call(Binder *b, const char *name, int arg_loc, const char **alias)
+{
+    const ModelDef *md = project_find_model(b->project, name);
+    if (!md) {
+        int n;
+        const char **names = model_names(b, &n);
+        const char *hint = bind_did_you_mean(b, name, names, n);
+        if (!hint && project_find_source(b->project, name))
+            hint = arena_printf(b->arena, "\"%s\" is a source: read it with source('%s')", name, name);
+        bind_error(b, arg_loc, "unknown-model", hint, "model \"%s\" does not exist", name);
+        return NULL;
+    }
+    int idx = bound_model_index(b->bp, name);
+    const PlanNode *up = idx >= 0 ? b->bp->models[idx].root : NULL;
+    if (!up) {
+        /* the referenced model failed to bind (or is in a cycle): already reported */
+        b->failed = true;
+        return NULL;
+    }
+    PlanNode *n = plan_node_new(b->arena, PL_REF, arg_loc);
+    n->name = md->name;
+    n->ncols = up->ncols;
+    n->cols = ARENA_ARRAY(b->arena, PlanColumn, up->ncols > 0 ? up->ncols : 1);
+    memcpy(n->cols, up->cols, sizeof(PlanColumn) * (size_t)up->ncols);
+    *alias = md->name;
+    return n;
+}
+
+static PlanNode *bind_range_function(Binder *b, Ast *item, const char **alias)
+{
+    Ast *fc = item->func ? item->func : item;
+    const char *fname = fc->name ? fc->name : "";
+    int loc = fc->loc >= 0 ? fc->loc : item->loc;
+    if (item->lateral) {
+        bind_unsupported(b, item->loc, "LATERAL");
+        return NULL;
+    }
+    bool is_source = strcmp(fname, "source") == 0, is_ref = strcmp(fname, "ref") == 0;
+    if ((is_source || is_ref) && fc->nnames <= 1) {
+        const Ast *arg = fc->args.n == 1 ? fc->args.items[0] : NULL;
+        if (!arg || arg->kind != AST_CONST || arg->const_kind != AST_CONST_STRING || fc->agg_star ||
+            fc->agg_distinct || fc->over || fc->agg_filter) {
+            bind_error(b, arg ? arg->loc : loc, "invalid-argument",
+                       is_source ? "e.g. FROM source('commerce.orders')" : "e.g. FROM ref('customer_metrics')",
+                       "%s() takes one string literal naming a %s", fname, is_source ? "source" : "model");
+            return NULL;
+        }
+        return is_source ? bind_source_call(b, arg->text, arg->loc, alias)
+                         : bind_ref_call(b, arg->text, arg->loc, alias);
+    }
+    if (strcmp(fname, "tumble") == 0 || strcmp(fname, "hop") == 0 || strcmp(fname, "session") == 0) {
+        char up[16];
+        size_t i = 0;
+        for (; fname[i] && i < sizeof up - 1; i++) up[i] = (char)(fname[i] - 'a' + 'A');
+        up[i] = '\0';
+        bind_unsupported(b, loc, arena_printf(b->arena, "the %s window function", up));
+        return NULL;
+    }
+    bind_error(b, loc, "unsupported", "read sources with source('...') and other models with ref('...')",
+               "table function %s() is not supported yet", fname);
+    return NULL;
+}
+
+static const CteEnv *find_cte(const CteEnv *env, const char *name)
+{
+    for (; env; env = env->next)
+        if (strcmp(env->name, name) == 0) return env;
+    return NULL;
+}
+
+static void relation_missing(Binder *b, const CteEnv *env, const Ast *item)
+{
+    const char *name = item->name ? item->name : "";
+    StrBuf hint = STRBUF_INIT;
+    sb_puts(&hint, "read sources with source('...') and other models with ref('...')");
+    /* the closest of: a WITH query, a source (also by its last dotted part), a model */
+    int nc = 0;
+    for (const CteEnv *e = env; e; e = e->next) nc++;
+    const char **ctes = ARENA_ARRAY(b->arena, const char *, nc + 1);
+    nc = 0;
+    for (const CteEnv *e = env; e; e = e->next) ctes[nc++] = e->name;
+    const char *c = diag_closest(name, ctes, nc);
+    const Project *p = b->project;
+    if (c) {
+        sb_printf(&hint, "; did you mean '%s'?", c);
+    } else {
+        const char *src = NULL;
+        for (int i = 0; i < p->nsources && !src; i++)
+            if (strcmp(p->sources[i].name, name) == 0 || strcmp(last_dotted(p->sources[i].name), name) == 0)
+                src = p->sources[i].name;
+        if (!src) {
+            int n;
+            const char **names = source_names(b, &n);
+            src = diag_closest(name, names, n);
+        }
+        const char *model = project_find_model(p, name) ? name : NULL;
+        if (!model) {
+            int n;
+            const char **names = model_names(b, &n);
+            model = diag_closest(name, names, n);
+        }
+        if (src) sb_printf(&hint, "; did you mean source('%s')?", src);
+        else if (model) sb_printf(&hint, "; did you mean ref('%s')?", model);
+    }
+    bind_error(b, item->loc, "unknown-relation", sb_cstr(&hint), "relation \"%s\" does not exist", name);
+    sb_free(&hint);
+}
+
+/* Binds one FROM item; sets *alias to its default or explicit alias. */
+static PlanNode *bind_range_item(Binder *b, Ast *item, const CteEnv *env, const char **alias)
+{
+    PlanNode *plan = NULL;
+    const char *dflt = NULL;
+    const char *what = NULL;
+    switch (item->kind) {
+    case AST_RANGE_FUNCTION:
+        plan = bind_range_function(b, item, &dflt);
+        break;
+    case AST_RANGE_VAR: {
+        const CteEnv *c = item->name ? find_cte(env, item->name) : NULL;
+        if (!c) {
+            relation_missing(b, env, item);
+            return NULL;
+        }
+        if (!c->plan) {
+            b->failed = true; /* the WITH query's own errors are reported */
+            return NULL;
+        }
+        plan = plan_node_copy(b->arena, c->plan);
+        dflt = c->name;
+        break;
+    }
+    case AST_RANGE_SUBSELECT:
+        if (item->lateral) {
+            bind_unsupported(b, item->loc, "LATERAL");
+            return NULL;
+        }
+        plan = bind_query(b, item->subquery, env, 0);
+        dflt = NULL;
+        break;
+    case AST_JOIN:
+        bind_unsupported(b, item->loc, item->join_kind == AST_JOIN_CROSS ? "CROSS JOIN" : "JOIN");
+        return NULL;
+    case AST_UNSUPPORTED:
+        bind_unsupported(b, item->loc, item->name ? item->name : "this FROM item");
+        return NULL;
+    default:
+        bind_unsupported(b, item->loc, ast_kind_name(item->kind));
+        return NULL;
+    }
+    if (!plan) return NULL;
+    *alias = item->alias ? item->alias : dflt;
+    if (item->nalias_cols) {
+        what = arena_printf(b->arena, "table \"%s\"", *alias ? *alias : "subquery");
+        plan = bind_rename_columns(b, plan, item->alias_cols, item->nalias_cols, item->loc, what);
+    }
+    return plan;
+}
+
+PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope)
+{
+    memset(scope, 0, sizeof *scope);
+    if (sel->from.n == 0) {
+        bind_unsupported(b, sel->loc, "SELECT without FROM");
+        return NULL;
+    }
+    if (sel->from.n > 1) {
+        bind_unsupported(b, sel->from.items[1]->loc, "FROM with more than one relation");
+        return NULL;
+    }
+    const char *alias = NULL;
+    PlanNode *plan = bind_range_item(b, sel->from.items[0], env, &alias);
+    if (!plan) return NULL;
+    scope_add_relation(b, scope, alias, plan, 0);
+    scope->input = plan;
+    return plan;
+}

@@ -1,0 +1,573 @@
+/* Function calls: aggregate calls (count, sum, avg, min, max, bool_and/bool_or/every,
+ * with DISTINCT and FILTER) with PostgreSQL's result types, and the scalar functions
+ * weir evaluates (string, numeric, date/time). Each function resolves its argument
+ * types the way PostgreSQL's function resolution ends up for weir's types, e.g.
+ * round(integer) is round(double precision) because double precision is the
+ * preferred numeric type, and round(numeric, int) keeps numeric. */
+#include "sql/bind_internal.h"
+
+#include <string.h>
+
+const char *const bind_function_names[] = {
+    "abs", "avg", "bool_and", "bool_or", "btrim", "ceil", "ceiling", "char_length", "character_length",
+    "coalesce", "concat", "concat_ws", "count", "date_part", "date_trunc", "every", "extract", "floor",
+    "greatest", "least", "left", "length", "lower", "ltrim", "max", "min", "mod", "nullif", "position",
+    "pow", "power", "replace", "right", "round", "rtrim", "sign", "split_part", "sqrt", "strpos",
+    "substr", "substring", "sum", "trim", "trunc", "upper",
+};
+const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
+
+/* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
+ * "does not exist". */
+static const char *const unsupported_functions[] = {
+    "age", "array_agg", "ascii", "cbrt", "chr", "clock_timestamp", "corr", "cume_dist", "date_bin",
+    "dense_rank", "exp", "first_value", "format", "gen_random_uuid", "initcap", "isfinite", "json_agg",
+    "json_build_object", "jsonb_agg", "jsonb_build_object", "justify_days", "justify_hours", "lag",
+    "last_value", "lead", "ln", "log", "log10", "lpad", "make_date", "make_interval", "make_timestamp",
+    "md5", "mode", "now", "nth_value", "ntile", "octet_length", "percent_rank", "percentile_cont",
+    "percentile_disc", "pi", "random", "rank", "regexp_match", "regexp_matches", "regexp_replace",
+    "regexp_split_to_array", "repeat", "reverse", "row_number", "rpad", "starts_with", "statement_timestamp",
+    "stddev", "stddev_pop", "stddev_samp", "string_agg", "timezone", "to_char", "to_date", "to_number",
+    "to_timestamp", "transaction_timestamp", "translate", "unnest", "var_pop", "var_samp", "variance",
+    "width_bucket",
+};
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0) return true;
+    return false;
+}
+
+static Expr *func_node(Binder *b, FuncKind f, Type t, int loc, Expr **args, int n)
+{
+    Expr *e = plan_expr_new(b->arena, EX_FUNC, t, loc);
+    e->func = f;
+    e->nargs = n;
+    e->args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) e->args[i] = args[i];
+    return e;
+}
+
+static void no_such_function(Binder *b, const char *name, Expr **args, int n, int loc, bool star)
+{
+    for (int i = 0; i < n; i++)
+        if (!args[i]) return; /* an invalid literal was reported while trying a signature */
+    bind_error(b, loc, "unknown-function",
+               "no function matches the given name and argument types; you might need to add explicit type casts",
+               "function %s does not exist", bind_func_signature(b, name, args, n, star));
+}
+
+static void not_unique(Binder *b, const char *name, Expr **args, int n, int loc)
+{
+    bind_error(b, loc, "unknown-function", "cast the arguments to the types you mean, e.g. '1'::numeric",
+               "function %s is not unique", bind_func_signature(b, name, args, n, false));
+}
+
+/* Coerces args[i] to t when an implicit cast allows it. */
+static bool arg_to(Binder *b, Expr **args, int i, TypeId t)
+{
+    if (!bind_can_implicit(args[i]->type, type_make(t))) return false;
+    args[i] = bind_coerce(b, args[i], type_make(t));
+    return args[i] != NULL;
+}
+
+/* Every argument to the given types; false when one does not fit (or a literal is bad). */
+static bool args_to(Binder *b, Expr **args, int n, const TypeId *sig)
+{
+    for (int i = 0; i < n; i++)
+        if (!arg_to(b, args, i, sig[i])) return false;
+    return true;
+}
+
+/* ---- aggregates ---------------------------------------------------------------------- */
+
+static bool agg_type(AggKind k, Type t, Type *out)
+{
+    TypeId id = (TypeId)t.id;
+    switch (k) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT: *out = type_make(T_INT8); return true;
+    case AGG_SUM:
+        if (id == T_INT2 || id == T_INT4) *out = type_make(T_INT8);
+        else if (id == T_INT8 || id == T_NUMERIC) *out = type_make(T_NUMERIC);
+        else if (id == T_FLOAT4 || id == T_FLOAT8 || id == T_INTERVAL) *out = type_make(id);
+        else return false;
+        return true;
+    case AGG_AVG:
+        if (type_is_integer(t) || id == T_NUMERIC) *out = type_make(T_NUMERIC);
+        else if (type_is_float(t)) *out = type_make(T_FLOAT8);
+        else if (id == T_INTERVAL) *out = type_make(T_INTERVAL);
+        else return false;
+        return true;
+    case AGG_MIN:
+    case AGG_MAX:
+        if (id == T_BOOL || id == T_UNKNOWN) return false;
+        *out = type_make(id);
+        return true;
+    case AGG_BOOL_AND:
+    case AGG_BOOL_OR:
+        if (id != T_BOOL) return false;
+        *out = type_make(T_BOOL);
+        return true;
+    case AGG__COUNT: break;
+    }
+    return false;
+}
+
+static Expr *bind_agg(ExprCtx *cx, Ast *a, AggKind kind)
+{
+    Binder *b = cx->b;
+    if (cx->agg_mode == AGGS_FORBIDDEN) {
+        const char *hint = cx->clause && strcmp(cx->clause, "WHERE") == 0 ? "filter on aggregates with HAVING" : NULL;
+        bind_error(b, a->loc, "invalid-aggregate", hint, "aggregate functions are not allowed in %s",
+                   cx->clause ? cx->clause : "this context");
+        return NULL;
+    }
+    if (cx->agg_mode == AGGS_INSIDE) {
+        bind_error(b, a->loc, "invalid-aggregate", NULL, "aggregate function calls cannot be nested");
+        return NULL;
+    }
+    if (a->agg_order.n) {
+        bind_unsupported(b, a->agg_order.items[0]->loc, "ORDER BY inside an aggregate call");
+        return NULL;
+    }
+    if (a->func_variadic) {
+        bind_unsupported(b, a->loc, "VARIADIC");
+        return NULL;
+    }
+    ExprCtx in = *cx;
+    in.agg_mode = AGGS_INSIDE;
+    int n = a->args.n;
+    Expr **args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        args[i] = bind_expr(&in, a->args.items[i]);
+        if (!args[i]) ok = false;
+    }
+    if (!ok) return NULL;
+
+    AggCall ac;
+    memset(&ac, 0, sizeof ac);
+    ac.kind = kind;
+    ac.distinct = a->agg_distinct;
+    ac.loc = a->loc;
+    if (kind == AGG_COUNT_STAR) {
+        if (n != 0) {
+            no_such_function(b, a->name, args, n, a->loc, false);
+            return NULL;
+        }
+        ac.type = type_make(T_INT8);
+    } else {
+        if (n != 1 || a->agg_star) {
+            no_such_function(b, a->name, args, n, a->loc, a->agg_star);
+            return NULL;
+        }
+        Expr *arg = args[0];
+        if (bind_is_unknown_literal(arg)) {
+            if (kind == AGG_SUM || kind == AGG_AVG) {
+                not_unique(b, a->name, args, 1, a->loc);
+                return NULL;
+            }
+            arg = bind_coerce(b, arg, type_make(kind == AGG_BOOL_AND || kind == AGG_BOOL_OR ? T_BOOL : T_TEXT));
+            if (!arg) return NULL;
+        }
+        if (!agg_type(kind, arg->type, &ac.type)) {
+            no_such_function(b, a->name, &arg, 1, a->loc, false);
+            return NULL;
+        }
+        ac.arg = arg;
+    }
+    if (a->agg_filter) {
+        ExprCtx fc = *cx;
+        fc.agg_mode = AGGS_FORBIDDEN;
+        fc.clause = "FILTER";
+        ac.filter = bind_condition(&fc, a->agg_filter, "FILTER");
+        if (!ac.filter) return NULL;
+    }
+    AggList *l = cx->aggs;
+    int k;
+    for (k = 0; k < l->n; k++) {
+        AggCall *o = &l->items[k];
+        if (o->kind == ac.kind && o->distinct == ac.distinct && plan_expr_equal(o->arg, ac.arg) &&
+            plan_expr_equal(o->filter, ac.filter))
+            break;
+    }
+    if (k == l->n) {
+        if (l->n == l->cap) {
+            int cap = l->cap ? l->cap * 2 : 8;
+            AggCall *items = ARENA_ARRAY(b->arena, AggCall, cap);
+            if (l->n) memcpy(items, l->items, sizeof(AggCall) * (size_t)l->n);
+            l->items = items;
+            l->cap = cap;
+        }
+        l->items[l->n++] = ac;
+    }
+    Expr *ref = plan_expr_column(b->arena, BIND_AGG_COL(k), l->items[k].type);
+    ref->loc = a->loc;
+    return ref;
+}
+
+/* ---- date/time units ----------------------------------------------------------------- */
+
+enum {
+    U_TS = 1,      /* valid for timestamp */
+    U_TZ = 2,      /* valid for timestamp with time zone */
+    U_DATE = 4,    /* valid for date (extract) */
+    U_IV = 8,      /* valid for interval */
+    U_TRUNC = 16,  /* a date_trunc unit */
+};
+
+typedef struct Unit {
+    const char *name;
+    const char *canon;
+    int flags;
+} Unit;
+
+#define U_ALLDT (U_TS | U_TZ)
+static const Unit units[] = {
+    {"microseconds", "microseconds", U_ALLDT | U_IV | U_TRUNC}, {"microsecond", "microseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"us", "microseconds", U_ALLDT | U_IV | U_TRUNC}, {"usec", "microseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"usecs", "microseconds", U_ALLDT | U_IV | U_TRUNC}, {"usecond", "microseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"useconds", "microseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"milliseconds", "milliseconds", U_ALLDT | U_IV | U_TRUNC}, {"millisecond", "milliseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"ms", "milliseconds", U_ALLDT | U_IV | U_TRUNC}, {"msec", "milliseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"msecs", "milliseconds", U_ALLDT | U_IV | U_TRUNC}, {"msecond", "milliseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"mseconds", "milliseconds", U_ALLDT | U_IV | U_TRUNC},
+    {"second", "second", U_ALLDT | U_IV | U_TRUNC}, {"seconds", "second", U_ALLDT | U_IV | U_TRUNC},
+    {"sec", "second", U_ALLDT | U_IV | U_TRUNC}, {"secs", "second", U_ALLDT | U_IV | U_TRUNC},
+    {"s", "second", U_ALLDT | U_IV | U_TRUNC},
+    {"minute", "minute", U_ALLDT | U_IV | U_TRUNC}, {"minutes", "minute", U_ALLDT | U_IV | U_TRUNC},
+    {"min", "minute", U_ALLDT | U_IV | U_TRUNC}, {"mins", "minute", U_ALLDT | U_IV | U_TRUNC},
+    {"m", "minute", U_ALLDT | U_IV | U_TRUNC},
+    {"hour", "hour", U_ALLDT | U_IV | U_TRUNC}, {"hours", "hour", U_ALLDT | U_IV | U_TRUNC},
+    {"hr", "hour", U_ALLDT | U_IV | U_TRUNC}, {"hrs", "hour", U_ALLDT | U_IV | U_TRUNC},
+    {"h", "hour", U_ALLDT | U_IV | U_TRUNC},
+    {"day", "day", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"days", "day", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"d", "day", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"week", "week", U_ALLDT | U_DATE | U_TRUNC}, {"weeks", "week", U_ALLDT | U_DATE | U_TRUNC},
+    {"w", "week", U_ALLDT | U_DATE | U_TRUNC},
+    {"month", "month", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"months", "month", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"mon", "month", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"mons", "month", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"quarter", "quarter", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"qtr", "quarter", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"year", "year", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"years", "year", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"yr", "year", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"yrs", "year", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"y", "year", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"decade", "decade", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"decades", "decade", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"dec", "decade", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"decs", "decade", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"century", "century", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"centuries", "century", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"c", "century", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"cent", "century", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"millennium", "millennium", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"millennia", "millennium", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"mil", "millennium", U_ALLDT | U_DATE | U_IV | U_TRUNC}, {"mils", "millennium", U_ALLDT | U_DATE | U_IV | U_TRUNC},
+    {"dow", "dow", U_ALLDT | U_DATE}, {"isodow", "isodow", U_ALLDT | U_DATE}, {"doy", "doy", U_ALLDT | U_DATE},
+    {"isoyear", "isoyear", U_ALLDT | U_DATE}, {"julian", "julian", U_ALLDT | U_DATE},
+    {"epoch", "epoch", U_ALLDT | U_DATE | U_IV},
+    {"timezone", "timezone", U_TZ}, {"timezone_hour", "timezone_hour", U_TZ},
+    {"timezone_minute", "timezone_minute", U_TZ},
+};
+
+static const char *const unit_canon_names[] = {
+    "microseconds", "milliseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year",
+    "decade", "century", "millennium", "dow", "isodow", "doy", "isoyear", "julian", "epoch", "timezone",
+    "timezone_hour", "timezone_minute",
+};
+
+static int type_unit_flag(Type t)
+{
+    switch ((TypeId)t.id) {
+    case T_TIMESTAMP: return U_TS;
+    case T_TIMESTAMPTZ: return U_TZ;
+    case T_DATE: return U_DATE;
+    case T_INTERVAL: return U_IV;
+    default: return 0;
+    }
+}
+
+static bool string_const(const Expr *e)
+{
+    return e->kind == EX_CONST && !e->cval.isnull && (e->type.id == T_UNKNOWN || e->type.id == T_TEXT);
+}
+
+/* Validates a date_trunc unit / extract field against the source type and returns
+ * it as a text constant with PostgreSQL's canonical spelling; NULL after an error. */
+static Expr *unit_arg(Binder *b, Expr *arg, Type src, bool trunc)
+{
+    char low[64];
+    size_t n = arg->cval.len < sizeof low - 1 ? arg->cval.len : sizeof low - 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = arg->cval.s[i];
+        low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    }
+    low[n] = '\0';
+    const char *tname = bind_type_display(b, src);
+    const Unit *u = NULL;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(units[i].name, low) == 0) {
+            u = &units[i];
+            break;
+        }
+    if (!u) {
+        bind_error(b, arg->loc, "invalid-argument",
+                   bind_did_you_mean(b, low, unit_canon_names, (int)(sizeof unit_canon_names / sizeof unit_canon_names[0])),
+                   "unit \"%s\" not recognized for type %s", low, tname);
+        return NULL;
+    }
+    int need = type_unit_flag(src);
+    if (!(u->flags & need) || (trunc && !(u->flags & U_TRUNC))) {
+        bind_error(b, arg->loc, "invalid-argument", NULL, "unit \"%s\" not supported for type %s", low, tname);
+        return NULL;
+    }
+    Expr *c = plan_expr_const(b->arena, type_make(T_TEXT), value_text(u->canon, (uint32_t)strlen(u->canon)));
+    c->loc = arg->loc;
+    return c;
+}
+
+static Expr *date_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool trunc = strcmp(name, "date_trunc") == 0;
+    bool part = strcmp(name, "date_part") == 0;
+    if (trunc && n == 3) {
+        bind_unsupported(b, loc, "date_trunc with a time zone argument");
+        return NULL;
+    }
+    if (n != 2 || (args[0]->type.id != T_TEXT && args[0]->type.id != T_UNKNOWN)) {
+        no_such_function(b, name, args, n, loc, false);
+        return NULL;
+    }
+    if (!string_const(args[0])) {
+        bind_unsupported(b, args[0]->loc >= 0 ? args[0]->loc : loc,
+                         arena_printf(b->arena, "%s with a non-constant %s", name, trunc ? "unit" : "field"));
+        return NULL;
+    }
+    Expr *src = args[1];
+    if (bind_is_unknown_literal(src)) {
+        not_unique(b, name, args, n, loc);
+        return NULL;
+    }
+    Type st = src->type, rt;
+    switch ((TypeId)st.id) {
+    case T_TIMESTAMP:
+    case T_TIMESTAMPTZ:
+    case T_INTERVAL: rt = type_make((TypeId)st.id); break;
+    case T_DATE:
+        /* date_trunc(text, date) resolves through timestamptz (the preferred type);
+         * date_part(text, date) through timestamp; extract has a date variant */
+        if (trunc) rt = type_make(T_TIMESTAMPTZ);
+        else if (part) {
+            src = bind_coerce(b, src, type_make(T_TIMESTAMP));
+            st = src->type;
+            rt = st;
+        } else rt = st;
+        break;
+    default: no_such_function(b, name, args, n, loc, false); return NULL;
+    }
+    Expr *unit = unit_arg(b, args[0], trunc && st.id == T_DATE ? type_make(T_TIMESTAMPTZ) : st, trunc);
+    if (!unit) return NULL;
+    Expr *a2[2] = {unit, src};
+    if (trunc) return func_node(b, FN_DATE_TRUNC, rt, loc, a2, 2);
+    return func_node(b, FN_EXTRACT, type_make(part ? T_FLOAT8 : T_NUMERIC), loc, a2, 2);
+}
+
+/* ---- numeric functions ------------------------------------------------------------------ */
+
+static FuncKind math_kind(const char *name)
+{
+    if (strcmp(name, "abs") == 0) return FN_ABS;
+    if (strcmp(name, "round") == 0) return FN_ROUND;
+    if (strcmp(name, "trunc") == 0) return FN_TRUNC;
+    if (strcmp(name, "floor") == 0) return FN_FLOOR;
+    if (strcmp(name, "ceil") == 0 || strcmp(name, "ceiling") == 0) return FN_CEIL;
+    if (strcmp(name, "sign") == 0) return FN_SIGN;
+    if (strcmp(name, "sqrt") == 0) return FN_SQRT;
+    if (strcmp(name, "mod") == 0) return FN_MOD;
+    if (strcmp(name, "power") == 0 || strcmp(name, "pow") == 0) return FN_POWER;
+    return FN__COUNT;
+}
+
+static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    for (int i = 0; i < n; i++)
+        if (!bind_is_unknown_literal(args[i]) && bind_type_cat(args[i]->type) != CAT_NUM) {
+            no_such_function(b, name, args, n, loc, false);
+            return NULL;
+        }
+    Type rt;
+    switch (f) {
+    case FN_ABS:
+        if (n != 1) break;
+        /* abs has a variant per numeric type; an unknown literal takes the preferred one */
+        rt = bind_is_unknown_literal(args[0]) ? type_make(T_FLOAT8) : type_make((TypeId)args[0]->type.id);
+        if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 1);
+    case FN_ROUND:
+    case FN_TRUNC:
+        if (n == 2) {
+            static const TypeId sig[2] = {T_NUMERIC, T_INT4};
+            if (!args_to(b, args, 2, sig)) break;
+            return func_node(b, f, type_make(T_NUMERIC), loc, args, 2);
+        }
+        __attribute__((fallthrough)); /* one argument: like floor */
+    case FN_FLOOR:
+    case FN_CEIL:
+    case FN_SIGN:
+    case FN_SQRT:
+        if (n != 1) break;
+        rt = args[0]->type.id == T_NUMERIC ? type_make(T_NUMERIC) : type_make(T_FLOAT8);
+        if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 1);
+    case FN_MOD:
+    case FN_POWER: {
+        if (n != 2) break;
+        bool u0 = bind_is_unknown_literal(args[0]), u1 = bind_is_unknown_literal(args[1]);
+        if (u0 && u1) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        Type t0 = u0 ? args[1]->type : args[0]->type, t1 = u1 ? args[0]->type : args[1]->type;
+        bool anyfloat = type_is_float(t0) || type_is_float(t1);
+        bool anynum = t0.id == T_NUMERIC || t1.id == T_NUMERIC;
+        if (f == FN_MOD) {
+            if (anyfloat) break;
+            rt = bind_op_common(t0, t1);
+        } else {
+            rt = anyfloat ? type_make(T_FLOAT8) : anynum ? type_make(T_NUMERIC) : type_make(T_FLOAT8);
+        }
+        if (!arg_to(b, args, 0, (TypeId)rt.id) || !arg_to(b, args, 1, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 2);
+    }
+    default: break;
+    }
+    no_such_function(b, name, args, n, loc, false);
+    return NULL;
+}
+
+/* ---- string functions -------------------------------------------------------------------- */
+
+static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc, bool *handled)
+{
+    Binder *b = cx->b;
+    static const TypeId T3[3] = {T_TEXT, T_TEXT, T_TEXT};
+    static const TypeId TII[3] = {T_TEXT, T_INT4, T_INT4};
+    static const TypeId TTI[3] = {T_TEXT, T_TEXT, T_INT4};
+    *handled = true;
+    FuncKind f;
+    Type text = type_make(T_TEXT);
+    if (strcmp(name, "lower") == 0 || strcmp(name, "upper") == 0) {
+        f = name[0] == 'l' ? FN_LOWER : FN_UPPER;
+        if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, text, loc, args, 1);
+    } else if (strcmp(name, "length") == 0 || strcmp(name, "char_length") == 0 ||
+               strcmp(name, "character_length") == 0) {
+        if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, FN_LENGTH, type_make(T_INT4), loc, args, 1);
+    } else if (strcmp(name, "btrim") == 0 || strcmp(name, "trim") == 0 || strcmp(name, "ltrim") == 0 ||
+               strcmp(name, "rtrim") == 0) {
+        f = name[0] == 'l' ? FN_LTRIM : name[0] == 'r' ? FN_RTRIM : FN_BTRIM;
+        if ((n == 1 || n == 2) && args_to(b, args, n, T3)) return func_node(b, f, text, loc, args, n);
+    } else if (strcmp(name, "substring") == 0 || strcmp(name, "substr") == 0) {
+        if (name[3] == 's' && n == 2 && (bind_is_unknown_literal(args[1]) || args[1]->type.id == T_TEXT)) {
+            /* substring(text, text) is the regular-expression form */
+            bind_unsupported(b, loc, "substring with a regular expression");
+            return NULL;
+        }
+        if ((n == 2 || n == 3) && args_to(b, args, n, TII)) return func_node(b, FN_SUBSTRING, text, loc, args, n);
+    } else if (strcmp(name, "split_part") == 0) {
+        if (n == 3 && args_to(b, args, 3, TTI)) return func_node(b, FN_SPLIT_PART, text, loc, args, 3);
+    } else if (strcmp(name, "replace") == 0) {
+        if (n == 3 && args_to(b, args, 3, T3)) return func_node(b, FN_REPLACE, text, loc, args, 3);
+    } else if (strcmp(name, "strpos") == 0 || strcmp(name, "position") == 0) {
+        /* position(a IN b) arrives as position(b, a): haystack first, like strpos */
+        if (n == 2 && args_to(b, args, 2, T3)) return func_node(b, FN_POSITION, type_make(T_INT4), loc, args, 2);
+    } else if (strcmp(name, "left") == 0 || strcmp(name, "right") == 0) {
+        f = name[0] == 'l' ? FN_LEFT : FN_RIGHT;
+        if (n == 2 && args_to(b, args, 2, TII)) return func_node(b, f, text, loc, args, 2);
+    } else if (strcmp(name, "concat") == 0 || strcmp(name, "concat_ws") == 0) {
+        bool ws = name[6] == '_';
+        if (n >= (ws ? 2 : 1) && (!ws || arg_to(b, args, 0, T_TEXT))) {
+            /* "any" arguments: each is printed with its type's output function */
+            for (int i = 0; i < n; i++) {
+                args[i] = bind_default_unknown(b, args[i]);
+                if (!args[i]) return NULL;
+            }
+            return func_node(b, ws ? FN_CONCAT_WS : FN_CONCAT, text, loc, args, n);
+        }
+    } else {
+        *handled = false;
+        return NULL;
+    }
+    no_such_function(b, name, args, n, loc, false);
+    return NULL;
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, int loc)
+{
+    Binder *b = cx->b;
+    bool handled;
+    Expr *e = string_fn(cx, name, args, nargs, loc, &handled);
+    if (handled) return e;
+    FuncKind mk = math_kind(name);
+    if (mk != FN__COUNT) return math_fn(cx, name, mk, args, nargs, loc);
+    if (strcmp(name, "date_trunc") == 0 || strcmp(name, "extract") == 0 || strcmp(name, "date_part") == 0)
+        return date_fn(cx, name, args, nargs, loc);
+    if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
+        bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
+        return NULL;
+    }
+    const char *hint = bind_did_you_mean(b, name, bind_function_names, bind_function_names_count);
+    if (!hint && (strcmp(name, "source") == 0 || strcmp(name, "ref") == 0))
+        hint = "source() and ref() name relations: use them in FROM";
+    bind_error(b, loc, "unknown-function", hint, "function %s does not exist",
+               bind_func_signature(b, name, args, nargs, false));
+    return NULL;
+}
+
+Expr *bind_func_call(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    const char *name = a->name ? a->name : "";
+    if (a->over) {
+        bind_unsupported(b, a->loc, "a window function call (OVER)");
+        return NULL;
+    }
+    int ak = bind_agg_kind(a);
+    if (ak >= 0) return bind_agg(cx, a, (AggKind)ak);
+    const char *misuse = a->agg_star ? "*" : a->agg_distinct ? "DISTINCT" : a->agg_filter ? "FILTER"
+                         : a->agg_order.n ? "ORDER BY" : NULL;
+    if (misuse && bind_func_unqualified(a)) {
+        if (a->agg_star)
+            bind_error(b, a->loc, "invalid-aggregate", NULL, "%s(*) specified, but %s is not an aggregate function",
+                       name, name);
+        else
+            bind_error(b, a->loc, "invalid-aggregate", NULL, "%s specified, but %s is not an aggregate function",
+                       misuse, name);
+        return NULL;
+    }
+    if (a->func_variadic) {
+        bind_unsupported(b, a->loc, "VARIADIC");
+        return NULL;
+    }
+    int n = a->args.n;
+    Expr **args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        args[i] = bind_expr(cx, a->args.items[i]);
+        if (!args[i]) ok = false;
+    }
+    if (!ok) return NULL;
+    if (!bind_func_unqualified(a)) {
+        StrBuf sb = STRBUF_INIT;
+        for (int i = 0; i < a->nnames; i++) {
+            if (i) sb_putc(&sb, '.');
+            sb_puts(&sb, a->names[i]);
+        }
+        const char *full = arena_strdup(b->arena, sb_cstr(&sb));
+        sb_free(&sb);
+        bind_error(b, a->loc, "unknown-function", NULL, "function %s does not exist",
+                   bind_func_signature(b, full, args, n, false));
+        return NULL;
+    }
+    return bind_scalar_func(cx, name, args, n, a->loc);
+}

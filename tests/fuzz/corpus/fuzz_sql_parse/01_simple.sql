@@ -1,0 +1,1 @@
+SELECT customer_id, COUNT(*) AS order_count, SUM(amount) AS total_spend FROM source('commerce.orders') WHERE status <> 'cancelled' GROUP BY customer_id

@@ -1,0 +1,1 @@
+SELECT 1, -7, 2147483648, 1.50, 'it''s', E'a\nb', true, false, NULL, B'101'

@@ -1,0 +1,1 @@
+SELECT x::numeric(12,2), CAST(x AS bigint), y::text[], timestamp '2024-01-01', date '2024-01-01'

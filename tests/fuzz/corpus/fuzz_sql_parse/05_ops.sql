@@ -1,0 +1,1 @@
+SELECT a + b * 2, -x, a || 'x', NOT a, a >= 1 AND b <> 2 AND c = 3 OR d, a OPERATOR(pg_catalog.+) b

@@ -1,0 +1,1 @@
+SELECT s LIKE 'a%', s NOT LIKE 'b', s ILIKE 'c', s NOT ILIKE 'd', s LIKE 'x!%' ESCAPE '!', s SIMILAR TO 'y'

@@ -1,0 +1,1 @@
+SELECT CASE WHEN a > 1 THEN 'big' ELSE 'small' END, CASE s WHEN 'new' THEN 1 END, COALESCE(a, 0), GREATEST(a, b), LEAST(1, 2)

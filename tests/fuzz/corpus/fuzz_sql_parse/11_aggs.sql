@@ -1,0 +1,1 @@
+SELECT count(*), count(DISTINCT x), sum(x) FILTER (WHERE x > 0), string_agg(s, ',' ORDER BY s), percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM t

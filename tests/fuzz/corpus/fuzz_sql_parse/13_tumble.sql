@@ -1,0 +1,1 @@
+SELECT window_start, window_end, count(*) FROM TUMBLE(source('x'), created_at, INTERVAL '10' SECOND) w GROUP BY window_start, window_end

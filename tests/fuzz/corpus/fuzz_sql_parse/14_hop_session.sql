@@ -1,0 +1,1 @@
+SELECT * FROM HOP(ref('m'), ts, INTERVAL '5' SECOND, INTERVAL '1' MINUTE) h, SESSION(source('s'), ts, INTERVAL '30' SECOND) s

@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT 1 AS one) AS q (o), LATERAL (SELECT q.o) l, (a JOIN b ON true) AS j

@@ -1,0 +1,2 @@
+/* head */ SELECT -- line
+ a /* mid */ FROM t; -- tail

@@ -1,0 +1,1 @@
+SELECT 'é', "naïve" FROM "таблица" WHERE x = 'ü'

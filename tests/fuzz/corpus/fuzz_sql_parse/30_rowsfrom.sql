@@ -1,0 +1,1 @@
+SELECT * FROM ROWS FROM (f(1), g(2)) WITH ORDINALITY, generate_series(1,3) AS x(a int)

@@ -1,0 +1,1082 @@
+/* Unit tests of the incremental engine core (src/engine): operators, keyed state,
+ * consolidation and presentation order, dead letters, checkpoints of aggregate state
+ * and state statistics. Plans and IR graphs are built by hand with the tiny
+ * constructors below, so these tests depend on neither the binder nor ir_build. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/decimal.h"
+#include "engine/engine.h"
+#include "engine/keyed_table.h"
+#include "engine/op.h"
+#include "engine/ordset.h"
+
+/* ---------- hand-built projects, plans and IR ---------- */
+
+#define MAXN 32
+
+typedef struct TB {
+    Arena a;
+    Project proj;
+    SourceDef srcs[4];
+    ModelDef models[4];
+    IrGraph g;
+    IrModel ims[4];
+    IrNode *nodes[MAXN];
+    int nn;
+    EngPipeline *p;
+    StrBuf out;              /* listener output of the current step */
+    StrBuf dl;               /* dead letters */
+    int ncalls;              /* listener calls */
+    int ndead;
+    bool fail_listener;
+} TB;
+
+static Type T(TypeId id) { return type_make(id); }
+
+static void tb_init(TB *tb)
+{
+    memset(tb, 0, sizeof *tb);
+    arena_init(&tb->a, 8192);
+    tb->proj.sources = tb->srcs;
+    tb->proj.models = tb->models;
+    tb->g.project = &tb->proj;
+    tb->g.nodes = tb->nodes;
+    tb->g.models = tb->ims;
+    sb_init(&tb->out);
+    sb_init(&tb->dl);
+}
+
+static void tb_fini(TB *tb)
+{
+    eng_pipeline_free(tb->p);
+    arena_fini(&tb->a);
+    sb_free(&tb->out);
+    sb_free(&tb->dl);
+}
+
+/* A source with columns "name:type,...": types i2 i4 i8 f8 num txt bool iv ts. */
+static int add_source(TB *tb, const char *name, const char *spec, DataFormat fmt, int pkcol)
+{
+    int s = tb->proj.nsources++;
+    SourceDef *sd = &tb->srcs[s];
+    sd->name = name;
+    sd->format = fmt;
+    sd->event_time_col = -1;
+    sd->columns = ARENA_ARRAY(&tb->a, ColumnDef, 16);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *colon = strchr(tok, ':');
+        *colon = '\0';
+        const char *ty = colon + 1;
+        Type t = strcmp(ty, "i2") == 0 ? T(T_INT2) : strcmp(ty, "i4") == 0 ? T(T_INT4)
+               : strcmp(ty, "i8") == 0 ? T(T_INT8) : strcmp(ty, "f8") == 0 ? T(T_FLOAT8)
+               : strcmp(ty, "num") == 0 ? type_numeric(-1, -1) : strcmp(ty, "txt") == 0 ? T(T_TEXT)
+               : strcmp(ty, "bool") == 0 ? T(T_BOOL) : strcmp(ty, "iv") == 0 ? T(T_INTERVAL)
+               : T(T_TIMESTAMP);
+        ColumnDef *cd = &sd->columns[sd->ncolumns++];
+        cd->name = arena_strdup(&tb->a, tok);
+        cd->type = t;
+    }
+    if (pkcol >= 0) {
+        sd->pk_cols = ARENA_ARRAY(&tb->a, int, 1);
+        sd->pk_cols[0] = pkcol;
+        sd->npk = 1;
+    }
+    return s;
+}
+
+static int add_model(TB *tb, const char *name)
+{
+    int m = tb->proj.nmodels++;
+    tb->models[m].name = name;
+    tb->ims[m].def = &tb->models[m];
+    tb->ims[m].nout_key = -1;
+    tb->g.nmodels = tb->proj.nmodels;
+    return m;
+}
+
+static IrNode *node(TB *tb, PlanKind k, int model, IrNode **ins, int nin, ChangelogMode mode)
+{
+    IrNode *n = ARENA_NEW(&tb->a, IrNode);
+    n->plan = ARENA_NEW(&tb->a, PlanNode);
+    n->plan->kind = k;
+    n->model = model;
+    n->index = tb->nn;
+    n->mode = mode;
+    n->nkey = -1;
+    n->source = -1;
+    n->ninputs = nin;
+    n->inputs = ARENA_ARRAY(&tb->a, IrNode *, nin > 0 ? nin : 1);
+    n->plan->inputs = ARENA_ARRAY(&tb->a, PlanNode *, nin > 0 ? nin : 1);
+    n->plan->ninputs = nin;
+    for (int i = 0; i < nin; i++) {
+        n->inputs[i] = ins[i];
+        n->plan->inputs[i] = ins[i]->plan;
+    }
+    n->op_id = arena_printf(&tb->a, "%s/op%d", tb->models[model].name, tb->nn);
+    tb->nodes[tb->nn++] = n;
+    tb->g.nnodes = tb->nn;
+    return n;
+}
+
+static void set_cols(TB *tb, IrNode *n, int ncols)
+{
+    n->plan->ncols = ncols;
+    n->plan->cols = ARENA_ARRAY(&tb->a, PlanColumn, ncols > 0 ? ncols : 1);
+}
+
+static void col(IrNode *n, int i, const char *name, Type t)
+{
+    n->plan->cols[i].name = name;
+    n->plan->cols[i].type = t;
+}
+
+static IrNode *n_source(TB *tb, int model, int s, ChangelogMode mode)
+{
+    IrNode *n = node(tb, PL_SOURCE, model, NULL, 0, mode);
+    n->source = s;
+    n->plan->name = tb->srcs[s].name;
+    set_cols(tb, n, tb->srcs[s].ncolumns);
+    for (int i = 0; i < tb->srcs[s].ncolumns; i++) col(n, i, tb->srcs[s].columns[i].name, tb->srcs[s].columns[i].type);
+    return n;
+}
+
+static Expr *ex(TB *tb, ExprKind k, Type t)
+{
+    Expr *e = ARENA_NEW(&tb->a, Expr);
+    e->kind = k;
+    e->type = t;
+    e->loc = -1;
+    e->col = -1;
+    return e;
+}
+
+static Expr *ecol(TB *tb, int c, Type t)
+{
+    Expr *e = ex(tb, EX_COLUMN, t);
+    e->col = c;
+    return e;
+}
+
+static Expr *eint(TB *tb, int64_t v, Type t)
+{
+    Expr *e = ex(tb, EX_CONST, t);
+    e->cval = value_int(v);
+    return e;
+}
+
+static Expr *eop(TB *tb, OpKind op, Type t, Expr *l, Expr *r)
+{
+    Expr *e = ex(tb, EX_OP, t);
+    e->op = op;
+    e->nargs = 2;
+    e->args = ARENA_ARRAY(&tb->a, Expr *, 2);
+    e->args[0] = l;
+    e->args[1] = r;
+    return e;
+}
+
+static IrNode *n_filter(TB *tb, int model, IrNode *in, Expr *pred)
+{
+    IrNode *n = node(tb, PL_FILTER, model, &in, 1, in->mode);
+    n->plan->pred = pred;
+    n->plan->cols = in->plan->cols;
+    n->plan->ncols = in->plan->ncols;
+    return n;
+}
+
+/* Projection: exprs[i] named names[i]. */
+static IrNode *n_project(TB *tb, int model, IrNode *in, Expr **exprs, const char **names, int k)
+{
+    IrNode *n = node(tb, PL_PROJECT, model, &in, 1, in->mode);
+    n->plan->exprs = ARENA_ARRAY(&tb->a, Expr *, k);
+    n->plan->nexprs = k;
+    set_cols(tb, n, k);
+    for (int i = 0; i < k; i++) {
+        n->plan->exprs[i] = exprs[i];
+        col(n, i, names[i], exprs[i]->type);
+    }
+    return n;
+}
+
+typedef struct AggDef {
+    AggKind kind;
+    Expr *arg;
+    bool distinct;
+    Expr *filter;
+    Type type;
+    const char *name;
+} AggDef;
+
+static IrNode *n_agg(TB *tb, int model, IrNode *in, Expr **group, const char **gnames, int ng,
+                     const AggDef *aggs, int na)
+{
+    IrNode *n = node(tb, PL_AGGREGATE, model, &in, 1, CL_UPSERT);
+    PlanNode *p = n->plan;
+    p->group = ARENA_ARRAY(&tb->a, Expr *, ng > 0 ? ng : 1);
+    p->ngroup = ng;
+    p->aggs = ARENA_ARRAY(&tb->a, AggCall, na > 0 ? na : 1);
+    p->naggs = na;
+    set_cols(tb, n, ng + na);
+    for (int i = 0; i < ng; i++) {
+        p->group[i] = group[i];
+        col(n, i, gnames[i], group[i]->type);
+    }
+    for (int j = 0; j < na; j++) {
+        p->aggs[j].kind = aggs[j].kind;
+        p->aggs[j].arg = aggs[j].arg;
+        p->aggs[j].distinct = aggs[j].distinct;
+        p->aggs[j].filter = aggs[j].filter;
+        p->aggs[j].type = aggs[j].type;
+        col(n, ng + j, aggs[j].name, aggs[j].type);
+    }
+    n->nkey = ng;
+    n->key = ARENA_ARRAY(&tb->a, int, ng > 0 ? ng : 1);
+    for (int i = 0; i < ng; i++) n->key[i] = i;
+    n->nstate = 1;
+    n->state = ARENA_NEW(&tb->a, StateDesc);
+    n->state->id = arena_printf(&tb->a, "%s/aggregate0", tb->models[model].name);
+    n->state->kind = "aggregate";
+    return n;
+}
+
+static IrNode *n_same_cols(TB *tb, PlanKind k, int model, IrNode **ins, int nin, ChangelogMode mode)
+{
+    IrNode *n = node(tb, k, model, ins, nin, mode);
+    n->plan->cols = ins[0]->plan->cols;
+    n->plan->ncols = ins[0]->plan->ncols;
+    return n;
+}
+
+static void set_root(TB *tb, int model, IrNode *root, const int *key, int nkey)
+{
+    tb->ims[model].root = root;
+    tb->ims[model].nout_key = nkey;
+    if (nkey >= 0) {
+        tb->ims[model].out_key = ARENA_ARRAY(&tb->a, int, nkey > 0 ? nkey : 1);
+        for (int i = 0; i < nkey; i++) tb->ims[model].out_key[i] = key[i];
+    }
+}
+
+/* ---------- running ---------- */
+
+static void fmt_row(const PlanColumn *cols, int n, const Value *row, StrBuf *sb)
+{
+    for (int c = 0; c < n; c++) {
+        if (c) sb_putc(sb, '|');
+        if (row[c].isnull) sb_puts(sb, "NULL");
+        else value_format_text(cols[c].type, &row[c], sb);
+    }
+}
+
+static bool listener(void *ctx, int model, const EngChange *ch, int n, char *err, size_t errsize)
+{
+    TB *tb = ctx;
+    tb->ncalls++;
+    if (tb->fail_listener) {
+        snprintf(err, errsize, "sink is down");
+        return false;
+    }
+    const PlanNode *p = tb->ims[model].root->plan;
+    for (int i = 0; i < n; i++) {
+        if (tb->out.len) sb_puts(&tb->out, "; ");
+        if (tb->g.nmodels > 1) sb_printf(&tb->out, "%s:", tb->models[model].name);
+        sb_puts(&tb->out, ch[i].op == CHANGE_INSERT ? "I " : ch[i].op == CHANGE_UPDATE ? "U " : "D ");
+        fmt_row(p->cols, p->ncols, ch[i].row, &tb->out);
+        if (ch[i].op == CHANGE_UPDATE) {
+            sb_puts(&tb->out, " <- ");
+            fmt_row(p->cols, p->ncols, ch[i].old_row, &tb->out);
+        }
+    }
+    return true;
+}
+
+static void dead_letter(void *ctx, const EngDeadLetter *d)
+{
+    TB *tb = ctx;
+    tb->ndead++;
+    if (tb->dl.len) sb_puts(&tb->dl, "; ");
+    sb_printf(&tb->dl, "%s: %s [", d->source, d->reason);
+    PlanColumn cols[16];
+    for (int c = 0; c < d->ncols; c++) {
+        cols[c].name = "";
+        cols[c].type = d->types[c];
+    }
+    fmt_row(cols, d->ncols, d->row, &tb->dl);
+    sb_putc(&tb->dl, ']');
+}
+
+static void start(TB *tb)
+{
+    EngOptions o = {0};
+    o.listener = listener;
+    o.listener_ctx = tb;
+    o.dead_letter = dead_letter;
+    o.dead_letter_ctx = tb;
+    char err[256] = "";
+    tb->p = eng_pipeline_new(&tb->g, &o, err, sizeof err);
+    if (!tb->p) fail_msg("pipeline: %s", err);
+}
+
+/* Append a row to a source batch from text cells "1|x|NULL" (parsed per column type). */
+static void push(TB *tb, int s, int64_t w, const char *cells)
+{
+    Batch *b = eng_source_batch(tb->p, s);
+    assert_non_null(b);
+    Value *row = batch_append(b, w);
+    const SourceDef *sd = &tb->srcs[s];
+    const char *c = cells;
+    for (int i = 0; i < sd->ncolumns; i++) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == 4 && memcmp(c, "NULL", 4) == 0) {
+            row[i] = value_null();
+        } else {
+            char err[128];
+            if (!value_parse(sd->columns[i].type, c, len, &b->arena, &row[i], err, sizeof err))
+                fail_msg("parse '%.*s': %s", (int)len, c, err);
+        }
+        c = bar ? bar + 1 : c + len;
+    }
+}
+
+static void parse_row(TB *tb, int s, const char *cells, Value *row)
+{
+    const SourceDef *sd = &tb->srcs[s];
+    const char *c = cells;
+    for (int i = 0; i < sd->ncolumns; i++) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        char err[128];
+        if (len == 4 && memcmp(c, "NULL", 4) == 0) row[i] = value_null();
+        else if (!value_parse(sd->columns[i].type, c, len, &tb->a, &row[i], err, sizeof err))
+            fail_msg("parse: %s", err);
+        c = bar ? bar + 1 : c + len;
+    }
+}
+
+/* Run one step and return the listener output ("" when nothing was emitted). */
+static const char *step(TB *tb)
+{
+    sb_clear(&tb->out);
+    char err[256] = "";
+    if (!eng_step(tb->p, err, sizeof err)) fail_msg("step: %s", err);
+    return tb->out.len ? sb_cstr(&tb->out) : "";
+}
+
+static int64_t stat_entries(TB *tb, const char *id, int64_t *bytes)
+{
+    EngStateStats st[16];
+    int n = eng_state_stats(tb->p, st, 16);
+    for (int i = 0; i < n && i < 16; i++)
+        if (strcmp(st[i].id, id) == 0) {
+            if (bytes) *bytes = st[i].bytes;
+            return st[i].entries;
+        }
+    return -1;
+}
+
+/* ---------- tests ---------- */
+
+static void test_filter_project(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "a:i8,b:i8", FMT_JSON, -1);
+    int m = add_model(&tb, "m");
+    IrNode *src = n_source(&tb, m, s, CL_INSERT_ONLY);
+    IrNode *f = n_filter(&tb, m, src, eop(&tb, OP_GT, T(T_BOOL), ecol(&tb, 1, T(T_INT8)), eint(&tb, 0, T(T_INT8))));
+    Expr *ps[2] = {ecol(&tb, 0, T(T_INT8)), eop(&tb, OP_MUL, T(T_INT8), ecol(&tb, 0, T(T_INT8)), ecol(&tb, 1, T(T_INT8)))};
+    const char *names[2] = {"a", "p"};
+    IrNode *pr = n_project(&tb, m, f, ps, names, 2);
+    set_root(&tb, m, pr, NULL, -1);
+    start(&tb);
+    push(&tb, s, 1, "3|3");
+    push(&tb, s, 1, "1|2");
+    push(&tb, s, 1, "2|-1");
+    push(&tb, s, 1, "2|NULL");
+    assert_string_equal(step(&tb), "I 1|2; I 3|9");
+    push(&tb, s, -1, "1|2");
+    assert_string_equal(step(&tb), "D 1|2");
+    assert_string_equal(step(&tb), "");
+    assert_int_equal(tb.ndead, 0);
+    tb_fini(&tb);
+}
+
+/* GROUP BY k: COUNT(*), SUM(v), AVG(v), MIN(v), MAX(v) over a retracting input. */
+static void build_agg(TB *tb, int *s_out, ChangelogMode mode)
+{
+    int s = add_source(tb, "src", "k:i8,v:i4", FMT_JSON, -1);
+    int m = add_model(tb, "agg");
+    IrNode *src = n_source(tb, m, s, mode);
+    Expr *g[1] = {ecol(tb, 0, T(T_INT8))};
+    const char *gn[1] = {"k"};
+    Expr *v = ecol(tb, 1, T(T_INT4));
+    AggDef aggs[5] = {
+        {AGG_COUNT_STAR, NULL, false, NULL, T(T_INT8), "n"},
+        {AGG_SUM, v, false, NULL, T(T_INT8), "s"},
+        {AGG_AVG, v, false, NULL, type_numeric(-1, -1), "a"},
+        {AGG_MIN, v, false, NULL, T(T_INT4), "lo"},
+        {AGG_MAX, v, false, NULL, T(T_INT4), "hi"},
+    };
+    IrNode *a = n_agg(tb, m, src, g, gn, 1, aggs, 5);
+    int key[1] = {0};
+    set_root(tb, m, a, key, 1);
+    *s_out = s;
+}
+
+static void test_aggregate_basic(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s;
+    build_agg(&tb, &s, CL_RETRACT);
+    start(&tb);
+    assert_string_equal(step(&tb), "");
+    push(&tb, s, 1, "2|5");
+    push(&tb, s, 1, "1|10");
+    push(&tb, s, 1, "1|20");
+    assert_string_equal(step(&tb), "I 1|2|30|15.0000000000000000|10|20; I 2|1|5|5.0000000000000000|5|5");
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 2);
+    push(&tb, s, -1, "1|20");
+    assert_string_equal(step(&tb), "U 1|1|10|10.0000000000000000|10|10 <- 1|2|30|15.0000000000000000|10|20");
+    push(&tb, s, -1, "1|10");
+    assert_string_equal(step(&tb), "D 1|1|10|10.0000000000000000|10|10");
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 1);
+
+    /* MIN/MAX: retracting the current extreme falls back to the next value */
+    push(&tb, s, 1, "3|5");
+    push(&tb, s, 1, "3|1");
+    push(&tb, s, 1, "3|9");
+    push(&tb, s, 1, "3|9");
+    assert_string_equal(step(&tb), "I 3|4|24|6.0000000000000000|1|9");
+    push(&tb, s, -1, "3|9");
+    assert_string_equal(step(&tb), "U 3|3|15|5.0000000000000000|1|9 <- 3|4|24|6.0000000000000000|1|9");
+    push(&tb, s, -1, "3|9");
+    assert_string_equal(step(&tb), "U 3|2|6|3.0000000000000000|1|5 <- 3|3|15|5.0000000000000000|1|9");
+    push(&tb, s, -1, "3|1");
+    assert_string_equal(step(&tb), "U 3|1|5|5.0000000000000000|5|5 <- 3|2|6|3.0000000000000000|1|5");
+
+    /* NULL keys group together and sort last; NULL values are ignored (COUNT(*) counts them) */
+    push(&tb, s, 1, "NULL|NULL");
+    push(&tb, s, 1, "NULL|4");
+    push(&tb, s, 1, "4|NULL");
+    assert_string_equal(step(&tb), "I 4|1|NULL|NULL|NULL|NULL; I NULL|2|4|4.0000000000000000|4|4");
+    push(&tb, s, -1, "NULL|4");
+    assert_string_equal(step(&tb), "U NULL|1|NULL|NULL|NULL|NULL <- NULL|2|4|4.0000000000000000|4|4");
+
+    /* a step whose net effect is zero emits nothing (and calls nobody) */
+    int calls = tb.ncalls;
+    push(&tb, s, 1, "7|70");
+    push(&tb, s, -1, "7|70");
+    push(&tb, s, 1, "2|6");
+    push(&tb, s, -1, "2|6");
+    assert_string_equal(step(&tb), "");
+    assert_int_equal(tb.ncalls, calls);
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 4); /* 2, 3, 4, NULL; 7 deleted */
+
+    /* the group row count drops to 0: the group is deleted */
+    push(&tb, s, -1, "NULL|NULL");
+    push(&tb, s, -1, "4|NULL");
+    assert_string_equal(step(&tb), "D 4|1|NULL|NULL|NULL|NULL; D NULL|1|NULL|NULL|NULL|NULL");
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 2);
+    tb_fini(&tb);
+}
+
+static void test_aggregate_insert_only_minmax(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s;
+    build_agg(&tb, &s, CL_INSERT_ONLY);
+    start(&tb);
+    push(&tb, s, 1, "1|10");
+    push(&tb, s, 1, "1|3");
+    assert_string_equal(step(&tb), "I 1|2|13|6.5000000000000000|3|10");
+    push(&tb, s, 1, "1|30");
+    push(&tb, s, 1, "1|NULL");
+    assert_string_equal(step(&tb), "U 1|4|43|14.3333333333333333|3|30 <- 1|2|13|6.5000000000000000|3|10");
+    /* a retraction on an insert-only edge violates the IR's contract: fatal */
+    push(&tb, s, -1, "1|3");
+    char err[256] = "";
+    assert_false(eng_step(tb.p, err, sizeof err));
+    assert_non_null(strstr(err, "insert-only"));
+    tb_fini(&tb);
+}
+
+static void test_aggregate_distinct_bool(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "k:i8,v:i4,b:bool", FMT_JSON, -1);
+    int m = add_model(&tb, "agg");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    Expr *g[1] = {ecol(&tb, 0, T(T_INT8))};
+    const char *gn[1] = {"k"};
+    Expr *v = ecol(&tb, 1, T(T_INT4));
+    Expr *b = ecol(&tb, 2, T(T_BOOL));
+    AggDef aggs[5] = {
+        {AGG_COUNT, v, true, NULL, T(T_INT8), "nd"},
+        {AGG_SUM, v, true, NULL, T(T_INT8), "sd"},
+        {AGG_BOOL_AND, b, false, NULL, T(T_BOOL), "all"},
+        {AGG_BOOL_OR, b, false, NULL, T(T_BOOL), "any"},
+        {AGG_COUNT_STAR, NULL, false, eop(&tb, OP_GT, T(T_BOOL), v, eint(&tb, 5, T(T_INT4))), T(T_INT8), "big"},
+    };
+    IrNode *a = n_agg(&tb, m, src, g, gn, 1, aggs, 5);
+    int key[1] = {0};
+    set_root(&tb, m, a, key, 1);
+    start(&tb);
+    push(&tb, s, 1, "1|5|t");
+    push(&tb, s, 1, "1|5|t");
+    assert_string_equal(step(&tb), "I 1|1|5|true|true|0");
+    push(&tb, s, 1, "1|6|f");
+    assert_string_equal(step(&tb), "U 1|2|11|false|true|1 <- 1|1|5|true|true|0");
+    push(&tb, s, -1, "1|5|t");
+    assert_string_equal(step(&tb), "");      /* one 5 is left: nothing changes */
+    push(&tb, s, -1, "1|6|f");
+    assert_string_equal(step(&tb), "U 1|1|5|true|true|0 <- 1|2|11|false|true|1");
+    push(&tb, s, -1, "1|5|t");
+    assert_string_equal(step(&tb), "D 1|1|5|true|true|0");
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 0);
+    tb_fini(&tb);
+}
+
+static void test_aggregate_numeric_float(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "k:i8,x:num,f:f8,big:i8", FMT_JSON, -1);
+    int m = add_model(&tb, "agg");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    Expr *g[1] = {ecol(&tb, 0, T(T_INT8))};
+    const char *gn[1] = {"k"};
+    AggDef aggs[5] = {
+        {AGG_SUM, ecol(&tb, 1, type_numeric(-1, -1)), false, NULL, type_numeric(-1, -1), "sx"},
+        {AGG_AVG, ecol(&tb, 1, type_numeric(-1, -1)), false, NULL, type_numeric(-1, -1), "ax"},
+        {AGG_SUM, ecol(&tb, 2, T(T_FLOAT8)), false, NULL, T(T_FLOAT8), "sf"},
+        {AGG_AVG, ecol(&tb, 2, T(T_FLOAT8)), false, NULL, T(T_FLOAT8), "af"},
+        {AGG_SUM, ecol(&tb, 3, T(T_INT8)), false, NULL, type_numeric(-1, -1), "sb"},
+    };
+    IrNode *a = n_agg(&tb, m, src, g, gn, 1, aggs, 5);
+    int key[1] = {0};
+    set_root(&tb, m, a, key, 1);
+    start(&tb);
+    push(&tb, s, 1, "1|1.5|1.5|9223372036854775807");
+    push(&tb, s, 1, "1|2.25|NaN|9223372036854775807");
+    assert_string_equal(step(&tb), "I 1|3.75|1.8750000000000000|NaN|NaN|18446744073709551614");
+    push(&tb, s, -1, "1|2.25|NaN|9223372036854775807");
+    assert_string_equal(step(&tb), "U 1|1.50|1.50000000000000000000|1.5|1.5|9223372036854775807 <- 1|3.75|1.8750000000000000|NaN|NaN|18446744073709551614");
+    tb_fini(&tb);
+}
+
+static void test_global_aggregate(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "v:i4", FMT_JSON, -1);
+    int m = add_model(&tb, "g");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    AggDef aggs[3] = {
+        {AGG_COUNT_STAR, NULL, false, NULL, T(T_INT8), "n"},
+        {AGG_SUM, ecol(&tb, 0, T(T_INT4)), false, NULL, T(T_INT8), "s"},
+        {AGG_MAX, ecol(&tb, 0, T(T_INT4)), false, NULL, T(T_INT4), "hi"},
+    };
+    IrNode *a = n_agg(&tb, m, src, NULL, NULL, 0, aggs, 3);
+    set_root(&tb, m, a, NULL, 0);
+    start(&tb);
+    assert_string_equal(step(&tb), "I 0|NULL|NULL");
+    assert_string_equal(step(&tb), "");
+    push(&tb, s, 1, "5");
+    assert_string_equal(step(&tb), "U 1|5|5 <- 0|NULL|NULL");
+    push(&tb, s, -1, "5");
+    assert_string_equal(step(&tb), "U 0|NULL|NULL <- 1|5|5");
+    assert_int_equal(stat_entries(&tb, "g/aggregate0", NULL), 1);
+    tb_fini(&tb);
+}
+
+static void test_distinct(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "a:i8,t:txt", FMT_JSON, -1);
+    int m = add_model(&tb, "d");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    IrNode *d = n_same_cols(&tb, PL_DISTINCT, m, &src, 1, CL_RETRACT);
+    d->nstate = 1;
+    d->state = ARENA_NEW(&tb.a, StateDesc);
+    d->state->id = "d/distinct0";
+    d->state->kind = "distinct";
+    set_root(&tb, m, d, NULL, -1);
+    start(&tb);
+    push(&tb, s, 1, "1|x");
+    push(&tb, s, 1, "1|x");
+    push(&tb, s, 1, "2|y");
+    assert_string_equal(step(&tb), "I 1|x; I 2|y");
+    assert_int_equal(stat_entries(&tb, "d/distinct0", NULL), 2);
+    push(&tb, s, -1, "1|x");
+    assert_string_equal(step(&tb), "");
+    push(&tb, s, -1, "1|x");
+    assert_string_equal(step(&tb), "D 1|x");
+    assert_int_equal(stat_entries(&tb, "d/distinct0", NULL), 1);
+    tb_fini(&tb);
+}
+
+static void test_union_all_keyless_order(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s1 = add_source(&tb, "s1", "a:i8,t:txt", FMT_JSON, -1);
+    int s2 = add_source(&tb, "s2", "a:i8,t:txt", FMT_JSON, -1);
+    int m = add_model(&tb, "u");
+    IrNode *ins[2] = {n_source(&tb, m, s1, CL_RETRACT), n_source(&tb, m, s2, CL_RETRACT)};
+    IrNode *u = n_same_cols(&tb, PL_UNION_ALL, m, ins, 2, CL_RETRACT);
+    set_root(&tb, m, u, NULL, -1);
+    start(&tb);
+    push(&tb, s1, 1, "2|b");
+    push(&tb, s2, 1, "1|a");
+    push(&tb, s2, 2, "3|c");
+    assert_string_equal(step(&tb), "I 1|a; I 2|b; I 3|c; I 3|c");
+    /* an update of a keyless output: delete of the old row first, then inserts in row order */
+    push(&tb, s1, -1, "2|b");
+    push(&tb, s2, 1, "2|bb");
+    push(&tb, s1, 1, "0|z");
+    push(&tb, s2, -1, "3|c");
+    assert_string_equal(step(&tb), "D 2|b; D 3|c; I 0|z; I 2|bb");
+    /* the same row from both inputs with opposite weights: nothing */
+    push(&tb, s1, 1, "9|q");
+    push(&tb, s2, -1, "9|q");
+    assert_string_equal(step(&tb), "");
+    tb_fini(&tb);
+}
+
+static void test_keyed_presentation(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "id:i8,t:txt", FMT_JSON, -1);
+    int m = add_model(&tb, "k");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    Expr *ps[2] = {ecol(&tb, 0, T(T_INT8)), ecol(&tb, 1, T(T_TEXT))};
+    const char *names[2] = {"id", "t"};
+    IrNode *pr = n_project(&tb, m, src, ps, names, 2);
+    int key[1] = {0};
+    set_root(&tb, m, pr, key, 1);
+    start(&tb);
+    push(&tb, s, 1, "2|b");
+    push(&tb, s, 1, "1|a");
+    push(&tb, s, 1, "NULL|n");
+    assert_string_equal(step(&tb), "I 1|a; I 2|b; I NULL|n");
+    push(&tb, s, 1, "1|a2");
+    push(&tb, s, -1, "1|a");
+    push(&tb, s, -1, "2|b");
+    push(&tb, s, 1, "3|c");
+    assert_string_equal(step(&tb), "U 1|a2 <- 1|a; D 2|b; I 3|c");
+    push(&tb, s, 1, "4|x");
+    push(&tb, s, -1, "4|x");
+    assert_string_equal(step(&tb), "");
+    /* a failing listener fails the step with its message */
+    tb.fail_listener = true;
+    push(&tb, s, 1, "5|e");
+    char err[256] = "";
+    assert_false(eng_step(tb.p, err, sizeof err));
+    assert_string_equal(err, "sink is down");
+    tb_fini(&tb);
+}
+
+static void test_changelog_normalize(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "cdc", "id:i8,name:txt", FMT_CHANGELOG_JSON, 0);
+    int m = add_model(&tb, "latest");
+    IrNode *src = n_source(&tb, m, s, CL_UPSERT);
+    src->nstate = 1;
+    src->state = ARENA_NEW(&tb.a, StateDesc);
+    src->state->id = "source:cdc/changelog_normalize";
+    src->state->kind = "changelog_normalize";
+    Expr *ps[2] = {ecol(&tb, 0, T(T_INT8)), ecol(&tb, 1, T(T_TEXT))};
+    const char *names[2] = {"id", "name"};
+    IrNode *pr = n_project(&tb, m, src, ps, names, 2);
+    int key[1] = {0};
+    set_root(&tb, m, pr, key, 1);
+    /* a second model counting rows per name sees the normalized changes */
+    int m2 = add_model(&tb, "per_name");
+    IrNode *src2 = n_source(&tb, m2, s, CL_UPSERT);
+    Expr *g[1] = {ecol(&tb, 1, T(T_TEXT))};
+    const char *gn[1] = {"name"};
+    AggDef aggs[1] = {{AGG_COUNT_STAR, NULL, false, NULL, T(T_INT8), "n"}};
+    IrNode *a = n_agg(&tb, m2, src2, g, gn, 1, aggs, 1);
+    set_root(&tb, m2, a, key, 1);
+    start(&tb);
+
+    char err[256];
+    Value row[2];
+    parse_row(&tb, s, "1|a", row);
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    parse_row(&tb, s, "2|a", row);
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_string_equal(step(&tb), "latest:I 1|a; latest:I 2|a; per_name:I a|2");
+    parse_row(&tb, s, "1|b", row);
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, err, sizeof err));
+    assert_string_equal(step(&tb), "latest:U 1|b <- 1|a; per_name:U a|1 <- a|2; per_name:I b|1");
+    /* an insert of an existing key acts as an update */
+    parse_row(&tb, s, "1|c", row);
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_string_equal(step(&tb), "latest:U 1|c <- 1|b; per_name:D b|1; per_name:I c|1");
+    /* an identical update changes nothing */
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, err, sizeof err));
+    assert_string_equal(step(&tb), "");
+    assert_int_equal(stat_entries(&tb, "source:cdc/changelog_normalize", NULL), 2);
+    /* a delete carries (at least) the key; the stored row is retracted */
+    parse_row(&tb, s, "1|NULL", row);
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_string_equal(step(&tb), "latest:D 1|c; per_name:D c|1");
+    /* a delete of an unknown key is reported and ignored */
+    parse_row(&tb, s, "7|zz", row);
+    assert_false(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "unknown key"));
+    assert_non_null(strstr(err, "id=7"));
+    assert_string_equal(step(&tb), "");
+    /* update then delete of one key in the same step: net zero */
+    parse_row(&tb, s, "3|q", row);
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_string_equal(step(&tb), "");
+    assert_int_equal(stat_entries(&tb, "source:cdc/changelog_normalize", NULL), 1);
+    tb_fini(&tb);
+}
+
+static void test_dead_letters(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "a:i8,b:i8", FMT_JSON, -1);
+    int m = add_model(&tb, "q");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    Expr *ps[2] = {ecol(&tb, 0, T(T_INT8)), eop(&tb, OP_DIV, T(T_INT8), ecol(&tb, 0, T(T_INT8)), ecol(&tb, 1, T(T_INT8)))};
+    const char *names[2] = {"a", "r"};
+    IrNode *pr = n_project(&tb, m, src, ps, names, 2);
+    set_root(&tb, m, pr, NULL, -1);
+    int m2 = add_model(&tb, "qa");
+    IrNode *src2 = n_source(&tb, m2, s, CL_RETRACT);
+    Expr *g[1] = {ecol(&tb, 0, T(T_INT8))};
+    const char *gn[1] = {"a"};
+    AggDef aggs[1] = {{AGG_SUM, eop(&tb, OP_DIV, T(T_INT8), ecol(&tb, 0, T(T_INT8)), ecol(&tb, 1, T(T_INT8))), false, NULL, type_numeric(-1, -1), "s"}};
+    IrNode *a = n_agg(&tb, m2, src2, g, gn, 1, aggs, 1);
+    int key[1] = {0};
+    set_root(&tb, m2, a, key, 1);
+    start(&tb);
+    push(&tb, s, 1, "4|2");
+    push(&tb, s, 1, "1|0");
+    assert_string_equal(step(&tb), "q:I 4|2; qa:I 4|2");
+    assert_int_equal(tb.ndead, 2);
+    assert_string_equal(sb_cstr(&tb.dl), "q: division by zero [1|0]; qa: division by zero [1|0]");
+    /* its retraction fails alike and is dropped too: the Z-set stays consistent */
+    push(&tb, s, -1, "1|0");
+    assert_string_equal(step(&tb), "");
+    assert_int_equal(tb.ndead, 4);
+    assert_int_equal(stat_entries(&tb, "qa/aggregate0", NULL), 1);
+    tb_fini(&tb);
+}
+
+static void test_sum_overflow_dead_letter(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "k:i8,v:i4", FMT_JSON, -1);
+    int m = add_model(&tb, "o");
+    IrNode *src = n_source(&tb, m, s, CL_RETRACT);
+    Expr *g[1] = {ecol(&tb, 0, T(T_INT8))};
+    const char *gn[1] = {"k"};
+    AggDef aggs[2] = {
+        {AGG_COUNT_STAR, NULL, false, NULL, T(T_INT8), "n"},
+        {AGG_SUM, ecol(&tb, 1, T(T_INT4)), false, NULL, T(T_INT8), "s"},
+    };
+    IrNode *a = n_agg(&tb, m, src, g, gn, 1, aggs, 2);
+    int key[1] = {0};
+    set_root(&tb, m, a, key, 1);
+    start(&tb);
+    push(&tb, s, 1, "1|2147483647");
+    push(&tb, s, (int64_t)1 << 40, "1|2147483647"); /* a consolidated batch: weight 2^40 */
+    assert_string_equal(step(&tb), "I 1|1|2147483647");
+    assert_int_equal(tb.ndead, 1);
+    assert_non_null(strstr(sb_cstr(&tb.dl), "bigint out of range"));
+    tb_fini(&tb);
+}
+
+static void test_serialize_roundtrip(void **state)
+{
+    (void)state;
+    TB t1, t2;
+    TB *tbs[2] = {&t1, &t2};
+    int s = 0;
+    for (int i = 0; i < 2; i++) {
+        TB *tb = tbs[i];
+        tb_init(tb);
+        s = add_source(tb, "src", "k:txt,x:num,t:txt,f:f8,b:bool", FMT_JSON, -1);
+        int m = add_model(tb, "agg");
+        IrNode *src = n_source(tb, m, s, CL_RETRACT);
+        Expr *g[1] = {ecol(tb, 0, T(T_TEXT))};
+        const char *gn[1] = {"k"};
+        AggDef aggs[7] = {
+            {AGG_COUNT_STAR, NULL, false, NULL, T(T_INT8), "n"},
+            {AGG_SUM, ecol(tb, 1, type_numeric(-1, -1)), false, NULL, type_numeric(-1, -1), "sx"},
+            {AGG_MIN, ecol(tb, 2, T(T_TEXT)), false, NULL, T(T_TEXT), "lo"},
+            {AGG_MAX, ecol(tb, 2, T(T_TEXT)), false, NULL, T(T_TEXT), "hi"},
+            {AGG_COUNT, ecol(tb, 2, T(T_TEXT)), true, NULL, T(T_INT8), "nd"},
+            {AGG_AVG, ecol(tb, 3, T(T_FLOAT8)), false, NULL, T(T_FLOAT8), "af"},
+            {AGG_BOOL_OR, ecol(tb, 4, T(T_BOOL)), false, NULL, T(T_BOOL), "any"},
+        };
+        IrNode *a = n_agg(tb, m, src, g, gn, 1, aggs, 7);
+        int key[1] = {0};
+        set_root(tb, m, a, key, 1);
+        start(tb);
+    }
+    push(&t1, s, 1, "a|1.5|pear|1|f");
+    push(&t1, s, 1, "a|2|apple|2|t");
+    push(&t1, s, 1, "a|2|apple|Infinity|t");
+    push(&t1, s, 1, "b|NULL|NULL|NULL|NULL");
+    push(&t1, s, 1, "NULL|0.001|zz|0|f");
+    step(&t1);
+    push(&t1, s, -1, "a|2|apple|2|t");
+    step(&t1);
+
+    Op *o1 = eng_pipeline_op(t1.p, 1);
+    Op *o2 = eng_pipeline_op(t2.p, 1);
+    assert_non_null(o1);
+    assert_string_equal(o1->vt->kind, "aggregate");
+    StrBuf b1 = STRBUF_INIT, b2 = STRBUF_INIT;
+    assert_true(o1->vt->serialize(o1, &b1));
+    char err[256] = "";
+    /* bad input is rejected and leaves an empty state */
+    assert_false(o2->vt->deserialize(o2, (const uint8_t *)b1.data, b1.len - 3, err, sizeof err));
+    assert_non_null(strstr(err, "agg/aggregate0"));
+    assert_false(o2->vt->deserialize(o2, (const uint8_t *)"junk", 4, err, sizeof err));
+    assert_true(o2->vt->deserialize(o2, (const uint8_t *)b1.data, b1.len, err, sizeof err));
+    assert_true(o2->vt->serialize(o2, &b2));
+    assert_int_equal(b1.len, b2.len);
+    assert_memory_equal(b1.data, b2.data, b1.len);
+
+    int64_t by1 = 0, by2 = 0;
+    assert_int_equal(stat_entries(&t1, "agg/aggregate0", &by1), 3);
+    assert_int_equal(stat_entries(&t2, "agg/aggregate0", &by2), 3);
+
+    /* both pipelines continue identically */
+    const char *more[] = {"a|2|apple|Infinity|t", "a|1.5|pear|1|f", "c|3|kiwi|1|t", "NULL|0.001|zz|0|f"};
+    for (int i = 0; i < 4; i++) {
+        push(&t1, s, -1 + 2 * (i >= 2 && i != 3), more[i]);
+        push(&t2, s, -1 + 2 * (i >= 2 && i != 3), more[i]);
+    }
+    char *r1 = xstrdup(step(&t1));
+    const char *r2 = step(&t2);
+    assert_string_equal(r1, r2);
+    assert_string_equal(r1, "D a|2|3.5|apple|pear|2|Infinity|true; I c|1|3|kiwi|kiwi|1|1|true; D NULL|1|0.001|zz|zz|1|0|false");
+    free(r1);
+    assert_int_equal(stat_entries(&t2, "agg/aggregate0", NULL), 2);
+    sb_free(&b1);
+    sb_free(&b2);
+    tb_fini(&t1);
+    tb_fini(&t2);
+}
+
+static void test_state_stats(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s;
+    build_agg(&tb, &s, CL_RETRACT);
+    start(&tb);
+    int64_t b0 = 0, b1 = 0, b2 = 0;
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", &b0), 0);
+    char buf[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(buf, sizeof buf, "%d|%d", i % 100, i);
+        push(&tb, s, 1, buf);
+    }
+    step(&tb);
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", &b1), 100);
+    assert_true(b1 > b0 + 100 * 64);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(buf, sizeof buf, "%d|%d", i % 100, i);
+        push(&tb, s, -1, buf);
+    }
+    step(&tb);
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", &b2), 0);
+    assert_true(b2 < b1);
+    /* the count of states is returned even when max is smaller */
+    EngStateStats st[1];
+    assert_int_equal(eng_state_stats(tb.p, st, 0), 1);
+    tb_fini(&tb);
+}
+
+static void test_unsupported_and_refs(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s = add_source(&tb, "src", "a:i8", FMT_JSON, -1);
+    int m = add_model(&tb, "up");
+    IrNode *src = n_source(&tb, m, s, CL_INSERT_ONLY);
+    set_root(&tb, m, src, NULL, -1);
+    int m2 = add_model(&tb, "down");
+    IrNode *ref = n_same_cols(&tb, PL_REF, m2, &src, 1, CL_INSERT_ONLY);
+    ref->plan->name = "up";
+    IrNode *f = n_filter(&tb, m2, ref, eop(&tb, OP_GT, T(T_BOOL), ecol(&tb, 0, T(T_INT8)), eint(&tb, 1, T(T_INT8))));
+    set_root(&tb, m2, f, NULL, -1);
+    int m3 = add_model(&tb, "j");
+    IrNode *ins[2] = {src, src};
+    IrNode *j = n_same_cols(&tb, PL_JOIN, m3, ins, 2, CL_INSERT_ONLY);
+    set_root(&tb, m3, j, NULL, -1);
+
+    char err[256] = "";
+    EngOptions o = {0};
+    assert_null(eng_pipeline_new(&tb.g, &o, err, sizeof err));
+    assert_non_null(strstr(err, "operator join is not supported by the engine yet"));
+
+    /* only the wanted model (and what it reads) runs */
+    bool wanted[3] = {false, true, false};
+    o.models_wanted = wanted;
+    o.listener = listener;
+    o.listener_ctx = &tb;
+    tb.p = eng_pipeline_new(&tb.g, &o, err, sizeof err);
+    assert_non_null(tb.p);
+    assert_null(eng_pipeline_op(tb.p, j->index));
+    push(&tb, s, 1, "1");
+    push(&tb, s, 1, "5");
+    assert_string_equal(step(&tb), "up:I 1; up:I 5; down:I 5");
+
+    /* watermarks are monotonic per source and reach the operators */
+    eng_source_watermark(tb.p, s, 100);
+    eng_source_watermark(tb.p, s, 50);
+    step(&tb);
+    assert_int_equal(eng_pipeline_op(tb.p, f->index)->wm, 100);
+    eng_source_watermark(tb.p, s, INT64_MAX);
+    step(&tb);
+    assert_true(eng_pipeline_op(tb.p, f->index)->wm == INT64_MAX);
+    tb_fini(&tb);
+}
+
+/* ---------- data structures ---------- */
+
+static void test_keyed_table(void **state)
+{
+    (void)state;
+    Type ty[2] = {T(T_INT8), T(T_TEXT)};
+    KTab t;
+    ktab_init(&t, 2, ty, sizeof(int64_t));
+    enum { N = 5000 };
+    static bool present[N];
+    memset(present, 0, sizeof present);
+    char txt[32];
+    uint64_t rng = 12345;
+    for (int round = 0; round < 40000; round++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        int k = (int)((rng >> 33) % N);
+        Value key[2];
+        key[0] = (k % 97 == 0) ? value_null() : value_int(k);
+        snprintf(txt, sizeof txt, "key-%d", k);
+        key[1] = (k % 89 == 0) ? value_null() : value_text(txt, (uint32_t)strlen(txt));
+        uint64_t h = ktab_hash(&t, key);
+        int64_t *pl = ktab_find(&t, key, h);
+        assert_true((pl != NULL) == present[k]);
+        if (pl) {
+            assert_int_equal(*pl, k);
+            if ((rng >> 20) & 1) {
+                ktab_remove(&t, pl);
+                present[k] = false;
+            }
+        } else {
+            bool created;
+            pl = ktab_upsert(&t, key, h, &created);
+            assert_true(created);
+            *pl = k;
+            present[k] = true;
+            const Value *sk = ktab_key(&t, pl);
+            assert_true(ktab_cell_equal(ty[1], &sk[1], &key[1]));
+        }
+    }
+    uint32_t count = 0, pos = 0;
+    while (ktab_next(&t, &pos)) count++;
+    assert_int_equal(count, t.count);
+    ktab_fini(&t);
+}
+
+static void test_ordset(void **state)
+{
+    (void)state;
+    OSet s = {0};
+    int64_t bytes = 0;
+    enum { N = 300 };
+    int64_t mult[N] = {0};
+    uint64_t rng = 99;
+    Type t = T(T_INT8);
+    for (int round = 0; round < 20000; round++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        int v = (int)((rng >> 33) % N);
+        int64_t w = ((rng >> 13) & 3) == 0 && mult[v] > 0 ? -1 : 1;
+        Value x = value_int(v);
+        assert_int_equal(oset_add(&s, t, &x, w, &bytes), mult[v]);
+        mult[v] += w;
+        int lo = -1, hi = -1, distinct = 0;
+        for (int i = 0; i < N; i++)
+            if (mult[i]) {
+                if (lo < 0) lo = i;
+                hi = i;
+                distinct++;
+            }
+        assert_int_equal(s.n, distinct);
+        if (lo >= 0) {
+            assert_int_equal(oset_min(&s)->i, lo);
+            assert_int_equal(oset_max(&s)->i, hi);
+        }
+    }
+    oset_clear(&s, t, &bytes);
+    assert_int_equal(bytes, 0);
+    assert_null(oset_min(&s));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_filter_project),
+        cmocka_unit_test(test_aggregate_basic),
+        cmocka_unit_test(test_aggregate_insert_only_minmax),
+        cmocka_unit_test(test_aggregate_distinct_bool),
+        cmocka_unit_test(test_aggregate_numeric_float),
+        cmocka_unit_test(test_global_aggregate),
+        cmocka_unit_test(test_distinct),
+        cmocka_unit_test(test_union_all_keyless_order),
+        cmocka_unit_test(test_keyed_presentation),
+        cmocka_unit_test(test_changelog_normalize),
+        cmocka_unit_test(test_dead_letters),
+        cmocka_unit_test(test_sum_overflow_dead_letter),
+        cmocka_unit_test(test_serialize_roundtrip),
+        cmocka_unit_test(test_state_stats),
+        cmocka_unit_test(test_unsupported_and_refs),
+        cmocka_unit_test(test_keyed_table),
+        cmocka_unit_test(test_ordset),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
