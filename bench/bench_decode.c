@@ -2,8 +2,9 @@
  * runtime's source path (line reader -> JSON decoder -> source batch) with a trivial
  * passthrough "engine" that clears the batch after every step, and prints lines/s and
  * MB/s. Usage: bench_decode FILE [--batch N] [--copy-text] [--repeat N]
- * Build: see bench/README or `make build/bench_decode`. Generate input with
- * `build/nexmark_gen --events 2000000 --out-dir /tmp/nx` (FILE = /tmp/nx/bid.jsonl). */
+ * Build and numbers: docs/run.md ("Throughput"). Generate input with
+ * `build/nexmark_gen --events 2000000 --out-dir /tmp/nx` (FILE = /tmp/nx/bid.jsonl).
+ * Rates are per CPU second (getrusage), so a busy machine does not distort them. */
 #include "connectors/source.h"
 
 #include <stdio.h>

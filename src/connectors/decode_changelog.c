@@ -2,7 +2,9 @@
  * key (insert | update | delete; absent or null = insert). debezium-json: an envelope
  * {"before": {...}|null, "after": {...}|null, "op": "c"|"u"|"d"|"r"}, optionally wrapped
  * in {"schema": ..., "payload": {...}} as Kafka Connect writes it; other envelope keys
- * (source, ts_ms, transaction) are ignored. A null payload is a tombstone: no change. */
+ * (source, ts_ms, transaction) are ignored. A null payload is a tombstone: no change.
+ * In changelog-json the key "op" is reserved: a source column named op cannot be read
+ * from such records. */
 #include "connectors/decode.h"
 
 #include <stdio.h>

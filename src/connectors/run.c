@@ -103,7 +103,7 @@ static void dead_letter(void *ctx, const EngDeadLetter *d)
 
 static void fmt_count(int64_t v, char *buf, size_t n)
 {
-    if (v >= 10000000) snprintf(buf, n, "%.1fM", (double)v / 1e6);
+    if (v >= 1000000) snprintf(buf, n, "%.2fM", (double)v / 1e6);
     else if (v >= 10000) snprintf(buf, n, "%.1fk", (double)v / 1e3);
     else snprintf(buf, n, "%lld", (long long)v);
 }
@@ -307,7 +307,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         const SinkDef *sd = p->models[m].sink;
         if (!r.wanted[m] || !sd || sd->connector == SINK_NONE) continue;
         const IrModel *im = &g->models[m];
-        SinkSpec spec = {
+        ConnSinkSpec spec = {
             .model = p->models[m].name,
             .def = sd,
             .cols = im->root->plan->cols,

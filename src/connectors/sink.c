@@ -15,7 +15,7 @@ bool sink_supported(SinkConnector c, const char **why)
     }
 }
 
-ConnSink *sink_open(Project *p, const SinkSpec *spec, char *err, size_t errsize)
+ConnSink *sink_open(Project *p, const ConnSinkSpec *spec, char *err, size_t errsize)
 {
     const SinkDef *d = spec->def;
     const char *why = NULL;

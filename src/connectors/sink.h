@@ -29,14 +29,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct SinkSpec {
+typedef struct ConnSinkSpec {
     const char *model;           /* model name */
     const SinkDef *def;
     const PlanColumn *cols;      /* the model's output columns */
     int ncols;
     const int *key;              /* presentation key (column indexes) */
     int nkey;                    /* <= 0: keyless */
-} SinkSpec;
+} ConnSinkSpec;
 
 typedef struct ConnSink ConnSink;
 
@@ -58,7 +58,7 @@ struct ConnSink {
 bool sink_supported(SinkConnector c, const char **why);
 /* Open the sink configured for a model. Paths are relative to the project. Returns
  * NULL with a message when it cannot be opened. */
-ConnSink *sink_open(Project *p, const SinkSpec *spec, char *err, size_t errsize);
+ConnSink *sink_open(Project *p, const ConnSinkSpec *spec, char *err, size_t errsize);
 /* Write a step's changes (valid only during the call; the sink copies what it keeps). */
 bool sink_write(ConnSink *s, const EngChange *changes, int n, char *err, size_t errsize);
 /* End of a step: make the step's changes durable/visible. */
@@ -70,14 +70,14 @@ bool sink_close(ConnSink *s, char *err, size_t errsize);
 /* ---- connector constructors ---- */
 
 /* A line sink on `path` (truncated; parent directories created). */
-ConnSink *sink_file_open(const char *path, const SinkSpec *spec, DataFormat format, char *err, size_t errsize);
+ConnSink *sink_file_open(const char *path, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize);
 /* A line sink on an open descriptor (not closed by the sink); `target` names it. */
-ConnSink *sink_fd_open(int fd, const char *target, const SinkSpec *spec, DataFormat format, char *err,
+ConnSink *sink_fd_open(int fd, const char *target, const ConnSinkSpec *spec, DataFormat format, char *err,
                        size_t errsize);
 /* The line sink on standard output (sink_stdout.c). */
-ConnSink *sink_stdout_open(const SinkSpec *spec, DataFormat format, char *err, size_t errsize);
+ConnSink *sink_stdout_open(const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize);
 /* The SQLite sink (sink_sqlite.c): database file `path`, table `table`. */
-ConnSink *sink_sqlite_open(const char *path, const char *table, const SinkSpec *spec, char *err, size_t errsize);
+ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize);
 
 /* ---- line formatting (sink_format.c), shared by the line sinks ---- */
 
@@ -90,7 +90,7 @@ typedef struct SinkFormatter {
     size_t *prefix_len;
 } SinkFormatter;
 
-void sink_formatter_init(SinkFormatter *f, const SinkSpec *spec, DataFormat format);
+void sink_formatter_init(SinkFormatter *f, const ConnSinkSpec *spec, DataFormat format);
 void sink_formatter_fini(SinkFormatter *f);
 /* Append one line (with '\n') for the change. Returns false with a message when the
  * format cannot express it (json: an update or delete). */

@@ -73,7 +73,7 @@ static bool fs_close(ConnSink *base, char *err, size_t errsize)
 
 static const SinkOps file_sink_ops = {fs_write, fs_commit, fs_close};
 
-static ConnSink *make(int fd, bool own, const char *target, const SinkSpec *spec, DataFormat format,
+static ConnSink *make(int fd, bool own, const char *target, const ConnSinkSpec *spec, DataFormat format,
                       char *err, size_t errsize)
 {
     if (format != FMT_JSON && format != FMT_CHANGELOG_JSON && format != FMT_DEBEZIUM_JSON) {
@@ -94,7 +94,7 @@ static ConnSink *make(int fd, bool own, const char *target, const SinkSpec *spec
     return &s->base;
 }
 
-ConnSink *sink_file_open(const char *path, const SinkSpec *spec, DataFormat format, char *err, size_t errsize)
+ConnSink *sink_file_open(const char *path, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize)
 {
     if (!dl_mkdirs_for(path)) {
         snprintf(err, errsize, "model %s: sink %s: cannot create directory: %s", spec->model, path, strerror(errno));
@@ -108,7 +108,7 @@ ConnSink *sink_file_open(const char *path, const SinkSpec *spec, DataFormat form
     return make(fd, true, path, spec, format, err, errsize);
 }
 
-ConnSink *sink_fd_open(int fd, const char *target, const SinkSpec *spec, DataFormat format, char *err,
+ConnSink *sink_fd_open(int fd, const char *target, const ConnSinkSpec *spec, DataFormat format, char *err,
                        size_t errsize)
 {
     return make(fd, false, target, spec, format, err, errsize);

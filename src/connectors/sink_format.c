@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sink_formatter_init(SinkFormatter *f, const SinkSpec *spec, DataFormat format)
+void sink_formatter_init(SinkFormatter *f, const ConnSinkSpec *spec, DataFormat format)
 {
     memset(f, 0, sizeof *f);
     f->format = format;

@@ -357,7 +357,7 @@ static bool sq_close(ConnSink *base, char *err, size_t errsize)
 
 static const SinkOps sqlite_sink_ops = {sq_write, sq_commit, sq_close};
 
-ConnSink *sink_sqlite_open(const char *path, const char *table, const SinkSpec *spec, char *err, size_t errsize)
+ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize)
 {
     SqliteSink *s = xcalloc(1, sizeof *s);
     s->base.ops = &sqlite_sink_ops;

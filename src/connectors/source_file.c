@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ typedef struct LineReader {
     bool bom_checked;
     int64_t raw_bytes;           /* bytes read from the descriptor */
     int64_t total_bytes;         /* file size, 0 when unknown */
+    bool regular;                /* a regular file: reads never wait for a writer */
     /* buffer */
     Block *cur;
     size_t pos, fill;            /* unconsumed data: cur->data[pos, fill) */
@@ -192,6 +194,17 @@ static ssize_t produce(LineReader *r, char *dst, size_t n, char *err, size_t err
     }
 }
 
+/* True when producing more bytes would wait for a writer (a pipe or terminal with
+ * nothing pending): records already read are then handed out instead of waiting to
+ * fill the batch, so an interactive stdin source streams line by line. */
+static bool would_block(LineReader *r)
+{
+    if (r->regular || !r->started) return false;
+    if (r->gzip ? r->z.avail_in > 0 : r->pre != NULL) return false;
+    struct pollfd pfd = {r->fd, POLLIN, 0};
+    return poll(&pfd, 1, 0) == 0;
+}
+
 /* Finds the end of the pending record; sets *end to its newline. */
 static bool find_end(LineReader *r, size_t *end)
 {
@@ -266,6 +279,7 @@ static int lr_read(ConnReader *base, ConnRecord *recs, int max, char *err, size_
             break;
         }
         /* more bytes needed: [pos, fill) holds only a partial record */
+        if (n > 0 && would_block(r)) break;
         size_t part = r->fill - r->pos;
         if (cur_ref) {
             Block *nb = get_block(r, part * 2 > BLOCK_SIZE ? part * 2 : BLOCK_SIZE);
@@ -355,7 +369,10 @@ static ConnReader *make_reader(int fd, bool own, const char *where, ConnFraming 
     r->framing = framing;
     r->line = 1;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) r->total_bytes = st.st_size;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        r->total_bytes = st.st_size;
+        r->regular = true;
+    }
     /* a small file gets a small first block (it grows when gzip data inflates) */
     size_t first = r->total_bytes > 0 && r->total_bytes < BLOCK_SIZE / 2 ? (size_t)r->total_bytes + 4096 : BLOCK_SIZE;
     r->cur = xmalloc(sizeof(Block) + first + 1);

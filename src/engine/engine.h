@@ -51,7 +51,9 @@ typedef struct EngDeadLetter {
 typedef void (*EngDeadLetterFn)(void *ctx, const EngDeadLetter *dl);
 
 typedef struct EngOptions {
-    const bool *models_wanted;   /* per model: run it (upstream models are added); NULL = all */
+    const bool *models_wanted;   /* per model: run it (upstream models are added); NULL = all.
+                                    The listener hears every running model: the wanted ones
+                                    and the upstream models they read (filter by index). */
     EngListener listener;
     void *listener_ctx;
     EngDeadLetterFn dead_letter;
@@ -73,7 +75,10 @@ Batch *eng_source_batch(EngPipeline *p, int source);
  * or a delete (row holds at least the key columns) using the source's primary key;
  * the engine keeps the latest row per key (changelog_normalize state) and emits the
  * matching retraction. Returns false with a message if e.g. a delete names an unknown key
- * (such deletes are ignored and reported, never fatal). */
+ * (such deletes are ignored and reported, never fatal). The row's text is copied.
+ * For a source without primary_key an insert appends +row and a delete appends -row
+ * (the row as it was); an update is rejected (it needs the old row). A source that no
+ * running model reads accepts and ignores everything. */
 bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row,
                        const RowOrigin *origin, char *err, size_t errsize);
 /* Advance the watermark of a source (event-time microseconds). Monotonic: lower values
@@ -82,7 +87,9 @@ void eng_source_watermark(EngPipeline *p, int source, int64_t wm_us);
 /* Run one step. Returns false on a fatal error (message in err). */
 bool eng_step(EngPipeline *p, char *err, size_t errsize);
 
-/* Current number of state entries and bytes per state descriptor id (for inspect). */
+/* Current number of state entries and bytes per state descriptor id (for inspect).
+ * Writes at most max entries and returns how many states exist (call with max 0 to
+ * size the array). Ids point into the graph or the pipeline (valid while both live). */
 typedef struct EngStateStats { const char *id; int64_t entries; int64_t bytes; } EngStateStats;
 int eng_state_stats(EngPipeline *p, EngStateStats *out, int max);
 

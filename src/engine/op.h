@@ -65,7 +65,8 @@ struct Op {
 /* ---- common helpers (op_common.c) ---- */
 
 /* Initialise the common part: output batch of the node's columns, types, inputs
- * (the array is copied). `node` may be NULL when ncols/types are given. */
+ * (the array is copied). With node == NULL (engine-internal operators) the operator
+ * has no columns until its constructor sets ncols/out_types/own itself. */
 void op_base_init(Op *op, const OpVtbl *vt, EngPipeline *p, const IrNode *node, Op **inputs, int nin);
 void op_base_fini(Op *op);
 /* Report row `row` of input `input`'s batch as a dead letter with `reason` and the
@@ -75,9 +76,9 @@ void op_dead_letter(Op *op, int input, int row, const char *reason);
  * test "is this output row unchanged" used before emitting -old/+new. */
 bool op_rows_identical(const Type *types, int n, const Value *a, const Value *b);
 bool op_cell_identical(Type t, const Value *a, const Value *b);
-/* Total order used to sort rows: value_compare per cell, then a representation
- * tie-break (numeric scale, float bits, interval fields) so that only identical rows
- * compare equal. */
+/* Per-cell total order: value_compare, then for equal values a representation
+ * tie-break (numeric scale, float bits, interval fields), so that only identical cells
+ * compare equal. (Rows are ordered by value over all columns first: see pipeline.c.) */
 int op_cell_order(Type t, const Value *a, const Value *b);
 
 /* Copy the input row's origin (if the input batch records origins) to the last row

@@ -590,7 +590,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
     const Batch *in = op->in[0]->out;
     Batch *out = op->out;
     const PlanNode *pn = a->plan;
-    EvalCtx ec;
+    EvalCtx ec = {0};
     ec.arena = &out->arena;
     ec.err[0] = '\0';
     uint64_t step = ctx->step;

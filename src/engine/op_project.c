@@ -12,7 +12,7 @@ static bool proj_op_step(Op *op, OpCtx *ctx)
     const Batch *in = op->in[0]->out;
     Batch *out = op->out;
     const PlanNode *pn = op->node->plan;
-    EvalCtx ec;
+    EvalCtx ec = {0};
     ec.arena = &out->arena;
     ec.err[0] = '\0';
     for (int i = 0; i < in->n; i++) {

@@ -17,6 +17,7 @@ typedef struct SourceSlot {
     Batch batch;             /* this step's changes of the source */
     Op *norm;                /* changelog normalize (keyed updating sources), or NULL */
     const char *norm_id;
+    Type *types;             /* the source's column types (pipeline arena) */
     int64_t wm;              /* watermark (event-time microseconds), INT64_MIN = none */
 } SourceSlot;
 
@@ -37,6 +38,7 @@ struct EngPipeline {
     struct SortEnt *ents, *ents_tmp;
     int idxcap;
     uint32_t hist[8][256];   /* radix sort digit histograms */
+    Op **in_scratch;         /* construction: a node's input operators */
     EngChange *ch;
     int64_t chcap;
 };
@@ -89,6 +91,10 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
     p->node_ops = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(Op *));
     p->ops = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(Op *));
 
+    int maxin = 1;
+    for (int i = 0; i < g->nnodes; i++)
+        if (g->nodes[i]->ninputs > maxin) maxin = g->nodes[i]->ninputs;
+    p->in_scratch = ARENA_ARRAY(&p->arena, Op *, maxin);
     bool *needed = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(bool));
     for (int m = 0; m < g->nmodels; m++) {
         bool wanted = opts && opts->models_wanted ? opts->models_wanted[m] : true;
@@ -114,11 +120,7 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
             snprintf(err, errsize, "operator %s is not supported by the engine yet (model '%s')", unsup, model_name);
             goto fail;
         }
-        Op *in[64];
-        if (n->ninputs > 64) {
-            snprintf(err, errsize, "operator %s has too many inputs", n->op_id);
-            goto fail;
-        }
+        Op **in = p->in_scratch;
         for (int k = 0; k < n->ninputs; k++) {
             in[k] = p->node_ops[n->inputs[k]->index];
             if (!in[k]) {
@@ -146,6 +148,8 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
             if (!slot->used) {
                 slot->used = true;
                 batch_init(&slot->batch, sd->ncolumns);
+                slot->types = ARENA_ARRAY(&p->arena, Type, sd->ncolumns > 0 ? sd->ncolumns : 1);
+                for (int c = 0; c < sd->ncolumns; c++) slot->types[c] = sd->columns[c].type;
             }
             for (int k = 0; k < n->nstate && !slot->norm_id; k++)
                 if (n->state[k].kind && strcmp(n->state[k].kind, "changelog_normalize") == 0)
@@ -218,14 +222,19 @@ bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row
     }
     SourceSlot *slot = &p->src[source];
     if (!slot->used) return true; /* no running model reads it */
-    if (!slot->norm) {
-        const SourceDef *sd = &p->g->project->sources[source];
-        if (sd->npk == 0) {
-            snprintf(err, errsize, "source '%s' has no primary_key: keyed changes cannot be applied", sd->name);
+    const SourceDef *sd = &p->g->project->sources[source];
+    if (sd->npk == 0) {
+        /* no key to look rows up by: inserts and deletes carry the whole row */
+        if (op == CHANGE_UPDATE) {
+            snprintf(err, errsize, "source '%s' has no primary_key: an update needs the old row "
+                     "(declare primary_key, or send a delete and an insert)", sd->name);
             return false;
         }
-        make_norm(p, source);
+        batch_append_row_copy(&slot->batch, row, slot->types, op == CHANGE_DELETE ? -1 : 1);
+        if (origin) batch_set_origin(&slot->batch, slot->batch.n - 1, origin);
+        return true;
     }
+    if (!slot->norm) make_norm(p, source);
     return op_normalize_apply(slot->norm, op, row, origin, err, errsize);
 }
 
@@ -284,8 +293,14 @@ static int key_cmp(const SortCtx *c, const Value *x, const Value *y)
     return 0;
 }
 
+/* Whole-row order: value_compare column by column, and only for rows equal in value a
+ * representation tie-break (1.5 before 1.50), so identical rows end up adjacent. */
 static int row_order(const SortCtx *c, const Value *x, const Value *y)
 {
+    for (int col = 0; col < c->b->ncols; col++) {
+        int r = cell_cmp(c->types[col], &x[col], &y[col]);
+        if (r) return r;
+    }
     for (int col = 0; col < c->b->ncols; col++) {
         int r = op_cell_order(c->types[col], &x[col], &y[col]);
         if (r) return r;

@@ -41,6 +41,8 @@ PlanNode *plan_node_new(Arena *a, PlanKind kind, int loc)
     n->loc = loc;
     n->time_col = -1;
     n->limit = -1;
+    n->left_time_col = n->right_time_col = -1;
+    n->window_start_key = n->window_end_key = -1;
     return n;
 }
 

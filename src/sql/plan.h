@@ -140,6 +140,18 @@ struct PlanNode {
     JoinType join_type;
     Expr **left_keys, **right_keys;  /* equi keys: left over left input, right over right input */
     int nkeys;
+    /* interval join (time-bounded): right.t + lower_us <= left.t <= right.t + upper_us,
+     * where t are left_time_col / right_time_col (input column indexes). The exact
+     * condition stays in `pred`; the bounds only let the engine free state by watermark. */
+    bool interval_join;
+    int left_time_col, right_time_col;
+    int64_t lower_us, upper_us;
+
+    /* PL_AGGREGATE over a window TVF (directly or through PL_FILTER nodes): indexes into
+     * group[] of the keys that are the TVF's window_start / window_end columns, -1 when
+     * absent. An aggregate with either >= 0 is a window aggregate: it emits final rows
+     * when the watermark passes window_end (insert_only) and frees the window's state. */
+    int window_start_key, window_end_key;
 
     /* PL_WINDOW_TVF: time column index in input, sizes in microseconds */
     WindowTvfKind wtvf;
