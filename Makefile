@@ -30,7 +30,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
-.PHONY: all test unit fuzz-replay fuzz bench clean
+.PHONY: all test unit fuzz-replay fuzz bench demo clean
 all: $(BUILD)/weir $(BUILD)/nexmark_gen
 
 $(BUILD)/libweir.a: $(LIB_OBJ)
@@ -61,6 +61,11 @@ fuzz:
 	  clang -std=c11 -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
 	    -o build-fuzz/fuzz/$$n $$f build-fuzz/libweir.a $(PKG_LIBS) || exit 1; done
 
+# benchmark programs linked against the library
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libweir.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweir.a $(LDLIBS)
+
 $(BUILD)/nexmark_gen: bench/nexmark_gen.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
@@ -75,8 +80,19 @@ fuzz-replay: $(FUZZ_REPLAY)
 test: $(BUILD)/weir $(BUILD)/tests/bind_golden $(UNIT_BIN) $(FUZZ_REPLAY)
 	BUILD=$(BUILD) tests/run-all
 
-bench: $(BUILD)/weir $(BUILD)/nexmark_gen
+bench: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/bench/engine_bench $(BUILD)/bench/bench_decode
 	BUILD=$(BUILD) bench/run
+
+# The README's main command: run examples/commerce end to end into SQLite and show it.
+demo: $(BUILD)/weir
+	rm -rf examples/commerce/target
+	$(BUILD)/weir --project-dir examples/commerce check
+	$(BUILD)/weir --project-dir examples/commerce test
+	$(BUILD)/weir --project-dir examples/commerce run
+	@echo
+	@echo "top customers (examples/commerce/target/commerce.db):"
+	sqlite3 -header -column examples/commerce/target/commerce.db \
+	  "SELECT customer_id, order_count, total_spend, largest_order FROM customer_metrics ORDER BY CAST(total_spend AS REAL) DESC LIMIT 5"
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -30,8 +30,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Sinks writing to the same database file share one connection and one transaction
+ * per step: two connections would block each other on SQLite's single writer lock. */
+typedef struct SharedDb {
+    struct SharedDb *next;
+    char *path;
+    sqlite3 *db;
+    int refs;
+    bool in_txn;
+} SharedDb;
+
+static SharedDb *shared_dbs; /* the runtime is single-threaded */
+
 typedef struct SqliteSink {
     ConnSink base;
+    SharedDb *shared;
     sqlite3 *db;
     char *path;
     char *table;                 /* quoted identifier */
@@ -40,7 +53,6 @@ typedef struct SqliteSink {
     int ncols;
     int *key;
     int nkey;
-    bool in_txn;
     bool row_index;              /* keyless: the all-column index exists */
     sqlite3_stmt *ins, *upd, *del;
     StrBuf tmp;
@@ -301,9 +313,9 @@ static bool do_update(SqliteSink *s, const EngChange *c, char *err, size_t errsi
 static bool sq_write(ConnSink *base, const EngChange *changes, int n, char *err, size_t errsize)
 {
     SqliteSink *s = (SqliteSink *)base;
-    if (!s->in_txn) {
+    if (!s->shared->in_txn) {
         if (!exec(s, "BEGIN", err, errsize)) return false;
-        s->in_txn = true;
+        s->shared->in_txn = true;
     }
     for (int i = 0; i < n; i++) {
         const EngChange *c = &changes[i];
@@ -321,8 +333,8 @@ static bool sq_write(ConnSink *base, const EngChange *changes, int n, char *err,
 static bool sq_commit(ConnSink *base, char *err, size_t errsize)
 {
     SqliteSink *s = (SqliteSink *)base;
-    if (!s->in_txn) return true;
-    s->in_txn = false;
+    if (!s->shared->in_txn) return true;
+    s->shared->in_txn = false;
     if (!exec(s, "COMMIT", err, errsize)) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return false;
@@ -335,7 +347,16 @@ static void destroy(SqliteSink *s)
     sqlite3_finalize(s->ins);
     sqlite3_finalize(s->upd);
     sqlite3_finalize(s->del);
-    if (s->db) sqlite3_close(s->db);
+    if (s->shared && --s->shared->refs == 0) {
+        for (SharedDb **pp = &shared_dbs; *pp; pp = &(*pp)->next)
+            if (*pp == s->shared) {
+                *pp = s->shared->next;
+                break;
+            }
+        sqlite3_close(s->shared->db);
+        free(s->shared->path);
+        free(s->shared);
+    }
     sb_free(&s->tmp);
     free(s->key);
     free(s->path);
@@ -347,8 +368,8 @@ static void destroy(SqliteSink *s)
 static bool sq_close(ConnSink *base, char *err, size_t errsize)
 {
     SqliteSink *s = (SqliteSink *)base;
-    if (s->in_txn) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    s->in_txn = false;
+    if (s->shared->in_txn) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    s->shared->in_txn = false;
     destroy(s);
     (void)err;
     (void)errsize;
@@ -381,13 +402,27 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
         destroy(s);
         return NULL;
     }
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
-        db_error(s, "cannot open", err, errsize);
-        destroy(s);
-        return NULL;
+    for (SharedDb *d = shared_dbs; d; d = d->next)
+        if (strcmp(d->path, path) == 0) s->shared = d;
+    if (!s->shared) {
+        sqlite3 *db = NULL;
+        if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK) {
+            snprintf(err, errsize, "model %s: sqlite sink %s: cannot open: %s", spec->model, path,
+                     db ? sqlite3_errmsg(db) : "out of memory");
+            sqlite3_close(db);
+            destroy(s);
+            return NULL;
+        }
+        sqlite3_busy_timeout(db, 5000);
+        s->shared = xcalloc(1, sizeof *s->shared);
+        s->shared->path = xstrdup(path);
+        s->shared->db = db;
+        s->shared->next = shared_dbs;
+        shared_dbs = s->shared;
     }
-    sqlite3_busy_timeout(s->db, 5000);
+    s->shared->refs++;
+    s->db = s->shared->db;
     if (!exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errsize) || !build(s, err, errsize)) {
         destroy(s);
         return NULL;

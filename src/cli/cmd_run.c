@@ -1,0 +1,72 @@
+/* `weir run`: checks the project, then runs the selected models (default: all) on the
+ * native runtime; bounded sources run to the end, then a summary is printed. */
+#include "cli/cli.h"
+#include "connectors/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* --select: comma-separated model names; unknown names are a usage error. */
+static bool select_models(const CliOptions *o, const Project *p, bool *wanted)
+{
+    if (!o->select) return true;
+    const char *s = o->select;
+    while (*s) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        bool found = false;
+        for (int i = 0; i < p->nmodels; i++)
+            if (strlen(p->models[i].name) == n && strncmp(p->models[i].name, s, n) == 0) {
+                wanted[i] = true;
+                found = true;
+            }
+        if (!found) {
+            cli_error("--select: no model named '%.*s'", (int)n, s);
+            return false;
+        }
+        if (!e) break;
+        s = e + 1;
+    }
+    return true;
+}
+
+int cmd_run(const CliOptions *o)
+{
+    CliProject cp;
+    if (!cli_load(o, &cp)) {
+        cli_print_diags(&cp, o);
+        cli_project_free(&cp);
+        return EXIT_USAGE;
+    }
+    if (cp.dl.errors) {
+        cli_print_diags(&cp, o);
+        fprintf(stderr, "weir run: the project has errors (see above); nothing was run\n");
+        cli_project_free(&cp);
+        return EXIT_FAILURES;
+    }
+    if (cp.dl.warnings) cli_print_diags(&cp, o);
+    bool *wanted = o->select ? xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool)) : NULL;
+    if (wanted && !select_models(o, cp.project, wanted)) {
+        free(wanted);
+        cli_project_free(&cp);
+        return EXIT_USAGE;
+    }
+    RunOptions ro = {0};
+    ro.models_wanted = wanted;
+    ro.progress = !o->no_progress && isatty(2);
+    RunSummary sum;
+    char err[1024] = "";
+    int rc = run_pipeline(cp.project, cp.graph, &ro, &sum, err, sizeof err);
+    StrBuf sb = STRBUF_INIT;
+    if (o->format == OUT_JSON) run_summary_render_json(&sum, &sb);
+    else run_summary_render_text(&sum, &sb);
+    cli_write_stdout(sb.data, sb.len);
+    sb_free(&sb);
+    if (rc != 0) cli_error("%s", err[0] ? err : "run failed");
+    run_summary_free(&sum);
+    free(wanted);
+    cli_project_free(&cp);
+    return rc;
+}
