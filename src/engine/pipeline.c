@@ -234,6 +234,12 @@ bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row
         if (origin) batch_set_origin(&slot->batch, slot->batch.n - 1, origin);
         return true;
     }
+    for (int k = 0; k < sd->npk; k++)
+        if (row[sd->pk_cols[k]].isnull) {
+            snprintf(err, errsize, "primary key column '%s' of source '%s' is missing or null",
+                     sd->columns[sd->pk_cols[k]].name, sd->name);
+            return false;
+        }
     if (!slot->norm) make_norm(p, source);
     return op_normalize_apply(slot->norm, op, row, origin, err, errsize);
 }

@@ -211,6 +211,12 @@ def gen_schema(r, updating):
             if r.random() < 0.4:
                 dom.append(r.choice([3000000000, -5000000000, 123456789]))
             c['mag'] = 5 * 10 ** 9
+        elif t == 'numeric' and r.random() < 0.3:
+            # unconstrained numeric: every value keeps its own scale (dscale)
+            pool = ['1.5', '2.125', '3', '0.00001', '-7.50', '10', '0.1', '2.0', '-0.333',
+                    '1234.5678', '5.000', '0.000000000000000000001', '99.99', '-2']
+            dom = r.sample(pool, min(dsize, len(pool)))
+            c['mag'] = 10 ** 4
         elif t == 'numeric':
             p = r.randint(1, 18)
             s = r.randint(0, min(p, 6))

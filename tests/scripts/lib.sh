@@ -1,0 +1,17 @@
+# Helpers for scripted checks: a fresh copy of a project, assertions with messages.
+set -euo pipefail
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+WEIR=${WEIR:-$ROOT/build/weir}
+export NO_COLOR=1
+TMP=$(mktemp -d /tmp/weir-script.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+# copy_project SRC NAME: copies a project without its target/ into $TMP/NAME
+copy_project() {
+  mkdir -p "$TMP/$2"
+  (cd "$1" && tar --exclude=./target --exclude=./.weir -cf - .) | (cd "$TMP/$2" && tar -xf -)
+  echo "$TMP/$2"
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
+assert_contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "$3: '$2' not found in $1"; }; }
