@@ -150,7 +150,12 @@ static void state_text(const StateDesc *s, StrBuf *sb, const char *prefix)
     sb_printf(sb, ")\n%s  values: (", prefix);
     cols_text(s->values, s->nvalues, sb);
     sb_printf(sb, ")\n%s  bound:  %s", prefix, state_bound_name(s->bound));
-    if (s->bound == BOUND_TTL) sb_printf(sb, " %llds idle", (long long)(s->ttl_us / 1000000));
+    if (s->bound == BOUND_TTL) {
+        int64_t sec = s->ttl_us / 1000000;
+        if (sec % 86400 == 0) sb_printf(sb, " %lldd idle", (long long)(sec / 86400));
+        else if (sec % 3600 == 0) sb_printf(sb, " %lldh idle", (long long)(sec / 3600));
+        else sb_printf(sb, " %llds idle", (long long)sec);
+    }
     if (s->bound_detail) sb_printf(sb, " (%s)", s->bound_detail);
     ir_fp_hex(s->schema_fp, fp);
     sb_printf(sb, "   schema %s", fp);

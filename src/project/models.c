@@ -201,10 +201,8 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
         c->key_pos = n->pos;
         project_expect_str_list(L, n, "`key`", &c->key, &c->nkey);
     }
-    if ((c->materialized == MAT_UPSERT || c->materialized == MAT_TABLE) && !yaml_get(v, "key"))
-        diag_error(L->dl, c->materialized_pos, "missing-key",
-                   "add `key: [column, ...]` naming the columns that identify an output row",
-                   "materialized: %s needs a `key`", materialization_name(c->materialized));
+    /* a missing key for upsert/table is reported by the IR analysis, which knows the
+     * query's unique key and can suggest it */
     if ((n = yaml_get(v, "state_ttl"))) project_expect_duration(L, n, "`state_ttl`", &c->state_ttl_us);
     if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
     if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");

@@ -1,0 +1,3 @@
+SELECT auction, COUNT(DISTINCT bidder) AS bidders
+FROM source('nexmark.bid')
+GROUP BY auction

@@ -1,0 +1,1 @@
+SELECT status, COUNT(*) AS n FROM source('shop.orders') GROUP BY status

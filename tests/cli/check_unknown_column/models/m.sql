@@ -1,0 +1,1 @@
+SELECT custmer_id, amount FROM source('shop.orders')

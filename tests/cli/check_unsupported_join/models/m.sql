@@ -1,0 +1,1 @@
+SELECT * FROM source('shop.orders') o LEFT JOIN LATERAL (SELECT 1) x ON true
