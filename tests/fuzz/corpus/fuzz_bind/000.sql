@@ -1,0 +1,1 @@
+SELECT sum(status) FROM source('s.t')

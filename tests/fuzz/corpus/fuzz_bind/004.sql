@@ -1,0 +1,1 @@
+SELECT max(b) FROM source('t.types')

@@ -1,0 +1,1 @@
+SELECT sum(count(*)) FROM source('s.t')

@@ -1,0 +1,1 @@
+SELECT sum(amount ORDER BY created_at) FROM source('s.t')

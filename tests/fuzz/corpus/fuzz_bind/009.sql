@@ -1,0 +1,1 @@
+SELECT orders.amount FROM source('s.t') AS o

@@ -1,0 +1,3 @@
+SELECT amount * 2 AS doubled
+FROM source('s.t')
+WHERE doubled > 10

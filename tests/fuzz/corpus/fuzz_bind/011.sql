@@ -1,0 +1,1 @@
+SELECT o.*, 1 AS one FROM source('s.t') o

@@ -1,0 +1,1 @@
+SELECT order_id FROM source('s.t') WHERE status = 'a' AND amount

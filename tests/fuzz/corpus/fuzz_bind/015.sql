@@ -1,0 +1,1 @@
+SELECT '12x'::int FROM source('s.t')

@@ -1,0 +1,3 @@
+SELECT amount BETWEEN 10 AND 20 AS a, amount NOT BETWEEN 10 AND 20 AS b,
+       order_id BETWEEN SYMMETRIC 5 AND 1 AS c, created_at NOT BETWEEN SYMMETRIC '2024-01-01' AND '2023-01-01' AS d
+FROM source('s.t')

@@ -1,0 +1,1 @@
+SELECT amount IS TRUE FROM source('s.t')

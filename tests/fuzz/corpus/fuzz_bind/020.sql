@@ -1,0 +1,1 @@
+SELECT created_at::int FROM source('s.t')

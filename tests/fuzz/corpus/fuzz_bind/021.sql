@@ -1,0 +1,1 @@
+SELECT CASE WHEN amount > 0 THEN 1 ELSE 'x' END FROM source('s.t')

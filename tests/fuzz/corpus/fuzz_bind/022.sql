@@ -1,0 +1,1 @@
+SELECT CASE WHEN amount THEN 1 END FROM source('s.t')

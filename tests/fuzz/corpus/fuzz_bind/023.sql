@@ -1,0 +1,1 @@
+SELECT CASE WHEN amount > 0 THEN status ELSE amount END FROM source('s.t')

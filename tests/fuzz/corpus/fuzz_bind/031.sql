@@ -1,0 +1,1 @@
+SELECT status || (amount > 0) FROM source('s.t')

@@ -1,0 +1,1 @@
+SELECT order_id || customer_id FROM source('s.t')

@@ -1,0 +1,1 @@
+SELECT sum(*) FROM source('s.t')
