@@ -464,6 +464,6 @@ int main(int argc, char **argv)
         }
     }
     if (!nargs) fails += run_dir("tests/golden/bind", update, &ncases);
-    printf("%d case(s), %d failed\n", ncases, fails);
+    printf("%d passed, %d failed\n", ncases - fails, fails);
     return fails ? 1 : 0;
 }
