@@ -94,7 +94,10 @@ class X:
     def sql(self):
         if self.raw is not None:
             return self.raw
-        return self.tmpl.format(*[k.sql() for k in self.kids])
+        kids = [k.sql() for k in self.kids]
+        if '{0}::' in self.tmpl and kids[0].startswith('-'):
+            kids[0] = '(' + kids[0] + ')'  # -1::text is -(1::text)
+        return self.tmpl.format(*kids)
 
     def __repr__(self):
         return 'X(%s: %s)' % (self.ty, self.sql())
