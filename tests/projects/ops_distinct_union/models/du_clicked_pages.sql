@@ -1,0 +1,3 @@
+-- DISTINCT over an insert-only source.
+SELECT DISTINCT lower(page) AS page
+FROM source('du.clicks')

@@ -1,0 +1,3 @@
+-- DISTINCT treats NULLs as equal.
+SELECT DISTINCT city, flag
+FROM source('nl.people')

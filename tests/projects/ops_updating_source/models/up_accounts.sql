@@ -1,0 +1,3 @@
+-- The latest row per id of a changelog source.
+SELECT id, owner, tier, balance
+FROM source('up.accounts')
