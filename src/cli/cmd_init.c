@@ -2,6 +2,7 @@
  * model, its config and a test) that passes `weir check` and `weir test`. Refuses to
  * overwrite existing files. */
 #include "cli/cli.h"
+#include "base/fsutil.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -66,19 +67,6 @@ static const TemplateFile TEMPLATE[] = {
      "      - {op: update, customer_id: 42, order_count: 2, total_spend: 28}\n"},
 };
 
-static bool make_dirs_for(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *q = buf + 1; *q; q++) {
-        if (*q != '/') continue;
-        *q = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
-        *q = '/';
-    }
-    return true;
-}
-
 static const char *base_name(const char *dir)
 {
     const char *end = dir + strlen(dir);
@@ -114,7 +102,7 @@ int cmd_init(const CliOptions *o)
     }
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, TEMPLATE[i].path);
-        if (!make_dirs_for(path)) {
+        if (!fs_mkdirs_for(path)) {
             cli_error("cannot create directories for %s: %s", path, strerror(errno));
             return EXIT_RUNTIME;
         }

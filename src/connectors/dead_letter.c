@@ -1,6 +1,7 @@
 /* Dead-letter files: buffered JSON-lines writers for records a source rejected and
  * rows the engine rejected (see dead_letter.h for the line format). */
 #include "connectors/dead_letter.h"
+#include "base/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,30 +46,6 @@ DlWriter *dl_open_project(Project *p, const char *name, bool append)
     return w;
 }
 
-bool dl_mkdirs_for(const char *path)
-{
-    char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) { free(dir); return true; }
-    *slash = '\0';
-    for (char *p = dir + 1; ; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                free(dir);
-                errno = e;
-                return false;
-            }
-            *p = c;
-            if (c == '\0') break;
-        }
-    }
-    free(dir);
-    return true;
-}
-
 static bool write_all(int fd, const char *s, size_t n)
 {
     while (n) {
@@ -88,7 +65,7 @@ bool dl_flush(DlWriter *w, char *err, size_t errsize)
     if (!w || w->buf.len == 0) return true;
     if (w->failed) return false;
     if (w->fd < 0) {
-        if (!dl_mkdirs_for(w->path)) {
+        if (!fs_mkdirs_for(w->path)) {
             snprintf(err, errsize, "%s: cannot create directory: %s", w->path, strerror(errno));
             w->failed = true;
             return false;

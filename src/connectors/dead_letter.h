@@ -47,7 +47,5 @@ bool dl_close(DlWriter *w, char *err, size_t errsize);
 /* Append s as a JSON string that is always valid UTF-8 (invalid bytes as U+FFFD).
  * Returns false when some byte was replaced. */
 bool dl_json_str_lossy(StrBuf *sb, const char *s, size_t n);
-/* mkdir -p of the directory part of path. Returns false with errno set on failure. */
-bool dl_mkdirs_for(const char *path);
 
 #endif

@@ -4,6 +4,7 @@
  * a run recomputes the model from the beginning. */
 #include "connectors/dead_letter.h"
 #include "connectors/sink.h"
+#include "base/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,7 +97,7 @@ static ConnSink *make(int fd, bool own, const char *target, const ConnSinkSpec *
 
 ConnSink *sink_file_open(const char *path, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize)
 {
-    if (!dl_mkdirs_for(path)) {
+    if (!fs_mkdirs_for(path)) {
         snprintf(err, errsize, "model %s: sink %s: cannot create directory: %s", spec->model, path, strerror(errno));
         return NULL;
     }

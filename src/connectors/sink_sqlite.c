@@ -22,6 +22,7 @@
  * while the run writes the next one. */
 #include "connectors/dead_letter.h"
 #include "connectors/sink.h"
+#include "base/fsutil.h"
 
 #include "base/decimal.h"
 
@@ -397,7 +398,7 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
         memcpy(s->key, spec->key, sizeof(int) * (size_t)s->nkey);
     }
     sb_init(&s->tmp);
-    if (!dl_mkdirs_for(path)) {
+    if (!fs_mkdirs_for(path)) {
         snprintf(err, errsize, "model %s: sqlite sink %s: cannot create directory", spec->model, path);
         destroy(s);
         return NULL;

@@ -1,5 +1,6 @@
 /* Compile artifacts (see manifest.h). */
 #include "lifecycle/manifest.h"
+#include "base/fsutil.h"
 #include "base/jsonw.h"
 #include "ir/explain.h"
 
@@ -140,38 +141,14 @@ void manifest_render_dag(const IrGraph *g, StrBuf *out)
 
 static bool mkdir_p(const char *path, char *err, size_t errsize)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *q = buf + 1; *q; q++) {
-        if (*q != '/') continue;
-        *q = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) goto fail;
-        *q = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) goto fail;
-    return true;
-fail:
-    snprintf(err, errsize, "cannot create directory %s: %s", buf, strerror(errno));
+    if (fs_mkdirs(path)) return true;
+    snprintf(err, errsize, "cannot create directory %s: %s", path, strerror(errno));
     return false;
 }
 
 static bool write_atomic(const char *path, const StrBuf *content, char *err, size_t errsize)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
-        return false;
-    }
-    bool ok = fwrite(content->data ? content->data : "", 1, content->len, f) == content->len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return false;
-    }
-    return true;
+    return fs_write_atomic(path, content->data, content->len, err, errsize);
 }
 
 bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, size_t errsize)
