@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "base/hash.h"
 
 typedef unsigned __int128 u128;
 
@@ -625,5 +624,5 @@ uint64_t dec_hash(i128 n, int scale, uint64_t seed)
 {
     dec_normalize(&n, &scale);
     uint64_t words[3] = {(uint64_t)n, (uint64_t)((u128)n >> 64), (uint64_t)scale};
-    return XXH3_64bits_withSeed(words, sizeof words, seed);
+    return hash_bytes(words, sizeof words, seed);
 }

@@ -13,8 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "base/hash.h"
 
 /* ---- types ---- */
 
@@ -253,7 +252,7 @@ bool value_equal(Type t, const Value *a, const Value *b)
 
 uint64_t value_hash(Type t, const Value *v, uint64_t seed)
 {
-    if (v->isnull) return XXH3_64bits_withSeed("\0null", 5, seed);
+    if (v->isnull) return hash_bytes("\0null", 5, seed);
     switch ((TypeId)t.id) {
     case T_FLOAT4:
     case T_FLOAT8: {
@@ -262,18 +261,18 @@ uint64_t value_hash(Type t, const Value *v, uint64_t seed)
         if (isnan(f)) f = NAN;        /* one NaN */
         uint64_t bits;
         memcpy(&bits, &f, sizeof bits);
-        return XXH3_64bits_withSeed(&bits, sizeof bits, seed);
+        return hash_bytes(&bits, sizeof bits, seed);
     }
     case T_NUMERIC: return dec_hash(value_num(v), v->scale, seed);
     case T_TEXT:
-    case T_UNKNOWN: return XXH3_64bits_withSeed(v->len ? v->s : "", v->len, seed);
+    case T_UNKNOWN: return hash_bytes(v->len ? v->s : "", v->len, seed);
     case T_INTERVAL: {
         /* hash the comparison key so that '1 mon' and '30 days' hash alike */
         i128 span = (i128)v->i + ((i128)v->iv.days + (i128)v->iv.months * 30) * TM_USECS_PER_DAY;
         uint64_t words[2] = {(uint64_t)span, (uint64_t)((unsigned __int128)span >> 64)};
-        return XXH3_64bits_withSeed(words, sizeof words, seed);
+        return hash_bytes(words, sizeof words, seed);
     }
-    default: return XXH3_64bits_withSeed(&v->i, sizeof v->i, seed);
+    default: return hash_bytes(&v->i, sizeof v->i, seed);
     }
 }
 

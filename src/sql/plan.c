@@ -8,7 +8,7 @@
 #include "base/strbuf.h"
 
 #include <string.h>
-#include <xxhash.h>
+#include "base/hash.h"
 
 Expr *plan_expr_new(Arena *a, ExprKind kind, Type type, int loc)
 {
@@ -254,7 +254,7 @@ bool plan_expr_equal(const Expr *a, const Expr *b)
 
 static uint64_t hash_words(const uint64_t *w, size_t n, uint64_t seed)
 {
-    return XXH3_64bits_withSeed(w, n * sizeof *w, seed);
+    return hash_bytes(w, n * sizeof *w, seed);
 }
 
 static uint64_t hash_value(Type t, const Value *v, uint64_t h)
@@ -265,7 +265,7 @@ static uint64_t hash_value(Type t, const Value *v, uint64_t h)
     }
     switch ((TypeId)t.id) {
     case T_TEXT:
-    case T_UNKNOWN: return XXH3_64bits_withSeed(v->len ? v->s : "", v->len, h ^ 0x74657874u);
+    case T_UNKNOWN: return hash_bytes(v->len ? v->s : "", v->len, h ^ 0x74657874u);
     case T_NUMERIC: {
         uint64_t w[3] = {v->lo, (uint64_t)v->hi, (uint64_t)(uint16_t)v->scale};
         return hash_words(w, 3, h);
@@ -305,11 +305,6 @@ uint64_t plan_expr_hash(const Expr *e, uint64_t seed)
     return h;
 }
 
-static uint64_t hash_str(const char *s, uint64_t h)
-{
-    return s ? XXH3_64bits_withSeed(s, strlen(s), h) : hash_words(&(uint64_t){1}, 1, h);
-}
-
 static uint64_t hash_exprs(Expr *const *es, int n, uint64_t h)
 {
     uint64_t w = (uint64_t)n;
@@ -328,6 +323,12 @@ uint64_t plan_node_hash(const PlanNode *n, uint64_t seed)
         (uint64_t)n->setop,
     };
     uint64_t h = hash_words(w, 12, seed);
+    uint64_t x[7] = {
+        (uint64_t)(n->interval_join | (n->null_aware << 1) | (n->frame_rows << 2)),
+        (uint64_t)(int64_t)n->left_time_col, (uint64_t)(int64_t)n->right_time_col, (uint64_t)n->lower_us,
+        (uint64_t)n->upper_us, (uint64_t)(int64_t)n->window_start_key, (uint64_t)(int64_t)n->window_end_key,
+    };
+    h = hash_words(x, 7, h);
     h = hash_str(n->name, h);
     for (int i = 0; i < n->ncols; i++) {
         h = hash_str(n->cols[i].name, h);
