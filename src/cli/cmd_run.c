@@ -59,10 +59,16 @@ int cmd_run(const CliOptions *o)
     RunSummary sum;
     char err[1024] = "";
     int rc = run_pipeline(cp.project, cp.graph, &ro, &sum, err, sizeof err);
+    /* the JSON summary is data (stdout); the text summary is for the person watching
+     * (stderr), so it never mixes with rows written by a stdout sink */
     StrBuf sb = STRBUF_INIT;
-    if (o->format == OUT_JSON) run_summary_render_json(&sum, &sb);
-    else run_summary_render_text(&sum, &sb);
-    cli_write_stdout(sb.data, sb.len);
+    if (o->format == OUT_JSON) {
+        run_summary_render_json(&sum, &sb);
+        cli_write_stdout(sb.data, sb.len);
+    } else {
+        run_summary_render_text(&sum, &sb);
+        fputs(sb_cstr(&sb), stderr);
+    }
     sb_free(&sb);
     if (rc != 0) cli_error("%s", err[0] ? err : "run failed");
     run_summary_free(&sum);
