@@ -2,12 +2,14 @@
  * unit tests). An operator is one IrNode's executable instance: it reads the output
  * batches of its input operators during a step (borrowed: valid only for the step) and
  * writes its own output batch, which the pipeline clears at the end of the step.
- * Operators with several inputs (joins, set operations: a later issue) read all their
- * input batches in the same step call. Event time reaches operators through
- * on_watermark, called after step() whenever the minimum watermark over the
- * operator's inputs advanced, so rows of a step are judged against the watermark in
- * force before it. Stateful operators keep explicit state structures that can be
- * serialised to bytes (checkpoints) and restored. */
+ * Operators with several inputs (joins, set operations) read all their input batches
+ * in the same step call. Event time reaches operators through Op.in_wm (the minimum
+ * over the inputs' output watermarks as of the previous step while step() runs, so
+ * rows of a step are judged against the watermark in force before it) and through
+ * on_watermark, called after step() whenever in_wm advanced. An operator's output
+ * watermark (Op.wm, what its consumers read) is in_wm unless out_watermark holds it
+ * back. Stateful operators keep explicit state structures that can be serialised to
+ * bytes (checkpoints) and restored. */
 #ifndef WEIR_ENGINE_OP_H
 #define WEIR_ENGINE_OP_H
 
@@ -46,6 +48,11 @@ typedef struct OpVtbl {
      * versioned; deserialize validates it and fails with a message on bad input. */
     bool (*serialize)(const Op *op, StrBuf *out);
     bool (*deserialize)(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize);
+    /* The watermark the operator's output promises, given its input frontier in_wm
+     * (called after every step). NULL: in_wm. Operators that emit rows older than
+     * their input frontier (an interval join's NULL-padded rows) hold it back, so
+     * downstream operators do not judge those rows late. */
+    int64_t (*out_watermark)(const Op *op, int64_t in_wm);
 } OpVtbl;
 
 struct Op {
@@ -59,7 +66,11 @@ struct Op {
     Type *out_types;         /* ncols output column types */
     int ncols;
     const char *model_name;  /* for dead letters: the owning model (or source) name */
-    int64_t wm;              /* event-time frontier: min over inputs (sources: the source's) */
+    int64_t in_wm;           /* input event-time frontier: min over the inputs' wm (sources:
+                                the source's), as of the end of the previous step while
+                                step() runs: rows of a step are judged against it */
+    int64_t wm;              /* output watermark read by consumers: in_wm, or what
+                                out_watermark holds it back to */
 };
 
 /* ---- common helpers (op_common.c) ---- */
@@ -80,6 +91,46 @@ bool op_cell_identical(Type t, const Value *a, const Value *b);
  * tie-break (numeric scale, float bits, interval fields), so that only identical cells
  * compare equal. (Rows are ordered by value over all columns first: see pipeline.c.) */
 int op_cell_order(Type t, const Value *a, const Value *b);
+
+/* The id of the node's state descriptor of `kind`; else its index-th descriptor; else
+ * (a node the IR gave fewer descriptors) "<op_id><suffix>" in pipeline memory. */
+const char *op_state_id(Op *op, const char *kind, int index, const char *suffix);
+/* Saturating int64 addition (event-time bounds near INT64_MIN/MAX). */
+static inline int64_t op_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+/* Event time of a non-NULL temporal cell in microseconds (a date counts from its
+ * midnight), and back to a cell of type t (a date takes the day containing us). */
+static inline int64_t op_time_us(Type t, const Value *v)
+{
+    if (t.id == T_DATE) {
+        int64_t r;
+        if (__builtin_mul_overflow(v->i, (int64_t)86400000000LL, &r)) return v->i < 0 ? INT64_MIN : INT64_MAX;
+        return r;
+    }
+    return v->i;
+}
+static inline int64_t op_floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline Value op_time_value(Type t, int64_t us)
+{
+    return value_int(t.id == T_DATE ? op_floor_div(us, 86400000000LL) : us);
+}
+/* Row order used wherever the engine needs a deterministic total order of rows
+ * (tie-breaks): value order column by column, then representation (op_cell_order). */
+int op_row_order(const Type *types, int n, const Value *a, const Value *b);
+/* Append row (n cells of types) to out with its text copied into out's arena. */
+static inline Value *op_append_copy(Batch *out, const Value *row, const Type *types, int64_t w)
+{
+    batch_append_row_copy(out, row, types, w);
+    return batch_row(out, out->n - 1);
+}
 
 /* Copy the input row's origin (if the input batch records origins) to the last row
  * appended to out. */
@@ -125,6 +176,14 @@ Op *op_project_new(EngPipeline *p, const IrNode *n, Op **inputs);
 Op *op_union_all_new(EngPipeline *p, const IrNode *n, Op **inputs);
 Op *op_distinct_new(EngPipeline *p, const IrNode *n, Op **inputs);
 Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs);
+/* Streaming-SQL operators (one file each; see the file comments for semantics). */
+Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
+Op *op_window_tvf_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
+/* A PL_AGGREGATE with window_start_key or window_end_key >= 0. */
+Op *op_window_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
+Op *op_topn_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
+Op *op_setop_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
+Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
 
 /* Changelog normalize for a keyed updating source: the latest row per primary key.
  * `out` is the source's batch (borrowed; the pipeline clears it per step); state_id
@@ -143,6 +202,9 @@ bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin
 void eng_emit_dead_letter(EngPipeline *p, const EngDeadLetter *dl);
 /* The operator of IR node `node_index`, or NULL when the pipeline does not run it. */
 Op *eng_pipeline_op(EngPipeline *p, int node_index);
+/* The pipeline's arena (pipeline lifetime) and the graph it runs. */
+Arena *eng_pipeline_arena(EngPipeline *p);
+const IrGraph *eng_pipeline_graph(EngPipeline *p);
 /* The changelog-normalize operator of a source, or NULL. */
 Op *eng_pipeline_normalize_op(EngPipeline *p, int source);
 

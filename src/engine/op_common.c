@@ -22,6 +22,7 @@ void op_base_init(Op *op, const OpVtbl *vt, EngPipeline *p, const IrNode *node, 
     batch_init(&op->own, op->ncols);
     op->out = &op->own;
     op->wm = INT64_MIN;
+    op->in_wm = INT64_MIN;
     op->model_name = ""; /* set by the pipeline */
 }
 
@@ -30,6 +31,15 @@ void op_base_fini(Op *op)
     batch_fini(&op->own);
     free(op->in);
     free(op->out_types);
+}
+
+const char *op_state_id(Op *op, const char *kind, int index, const char *suffix)
+{
+    const IrNode *n = op->node;
+    for (int i = 0; n && kind && i < n->nstate; i++)
+        if (n->state[i].kind && strcmp(n->state[i].kind, kind) == 0) return n->state[i].id;
+    if (n && index >= 0 && index < n->nstate) return n->state[index].id;
+    return arena_printf(eng_pipeline_arena(op->p), "%s%s", n ? n->op_id : "?", suffix ? suffix : "");
 }
 
 void op_dead_letter(Op *op, int input, int row, const char *reason)
@@ -101,6 +111,19 @@ int op_cell_order(Type t, const Value *a, const Value *b)
     default:
         return 0;
     }
+}
+
+int op_row_order(const Type *types, int n, const Value *a, const Value *b)
+{
+    for (int c = 0; c < n; c++) {
+        int r = value_compare(types[c], &a[c], &b[c]);
+        if (r) return r;
+    }
+    for (int c = 0; c < n; c++) {
+        int r = op_cell_order(types[c], &a[c], &b[c]);
+        if (r) return r;
+    }
+    return 0;
 }
 
 /* ---- codec ---- */

@@ -43,18 +43,6 @@ struct EngPipeline {
     int64_t chcap;
 };
 
-static const char *unsupported_kind(PlanKind k)
-{
-    switch (k) {
-    case PL_JOIN: return "join";
-    case PL_WINDOW_TVF: return "window (TUMBLE/HOP/SESSION)";
-    case PL_TOPN: return "top-N (ROW_NUMBER/RANK)";
-    case PL_SETOP: return "set operation (UNION/EXCEPT/INTERSECT)";
-    case PL_OVER_AGG: return "OVER aggregate";
-    default: return NULL;
-    }
-}
-
 static bool is_updating_format(DataFormat f)
 {
     return f == FMT_DEBEZIUM_JSON || f == FMT_CHANGELOG_JSON || f == FMT_UPSERT;
@@ -115,11 +103,6 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
         const IrNode *n = g->nodes[i];
         if (!needed[n->index]) continue;
         const char *model_name = n->model >= 0 && n->model < proj->nmodels ? proj->models[n->model].name : "";
-        const char *unsup = unsupported_kind(n->plan->kind);
-        if (unsup) {
-            snprintf(err, errsize, "operator %s is not supported by the engine yet (model '%s')", unsup, model_name);
-            goto fail;
-        }
         Op **in = p->in_scratch;
         for (int k = 0; k < n->ninputs; k++) {
             in[k] = p->node_ops[n->inputs[k]->index];
@@ -169,9 +152,25 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
         case PL_PROJECT: op = op_project_new(p, n, in); break;
         case PL_UNION_ALL: op = op_union_all_new(p, n, in); break;
         case PL_DISTINCT: op = op_distinct_new(p, n, in); break;
-        case PL_AGGREGATE: op = op_aggregate_new(p, n, in); break;
+        case PL_AGGREGATE:
+            if (n->plan->window_start_key >= 0 || n->plan->window_end_key >= 0)
+                op = op_window_aggregate_new(p, n, in, err, errsize);
+            else
+                op = op_aggregate_new(p, n, in);
+            break;
+        case PL_JOIN: op = op_join_new(p, n, in, err, errsize); break;
+        case PL_WINDOW_TVF: op = op_window_tvf_new(p, n, in, err, errsize); break;
+        case PL_TOPN: op = op_topn_new(p, n, in, err, errsize); break;
+        case PL_SETOP: op = op_setop_new(p, n, in, err, errsize); break;
+        case PL_OVER_AGG: op = op_over_agg_new(p, n, in, err, errsize); break;
         default:
             snprintf(err, errsize, "operator %d is not supported by the engine yet (model '%s')", (int)n->plan->kind, model_name);
+            goto fail;
+        }
+        if (!op) {
+            char tmp[512];
+            snprintf(tmp, sizeof tmp, "%s", err);
+            snprintf(err, errsize, "model '%s': %s", model_name, tmp);
             goto fail;
         }
         op->model_name = model_name;
@@ -260,6 +259,10 @@ Op *eng_pipeline_op(EngPipeline *p, int node_index)
     if (node_index < 0 || node_index >= p->g->nnodes) return NULL;
     return p->node_ops[node_index];
 }
+
+Arena *eng_pipeline_arena(EngPipeline *p) { return &p->arena; }
+
+const IrGraph *eng_pipeline_graph(EngPipeline *p) { return p->g; }
 
 Op *eng_pipeline_normalize_op(EngPipeline *p, int source)
 {
@@ -527,13 +530,15 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize)
             for (int k = 0; k < op->nin; k++)
                 if (op->in[k]->wm < wm) wm = op->in[k]->wm;
         } else {
-            wm = op->wm;
+            wm = op->in_wm;
         }
         ok = op->vt->step(op, &ctx);
-        if (ok && wm > op->wm) {
-            op->wm = wm;
+        if (ok && wm > op->in_wm) {
+            op->in_wm = wm;
             if (op->vt->on_watermark) ok = op->vt->on_watermark(op, &ctx, wm);
         }
+        int64_t out = op->vt->out_watermark ? op->vt->out_watermark(op, op->in_wm) : op->in_wm;
+        if (out > op->wm) op->wm = out;
     }
     if (ok && p->opts.listener) {
         for (int m = 0; m < p->g->nmodels && ok; m++) {

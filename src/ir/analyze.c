@@ -1,6 +1,7 @@
 /* IR analysis: the changelog mode and unique key of every edge, a state descriptor
  * for every stateful operator, fingerprints, and the materialization contract of
- * every model (DESIGN.md section 3).
+ * every model (DESIGN.md section 3). Joins, windows, TopN, OVER aggregates and set
+ * operations are analysed in analyze_stream.c.
  *
  * Fingerprints are structural hashes that ignore SQL positions and anything outside
  * a model's own plan, its config, the sources it reads and its upstream models, so
@@ -73,12 +74,24 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
             h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
             h = hash_type(a->type, h);
         }
+        /* only window aggregates hash their window keys: plain aggregates keep their fingerprints */
+        if (p->window_start_key >= 0 || p->window_end_key >= 0) {
+            h = hash_u64((uint64_t)(int64_t)p->window_start_key, h);
+            h = hash_u64((uint64_t)(int64_t)p->window_end_key, h);
+        }
         break;
     case PL_JOIN:
         h = hash_u64(p->join_type, h);
         h = hash_exprs(p->left_keys, p->nkeys, h);
         h = hash_exprs(p->right_keys, p->nkeys, h);
         h = p->pred ? plan_expr_hash(p->pred, h) : h;
+        h = hash_u64((uint64_t)p->null_aware, h);
+        if (p->interval_join) {
+            h = hash_u64((uint64_t)p->left_time_col, h);
+            h = hash_u64((uint64_t)p->right_time_col, h);
+            h = hash_u64((uint64_t)p->lower_us, h);
+            h = hash_u64((uint64_t)p->upper_us, h);
+        }
         break;
     case PL_WINDOW_TVF:
         h = hash_u64(p->wtvf, h);
@@ -96,6 +109,14 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
         }
         h = hash_u64((uint64_t)p->limit, h);
         h = hash_u64((uint64_t)p->rank_kind * 2 + p->emit_rank, h);
+        h = hash_u64((uint64_t)p->frame_rows, h);
+        for (int i = 0; i < p->naggs; i++) {
+            const AggCall *a = &p->aggs[i];
+            h = hash_u64((uint64_t)a->kind * 2 + a->distinct, h);
+            h = a->arg ? plan_expr_hash(a->arg, h) : hash_u64(1, h);
+            h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
+            h = hash_type(a->type, h);
+        }
         break;
     case PL_SETOP: h = hash_u64((uint64_t)p->setop * 2 + p->all, h); break;
     case PL_DISTINCT:
@@ -106,12 +127,7 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
 
 /* ---------- state descriptors ---------- */
 
-typedef struct ColList {
-    PlanColumn *cols;
-    int n, cap;
-} ColList;
-
-static void col_add(ColList *l, Arena *a, const char *name, Type t)
+void ir_col_add(ColList *l, Arena *a, const char *name, Type t)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
@@ -125,7 +141,7 @@ static void col_add(ColList *l, Arena *a, const char *name, Type t)
     l->n++;
 }
 
-static void finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
+void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
 {
     uint64_t h = hash_str(s->kind, 0x5354415445ull);
     h = hash_u64((uint64_t)s->nkey, h);
@@ -143,6 +159,33 @@ static void finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
     }
 }
 
+void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *out_names)
+{
+    for (int i = 0; i < naggs; i++) {
+        const AggCall *ag = &aggs[i];
+        const char *name = out_names[i].name;
+        Type argt = ag->arg ? ag->arg->type : type_make(T_INT8);
+        if (ag->distinct) ir_col_add(v, a, arena_printf(a, "%s.distinct_values", name), argt);
+        switch (ag->kind) {
+        case AGG_COUNT_STAR:
+        case AGG_COUNT: ir_col_add(v, a, arena_printf(a, "%s.count", name), type_make(T_INT8)); break;
+        case AGG_SUM:
+        case AGG_AVG:
+            ir_col_add(v, a, arena_printf(a, "%s.sum", name), type_is_integer(argt) ? type_numeric(38, 0) : argt);
+            ir_col_add(v, a, arena_printf(a, "%s.count", name), type_make(T_INT8));
+            break;
+        case AGG_MIN:
+        case AGG_MAX: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_BOOL_AND:
+        case AGG_BOOL_OR:
+            ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));
+            ir_col_add(v, a, arena_printf(a, "%s.false_count", name), type_make(T_INT8));
+            break;
+        case AGG__COUNT: break;
+        }
+    }
+}
+
 static void aggregate_state(IrNode *n, Arena *a, const ModelDef *m)
 {
     const PlanNode *p = n->plan;
@@ -153,35 +196,12 @@ static void aggregate_state(IrNode *n, Arena *a, const ModelDef *m)
     s->key = ARENA_ARRAY(a, PlanColumn, p->ngroup > 0 ? p->ngroup : 1);
     for (int i = 0; i < p->ngroup; i++) s->key[i] = p->cols[i];
     ColList v = {0};
-    col_add(&v, a, "__rows", type_make(T_INT8));
-    for (int i = 0; i < p->naggs; i++) {
-        const AggCall *ag = &p->aggs[i];
-        const char *name = p->cols[p->ngroup + i].name;
-        Type argt = ag->arg ? ag->arg->type : type_make(T_INT8);
-        if (ag->distinct) col_add(&v, a, arena_printf(a, "%s.distinct_values", name), argt);
-        switch (ag->kind) {
-        case AGG_COUNT_STAR:
-        case AGG_COUNT: col_add(&v, a, arena_printf(a, "%s.count", name), type_make(T_INT8)); break;
-        case AGG_SUM:
-        case AGG_AVG:
-            col_add(&v, a, arena_printf(a, "%s.sum", name),
-                    type_is_integer(argt) ? type_numeric(38, 0) : argt);
-            col_add(&v, a, arena_printf(a, "%s.count", name), type_make(T_INT8));
-            break;
-        case AGG_MIN:
-        case AGG_MAX: col_add(&v, a, arena_printf(a, "%s.multiset", name), argt); break;
-        case AGG_BOOL_AND:
-        case AGG_BOOL_OR:
-            col_add(&v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));
-            col_add(&v, a, arena_printf(a, "%s.false_count", name), type_make(T_INT8));
-            break;
-        case AGG__COUNT: break;
-        }
-    }
+    ir_col_add(&v, a, "__rows", type_make(T_INT8));
+    ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + p->ngroup);
     s->values = v.cols;
     s->nvalues = v.n;
     s->bound = BOUND_UNBOUNDED;
-    finish_state(s, n, m);
+    ir_finish_state(s, n, m);
     n->state = s;
     n->nstate = 1;
 }
@@ -198,7 +218,7 @@ static void distinct_state(IrNode *n, Arena *a, const ModelDef *m)
     s->values[0].name = "__count";
     s->values[0].type = type_make(T_INT8);
     s->bound = BOUND_UNBOUNDED;
-    finish_state(s, n, m);
+    ir_finish_state(s, n, m);
     n->state = s;
     n->nstate = 1;
 }
@@ -214,14 +234,14 @@ static void normalize_state(IrNode *n, Arena *a, const SourceDef *src)
     s->nvalues = n->plan->ncols;
     s->values = n->plan->cols;
     s->bound = BOUND_UNBOUNDED;
-    finish_state(s, n, NULL);
+    ir_finish_state(s, n, NULL);
     n->state = s;
     n->nstate = 1;
 }
 
 /* ---------- modes and keys ---------- */
 
-static void set_key(IrNode *n, Arena *a, const int *cols, int k)
+void ir_set_key(IrNode *n, Arena *a, const int *cols, int k)
 {
     n->nkey = k;
     n->key = ARENA_ARRAY(a, int, k > 0 ? k : 1);
@@ -251,7 +271,7 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
     case PL_SOURCE: {
         const SourceDef *src = n->source >= 0 ? &g->project->sources[n->source] : NULL;
         n->mode = CL_INSERT_ONLY;
-        if (src && src->npk > 0) set_key(n, a, src->pk_cols, src->npk);
+        if (src && src->npk > 0) ir_set_key(n, a, src->pk_cols, src->npk);
         if (src && data_format_is_updating(src->format)) {
             n->mode = src->npk > 0 ? CL_UPSERT : CL_RETRACT;
             normalize_state(n, a, src);
@@ -261,7 +281,7 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
     case PL_REF:
     case PL_FILTER:
         n->mode = in->mode;
-        if (in->nkey >= 0) set_key(n, a, in->key, in->nkey);
+        if (in->nkey >= 0) ir_set_key(n, a, in->key, in->nkey);
         break;
     case PL_PROJECT: {
         n->mode = in->mode;
@@ -277,12 +297,16 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
                     }
                 ok = k[i] >= 0;
             }
-            if (ok) set_key(n, a, k, in->nkey);
+            if (ok) ir_set_key(n, a, k, in->nkey);
         }
         if (n->mode == CL_UPSERT && n->nkey < 0) n->mode = CL_RETRACT;
         break;
     }
     case PL_AGGREGATE:
+        if (ir_is_window_aggregate(p)) {
+            ir_analyze_stream(g, n, a, m);
+            break;
+        }
         n->mode = CL_UPSERT;
         set_key_range(n, a, p->ngroup);
         if (m) aggregate_state(n, a, m);
@@ -293,21 +317,24 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
         if (m) distinct_state(n, a, m);
         break;
     case PL_UNION_ALL:
+        n->mode = all_insert_only(n) ? CL_INSERT_ONLY : CL_RETRACT;
+        break;
     case PL_SETOP:
     case PL_JOIN:
     case PL_OVER_AGG:
     case PL_TOPN:
-        n->mode = all_insert_only(n) ? CL_INSERT_ONLY : CL_RETRACT;
-        break;
     case PL_WINDOW_TVF:
-        n->mode = in->mode;
+        ir_analyze_stream(g, n, a, m);
         break;
     }
     uint64_t h = node_payload_hash(g, n);
     for (int i = 0; i < n->ninputs; i++) h = hash_u64(n->inputs[i]->logic_fp, h);
     n->logic_fp = h;
     /* state fingerprints need logic_fp: recompute now that it is known */
-    for (int i = 0; i < n->nstate; i++) finish_state(&n->state[i], n, m);
+    /* a source's normalize state belongs to the source, not to the model reading it:
+     * the model's state_ttl does not apply to it */
+    for (int i = 0; i < n->nstate; i++)
+        ir_finish_state(&n->state[i], n, p->kind == PL_SOURCE ? NULL : m);
 }
 
 /* ---------- materialization contract ---------- */
@@ -332,8 +359,10 @@ static const char *update_reason(const IrGraph *g, const IrNode *n, Arena *a)
         return arena_printf(a, "source '%s' is an updating source (format %s)", c->plan->name,
                             c->source >= 0 ? data_format_name(g->project->sources[c->source].format) : "?");
     case PL_REF: return arena_printf(a, "model '%s' updates its rows", c->plan->name);
-    case PL_JOIN: return "this join emits retractions";
-    default: return arena_printf(a, "operator %s emits updates", c->op_id);
+    default: {
+        const char *r = ir_stream_update_reason(c, a);
+        return r ? r : arena_printf(a, "operator %s emits updates", c->op_id);
+    }
     }
 }
 
@@ -453,6 +482,7 @@ static void check_model(IrGraph *g, IrModel *im, Arena *a, DiagList *dl)
 void ir_analyze(IrGraph *g, Arena *arena, DiagList *dl)
 {
     for (int i = 0; i < g->nnodes; i++) analyze_node(g, g->nodes[i], arena);
+    ir_check_stream(g, arena, dl);
     for (int i = 0; i < g->nmodels; i++) {
         IrModel *im = &g->models[i];
         if (!im->root) continue;

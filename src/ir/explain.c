@@ -1,6 +1,7 @@
 /* `weir explain`: the operator tree of each model with the changelog mode of every
  * edge and the state of every stateful operator, as text, JSON or Graphviz DOT. */
 #include "ir/explain.h"
+#include "ir/ir_internal.h"
 
 #include <string.h>
 
@@ -30,7 +31,7 @@ static void type_text(Type t, StrBuf *sb)
 }
 
 /* Expressions of a node are evaluated over its input row: the first input's columns,
- * or left ++ right for joins. */
+ * or left ++ right for joins (whose keys are printed over each side). */
 static void input_cols(const IrNode *n, Arena *a, PlanColumn **cols, int *ncols)
 {
     *cols = NULL;
@@ -110,21 +111,86 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
         }
         sb_putc(&sb, ']');
         break;
-    case PL_JOIN:
-        sb_printf(&sb, " %s", join_type_name(p->join_type));
+    case PL_JOIN: {
+        const PlanNode *l = n->inputs[0]->plan, *r = n->inputs[1]->plan;
+        if (p->join_type == JOIN_INNER && !p->nkeys && !p->pred) sb_puts(&sb, " cross");
+        else sb_printf(&sb, " %s", join_type_name(p->join_type));
+        if (p->null_aware) sb_puts(&sb, " (NOT IN)");
         for (int i = 0; i < p->nkeys; i++) {
             sb_puts(&sb, i ? " AND " : " ON ");
-            plan_expr_sql(p->left_keys[i], n->inputs[0]->plan->cols, n->inputs[0]->plan->ncols, &sb);
+            plan_expr_sql(p->left_keys[i], l->cols, l->ncols, &sb);
             sb_puts(&sb, " = ");
-            plan_expr_sql(p->right_keys[i], n->inputs[1]->plan->cols, n->inputs[1]->plan->ncols, &sb);
+            plan_expr_sql(p->right_keys[i], r->cols, r->ncols, &sb);
         }
         if (p->pred) {
+            /* the residual predicate reads left ++ right, also for semi/anti joins */
+            int nb = l->ncols + r->ncols;
+            PlanColumn *both = ARENA_ARRAY(a, PlanColumn, nb + 1);
+            memcpy(both, l->cols, sizeof(PlanColumn) * (size_t)l->ncols);
+            memcpy(both + l->ncols, r->cols, sizeof(PlanColumn) * (size_t)r->ncols);
             sb_puts(&sb, p->nkeys ? " AND " : " ON ");
-            plan_expr_sql(p->pred, ic, nic, &sb);
+            plan_expr_sql(p->pred, both, nb, &sb);
         }
+        if (p->interval_join && p->left_time_col >= 0 && p->right_time_col >= 0)
+            sb_printf(&sb, " (interval join: %s BETWEEN %s%s%s AND %s%s%s)", l->cols[p->left_time_col].name,
+                      r->cols[p->right_time_col].name, p->lower_us < 0 ? " - " : " + ",
+                      ir_duration_text(a, p->lower_us < 0 ? (p->lower_us == INT64_MIN ? INT64_MAX : -p->lower_us)
+                                                          : p->lower_us),
+                      r->cols[p->right_time_col].name, p->upper_us < 0 ? " - " : " + ",
+                      ir_duration_text(a, p->upper_us < 0 ? (p->upper_us == INT64_MIN ? INT64_MAX : -p->upper_us)
+                                                          : p->upper_us));
+        break;
+    }
+    case PL_WINDOW_TVF: {
+        const char *t = p->time_col >= 0 && p->time_col < nic ? ic[p->time_col].name : "?";
+        if (p->wtvf == WTVF_TUMBLE) sb_printf(&sb, " TUMBLE(%s, %s)", t, ir_duration_text(a, p->size_us));
+        else if (p->wtvf == WTVF_HOP)
+            sb_printf(&sb, " HOP(%s, slide %s, size %s)", t, ir_duration_text(a, p->slide_us),
+                      ir_duration_text(a, p->size_us));
+        else sb_printf(&sb, " SESSION(%s, gap %s)", t, ir_duration_text(a, p->gap_us));
+        break;
+    }
+    case PL_TOPN:
+    case PL_OVER_AGG:
+        if (p->kind == PL_TOPN && (p->emit_rank || p->npartition))
+            sb_puts(&sb, p->rank_kind == 1 ? " RANK()" : p->rank_kind == 2 ? " DENSE_RANK()" : " ROW_NUMBER()");
+        if (p->npartition) {
+            sb_puts(&sb, " partition=[");
+            for (int i = 0; i < p->npartition; i++) {
+                if (i) sb_puts(&sb, ", ");
+                plan_expr_sql(p->partition[i], ic, nic, &sb);
+            }
+            sb_putc(&sb, ']');
+        }
+        sb_puts(&sb, " order=[");
+        for (int i = 0; i < p->norder; i++) {
+            if (i) sb_puts(&sb, ", ");
+            plan_expr_sql(p->order[i].expr, ic, nic, &sb);
+            if (p->order[i].desc) sb_puts(&sb, " DESC");
+            if (p->order[i].nulls_first != p->order[i].desc) sb_puts(&sb, p->order[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+        }
+        sb_putc(&sb, ']');
+        if (p->kind == PL_TOPN) {
+            sb_printf(&sb, " limit=%lld", (long long)p->limit);
+            if (p->emit_rank) sb_printf(&sb, " rank=%s", p->cols[p->ncols - 1].name);
+        } else {
+            sb_puts(&sb, " aggs=[");
+            for (int i = 0; i < p->naggs; i++) {
+                if (i) sb_puts(&sb, ", ");
+                agg_text(&p->aggs[i], ic, nic, &sb);
+                sb_printf(&sb, " AS %s", p->cols[nic + i].name);
+            }
+            sb_printf(&sb, "] frame=%s", p->frame_rows ? "rows" : "range");
+        }
+        break;
+    case PL_SETOP:
+        sb_printf(&sb, " %s%s", p->setop == SETOP_UNION ? "UNION" : p->setop == SETOP_EXCEPT ? "EXCEPT" : "INTERSECT",
+                  p->all ? " ALL" : "");
         break;
     default: break;
     }
+    if (p->kind == PL_AGGREGATE && (p->window_start_key >= 0 || p->window_end_key >= 0))
+        sb_puts(&sb, " emit=window close");
     const char *s = arena_strdup(a, sb_cstr(&sb));
     sb_free(&sb);
     return s;
@@ -248,6 +314,7 @@ void ir_state_json(JsonW *w, const StateDesc *s)
     jw_key(w, "ttl_seconds");
     if (s->bound == BOUND_TTL) jw_int(w, s->ttl_us / 1000000);
     else jw_null(w);
+    jw_kstr(w, "bound_detail", s->bound_detail);
     ir_fp_hex(s->schema_fp, fp);
     jw_kstr(w, "schema_fingerprint", fp);
     ir_fp_hex(s->logic_fp, fp);

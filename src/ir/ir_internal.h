@@ -8,4 +8,30 @@
  * check each model's materialization contract (adds diagnostics). */
 void ir_analyze(IrGraph *g, Arena *arena, DiagList *dl);
 
+/* ---- analyze.c helpers shared with analyze_stream.c ---- */
+typedef struct ColList {
+    PlanColumn *cols;
+    int n, cap;
+} ColList;
+void ir_col_add(ColList *l, Arena *a, const char *name, Type t);
+void ir_set_key(IrNode *n, Arena *a, const int *cols, int k);
+/* Accumulator columns of aggregate calls; out_names[i] names call i. */
+void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *out_names);
+/* Schema/logic fingerprints of a descriptor; an unbounded state becomes `ttl` when the
+ * model has state_ttl. */
+void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m);
+
+/* ---- analyze_stream.c: joins, windows, TopN, OVER aggregates, set operations ---- */
+/* Mode, key and state of a node of one of those kinds (or a window aggregate). */
+void ir_analyze_stream(const IrGraph *g, IrNode *n, Arena *a, const ModelDef *m);
+/* True for an aggregate over a window TVF grouped by its window columns. */
+bool ir_is_window_aggregate(const PlanNode *p);
+/* Checks after analysis: unbounded join state (warning "unbounded-state"), OVER
+ * aggregates over updating input (error). */
+void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl);
+/* Why a node of those kinds emits updates (append contract), or NULL. */
+const char *ir_stream_update_reason(const IrNode *n, Arena *a);
+/* "10s", "1h30m", "-5m", "0s". */
+const char *ir_duration_text(Arena *a, int64_t us);
+
 #endif

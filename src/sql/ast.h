@@ -147,7 +147,8 @@ struct Ast {
     /* AST_WINDOW_DEF */
     AstList partition;
     AstList order;            /* AST_SORT_BY */
-    bool has_frame;
+    bool has_frame;           /* a frame other than the default one */
+    int frame_options;        /* PostgreSQL's FRAMEOPTION_* bits as parsed (0: none given) */
     const char *refname;      /* OVER w */
 
     /* AST_SORT_BY */

@@ -1,7 +1,8 @@
 /* Binding of scalar expressions: column references, operators
  * (arithmetic, comparison, ||, LIKE), boolean logic, IS [NOT] NULL/TRUE/DISTINCT FROM,
  * IN lists, BETWEEN (desugared into comparisons), CASE (simple CASE desugared into
- * equality conditions), COALESCE, NULLIF, GREATEST/LEAST. Operator resolution follows
+ * equality conditions), COALESCE, NULLIF, GREATEST/LEAST; subqueries are handed to
+ * bind_subquery.c and window calls to bind_over.c. Operator resolution follows
  * PostgreSQL: an unknown literal takes the type of the other operand, numeric operands
  * meet at their common type, and incompatible operands are "operator does not exist". */
 #include "sql/bind_internal.h"
@@ -634,21 +635,6 @@ static Expr *op_expr(ExprCtx *cx, Ast *a)
     return bind_binary_op(cx, op, l, r, a->loc);
 }
 
-static Expr *sublink(ExprCtx *cx, Ast *a)
-{
-    const char *what;
-    switch (a->sublink) {
-    case AST_SUBLINK_EXISTS: what = "EXISTS (subquery)"; break;
-    case AST_SUBLINK_ANY:
-        what = a->sublink_op && strcmp(a->sublink_op, "=") == 0 ? "IN (subquery)" : "ANY (subquery)";
-        break;
-    case AST_SUBLINK_ALL: what = "ALL (subquery)"; break;
-    default: what = "a scalar subquery"; break;
-    }
-    bind_unsupported(cx->b, a->loc, what);
-    return NULL;
-}
-
 Expr *bind_expr(ExprCtx *cx, Ast *a)
 {
     Binder *b = cx->b;
@@ -662,8 +648,21 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
             bind_unsupported(b, a->loc, a->nnames ? "a whole-row reference (x.*) in an expression" : "* in an expression");
             return NULL;
         }
-        const ScopeCol *c = bind_resolve_column(cx, a);
-        return c ? bind_column_expr(b, c, a->loc) : NULL;
+        bool outer;
+        const ScopeCol *c = bind_resolve_column(cx, a, &outer);
+        if (!c) return NULL;
+        Expr *e = bind_column_expr(b, c, a->loc);
+        if (outer) {
+            if (!cx->allow_outer) {
+                bind_error(b, a->loc, "unsupported",
+                           "correlate EXISTS / IN subqueries through equalities in their WHERE clause, e.g. "
+                           "WHERE b.order_id = o.order_id",
+                           "a reference to a column of an outer query here is not supported yet");
+                return NULL;
+            }
+            e->col = BIND_OUTER_COL(c->index);
+        }
+        return e;
     }
     case AST_CONST: return bind_literal(cx, a);
     case AST_TYPE_CAST: return bind_type_cast(cx, a);
@@ -690,7 +689,7 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
     case AST_COALESCE: return variadic_common(cx, a, EX_COALESCE, "COALESCE");
     case AST_MIN_MAX:
         return variadic_common(cx, a, a->is_greatest ? EX_GREATEST : EX_LEAST, a->is_greatest ? "GREATEST" : "LEAST");
-    case AST_SUBLINK: return sublink(cx, a);
+    case AST_SUBLINK: return bind_sublink_expr(cx, a);
     case AST_UNSUPPORTED: bind_unsupported(b, a->loc, a->name ? a->name : "this construct"); return NULL;
     default:
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in an expression", ast_kind_name(a->kind)));

@@ -2,16 +2,16 @@
  * queries and subqueries in FROM (inlined as plan subtrees), aliases and alias column
  * lists, the scope of visible columns, resolution of plain and alias-qualified column
  * references with PostgreSQL's errors (does not exist / ambiguous / missing
- * FROM-clause entry), and * / alias.* expansion. Joins, LATERAL and window table
- * functions are rejected here for now; the Scope is built so that a join scope
- * (left ++ right, USING/NATURAL merged columns) extends it. */
+ * FROM-clause entry) — falling back to the enclosing query's scope for correlated
+ * subqueries — and * / alias.* expansion. Join trees are bound by bind_join.c and
+ * window table functions by bind_window.c; several FROM items are cross joined. */
 #include "sql/bind_internal.h"
 
 #include <string.h>
 
 /* ---- scope --------------------------------------------------------------------------- */
 
-static void scope_add_relation(Binder *b, Scope *s, const char *alias, const PlanNode *plan, int base)
+void bind_scope_add(Binder *b, Scope *s, const char *alias, const PlanNode *plan, int base)
 {
     const char **rels = ARENA_ARRAY(b->arena, const char *, s->nrels + 1);
     if (s->nrels) memcpy(rels, s->rels, sizeof(const char *) * (size_t)s->nrels);
@@ -56,29 +56,63 @@ static const char *unknown_column_hint(ExprCtx *cx, const char *name, const char
     return bind_did_you_mean(b, name, cands, n);
 }
 
-const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref)
+typedef enum Lookup { LK_FOUND, LK_NOT_FOUND, LK_NO_REL, LK_AMBIGUOUS, LK_TOO_MANY } Lookup;
+
+/* Finds a column reference in s without reporting. */
+static Lookup lookup(const Scope *s, const Ast *ref, const ScopeCol **out)
+{
+    *out = NULL;
+    if (ref->nnames == 1) {
+        const char *name = ref->names[0];
+        for (int i = 0; i < s->ncols; i++) {
+            const ScopeCol *c = &s->cols[i];
+            if (c->qualified_only || strcmp(c->name, name) != 0) continue;
+            if (*out && (*out)->index != c->index) return LK_AMBIGUOUS;
+            if (!*out) *out = c;
+        }
+        return *out ? LK_FOUND : LK_NOT_FOUND;
+    }
+    if (ref->nnames == 2) {
+        const char *rel = ref->names[0], *name = ref->names[1];
+        if (!rel_in_scope(s, rel)) return LK_NO_REL;
+        for (int i = 0; i < s->ncols; i++) {
+            const ScopeCol *c = &s->cols[i];
+            if (!c->rel || strcmp(c->rel, rel) != 0 || strcmp(c->name, name) != 0) continue;
+            if (*out && (*out)->index != c->index) return LK_AMBIGUOUS;
+            if (!*out) *out = c;
+        }
+        return *out ? LK_FOUND : LK_NOT_FOUND;
+    }
+    return LK_TOO_MANY;
+}
+
+const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref, bool *outer)
 {
     Binder *b = cx->b;
     const Scope *s = cx->scope;
     int loc = ref->loc;
+    *outer = false;
     if (!s) {
         bind_error(b, loc, "unknown-column", NULL, "column reference is not allowed here");
         return NULL;
     }
+    const ScopeCol *found;
+    Lookup lk = lookup(s, ref, &found);
+    if (lk == LK_FOUND) return found;
+    if ((lk == LK_NOT_FOUND || lk == LK_NO_REL) && b->outer) {
+        const ScopeCol *oc;
+        if (lookup(b->outer, ref, &oc) == LK_FOUND) {
+            *outer = true;
+            return oc;
+        }
+    }
     if (ref->nnames == 1) {
         const char *name = ref->names[0];
-        const ScopeCol *found = NULL;
-        for (int i = 0; i < s->ncols; i++) {
-            const ScopeCol *c = &s->cols[i];
-            if (c->qualified_only || strcmp(c->name, name) != 0) continue;
-            if (found && found->index != c->index) {
-                bind_error(b, loc, "ambiguous-column", "qualify the column with its relation, e.g. t.x",
-                           "column reference \"%s\" is ambiguous", name);
-                return NULL;
-            }
-            if (!found) found = c;
+        if (lk == LK_AMBIGUOUS) {
+            bind_error(b, loc, "ambiguous-column", "qualify the column with its relation, e.g. t.x",
+                       "column reference \"%s\" is ambiguous", name);
+            return NULL;
         }
-        if (found) return found;
         const char **cands = ARENA_ARRAY(b->arena, const char *, s->ncols + 1);
         int n = 0;
         for (int i = 0; i < s->ncols; i++)
@@ -89,25 +123,18 @@ const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref)
     }
     if (ref->nnames == 2) {
         const char *rel = ref->names[0], *name = ref->names[1];
-        if (!rel_in_scope(s, rel)) {
+        if (lk == LK_NO_REL) {
             missing_rel(b, s, rel, loc);
             return NULL;
         }
-        const ScopeCol *found = NULL;
+        if (lk == LK_AMBIGUOUS) {
+            bind_error(b, loc, "ambiguous-column", NULL, "column reference \"%s.%s\" is ambiguous", rel, name);
+            return NULL;
+        }
         const char **cands = ARENA_ARRAY(b->arena, const char *, s->ncols + 1);
         int n = 0;
-        for (int i = 0; i < s->ncols; i++) {
-            const ScopeCol *c = &s->cols[i];
-            if (!c->rel || strcmp(c->rel, rel) != 0) continue;
-            cands[n++] = c->name;
-            if (strcmp(c->name, name) != 0) continue;
-            if (found && found->index != c->index) {
-                bind_error(b, loc, "ambiguous-column", NULL, "column reference \"%s.%s\" is ambiguous", rel, name);
-                return NULL;
-            }
-            if (!found) found = c;
-        }
-        if (found) return found;
+        for (int i = 0; i < s->ncols; i++)
+            if (s->cols[i].rel && strcmp(s->cols[i].rel, rel) == 0) cands[n++] = s->cols[i].name;
         bind_error(b, loc, "unknown-column", bind_did_you_mean(b, name, cands, n), "column %s.%s does not exist", rel,
                    name);
         return NULL;
@@ -249,7 +276,7 @@ static PlanNode *bind_ref_call(Binder *b, const char *name, int arg_loc, const c
     return n;
 }
 
-static PlanNode *bind_range_function(Binder *b, Ast *item, const char **alias)
+static PlanNode *bind_range_function(Binder *b, Ast *item, const CteEnv *env, const char **alias)
 {
     Ast *fc = item->func ? item->func : item;
     const char *fname = fc->name ? fc->name : "";
@@ -271,14 +298,9 @@ static PlanNode *bind_range_function(Binder *b, Ast *item, const char **alias)
         return is_source ? bind_source_call(b, arg->text, arg->loc, alias)
                          : bind_ref_call(b, arg->text, arg->loc, alias);
     }
-    if (strcmp(fname, "tumble") == 0 || strcmp(fname, "hop") == 0 || strcmp(fname, "session") == 0) {
-        char up[16];
-        size_t i = 0;
-        for (; fname[i] && i < sizeof up - 1; i++) up[i] = (char)(fname[i] - 'a' + 'A');
-        up[i] = '\0';
-        bind_unsupported(b, loc, arena_printf(b->arena, "the %s window function", up));
-        return NULL;
-    }
+    if ((strcmp(fname, "tumble") == 0 || strcmp(fname, "hop") == 0 || strcmp(fname, "session") == 0) &&
+        fc->nnames <= 1)
+        return bind_window_tvf(b, item, env, alias);
     bind_error(b, loc, "unsupported", "read sources with source('...') and other models with ref('...')",
                "table function %s() is not supported yet", fname);
     return NULL;
@@ -329,15 +351,51 @@ static void relation_missing(Binder *b, const CteEnv *env, const Ast *item)
     sb_free(&hint);
 }
 
-/* Binds one FROM item; sets *alias to its default or explicit alias. */
-static PlanNode *bind_range_item(Binder *b, Ast *item, const CteEnv *env, const char **alias)
+PlanNode *bind_relation_arg(Binder *b, Ast *arg, const CteEnv *env, const char **alias)
+{
+    if (arg->kind == AST_FUNC_CALL && arg->name && arg->nnames <= 1 &&
+        (strcmp(arg->name, "source") == 0 || strcmp(arg->name, "ref") == 0)) {
+        Ast item;
+        memset(&item, 0, sizeof item);
+        item.kind = AST_RANGE_FUNCTION;
+        item.loc = arg->loc;
+        item.func = arg;
+        item.args = arg->args;
+        return bind_range_function(b, &item, env, alias);
+    }
+    if (arg->kind == AST_COLUMN_REF && arg->nnames == 1 && !arg->star) {
+        Ast item;
+        memset(&item, 0, sizeof item);
+        item.kind = AST_RANGE_VAR;
+        item.loc = arg->loc;
+        item.name = arg->names[0];
+        const CteEnv *c = find_cte(env, item.name);
+        if (!c) {
+            relation_missing(b, env, &item);
+            return NULL;
+        }
+        if (!c->plan) {
+            b->failed = true;
+            return NULL;
+        }
+        *alias = c->name;
+        return plan_node_copy(b->arena, c->plan);
+    }
+    bind_error(b, bind_ast_start(arg), "invalid-argument",
+               "e.g. TUMBLE(source('commerce.orders'), created_at, INTERVAL '10' SECOND), or the name of a WITH query",
+               "the first argument of a window table function must be source('...'), ref('...') or the name of a WITH "
+               "query");
+    return NULL;
+}
+
+PlanNode *bind_from_item(Binder *b, Ast *item, const CteEnv *env, const char **alias)
 {
     PlanNode *plan = NULL;
     const char *dflt = NULL;
     const char *what = NULL;
     switch (item->kind) {
     case AST_RANGE_FUNCTION:
-        plan = bind_range_function(b, item, &dflt);
+        plan = bind_range_function(b, item, env, &dflt);
         break;
     case AST_RANGE_VAR: {
         const CteEnv *c = item->name ? find_cte(env, item->name) : NULL;
@@ -361,9 +419,6 @@ static PlanNode *bind_range_item(Binder *b, Ast *item, const CteEnv *env, const 
         plan = bind_query(b, item->subquery, env, 0);
         dflt = NULL;
         break;
-    case AST_JOIN:
-        bind_unsupported(b, item->loc, item->join_kind == AST_JOIN_CROSS ? "CROSS JOIN" : "JOIN");
-        return NULL;
     case AST_UNSUPPORTED:
         bind_unsupported(b, item->loc, item->name ? item->name : "this FROM item");
         return NULL;
@@ -380,21 +435,54 @@ static PlanNode *bind_range_item(Binder *b, Ast *item, const CteEnv *env, const 
     return plan;
 }
 
-PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope)
+PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromInfo *fi)
 {
     memset(scope, 0, sizeof *scope);
     if (sel->from.n == 0) {
         bind_unsupported(b, sel->loc, "SELECT without FROM");
         return NULL;
     }
-    if (sel->from.n > 1) {
-        bind_unsupported(b, sel->from.items[1]->loc, "FROM with more than one relation");
-        return NULL;
+    PlanNode *plan = NULL;
+    bool ok = true;
+    for (int i = 0; i < sel->from.n; i++) {
+        Scope s;
+        memset(&s, 0, sizeof s);
+        PlanNode *p = bind_join_tree(b, sel->from.items[i], env, &s, fi);
+        if (!p) {
+            ok = false;
+            continue;
+        }
+        if (!ok) continue;
+        if (!plan) {
+            plan = p;
+            *scope = s;
+            continue;
+        }
+        /* FROM a, b: a cross join; the WHERE clause's conditions are pushed into it */
+        for (int r = 0; r < s.nrels; r++)
+            if (s.rels[r] && rel_in_scope(scope, s.rels[r])) {
+                bind_error(b, sel->from.items[i]->loc, "duplicate-alias", "give one of them another alias",
+                           "table name \"%s\" specified more than once", s.rels[r]);
+                ok = false;
+            }
+        if (!ok) continue;
+        int base = plan->ncols;
+        plan = bind_cross_join(b, fi, plan, p, sel->from.items[i]->loc);
+        const char **rels = ARENA_ARRAY(b->arena, const char *, scope->nrels + s.nrels + 1);
+        memcpy(rels, scope->rels, sizeof(const char *) * (size_t)scope->nrels);
+        memcpy(rels + scope->nrels, s.rels, sizeof(const char *) * (size_t)s.nrels);
+        ScopeCol *cols = ARENA_ARRAY(b->arena, ScopeCol, scope->ncols + s.ncols + 1);
+        memcpy(cols, scope->cols, sizeof(ScopeCol) * (size_t)scope->ncols);
+        for (int c = 0; c < s.ncols; c++) {
+            cols[scope->ncols + c] = s.cols[c];
+            cols[scope->ncols + c].index += base;
+        }
+        scope->rels = rels;
+        scope->nrels += s.nrels;
+        scope->cols = cols;
+        scope->ncols += s.ncols;
     }
-    const char *alias = NULL;
-    PlanNode *plan = bind_range_item(b, sel->from.items[0], env, &alias);
-    if (!plan) return NULL;
-    scope_add_relation(b, scope, alias, plan, 0);
+    if (!ok || !plan) return NULL;
     scope->input = plan;
     return plan;
 }

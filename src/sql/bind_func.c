@@ -32,6 +32,12 @@ static const char *const unsupported_functions[] = {
     "width_bucket",
 };
 
+/* Window functions that only exist with OVER. */
+static const char *const window_only_functions[] = {
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value",
+    "last_value", "nth_value",
+};
+
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -115,7 +121,7 @@ static bool agg_type(AggKind k, Type t, Type *out)
     return false;
 }
 
-static Expr *bind_agg(ExprCtx *cx, Ast *a, AggKind kind)
+Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
 {
     Binder *b = cx->b;
     if (cx->agg_mode == AGGS_FORBIDDEN) {
@@ -528,12 +534,15 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
 {
     Binder *b = cx->b;
     const char *name = a->name ? a->name : "";
-    if (a->over) {
-        bind_unsupported(b, a->loc, "a window function call (OVER)");
+    if (a->over) return bind_window_call(cx, a);
+    if (bind_func_unqualified(a) && in_list(name, window_only_functions,
+                                            sizeof window_only_functions / sizeof window_only_functions[0])) {
+        bind_error(b, a->loc, "invalid-window", "e.g. ROW_NUMBER() OVER (PARTITION BY k ORDER BY t)",
+                   "window function %s requires an OVER clause", name);
         return NULL;
     }
     int ak = bind_agg_kind(a);
-    if (ak >= 0) return bind_agg(cx, a, (AggKind)ak);
+    if (ak >= 0) return bind_agg_call(cx, a, (AggKind)ak);
     const char *misuse = a->agg_star ? "*" : a->agg_distinct ? "DISTINCT" : a->agg_filter ? "FILTER"
                          : a->agg_order.n ? "ORDER BY" : NULL;
     if (misuse && bind_func_unqualified(a)) {
@@ -570,4 +579,17 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
         return NULL;
     }
     return bind_scalar_func(cx, name, args, n, a->loc);
+}
+
+static int bind_agg_kind_name(const char *n)
+{
+    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every"};
+    for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
+        if (strcmp(n, aggs[i]) == 0) return (int)i;
+    return -1;
+}
+
+bool bind_is_scalar_function(const char *name)
+{
+    return in_list(name, bind_function_names, (size_t)bind_function_names_count) && bind_agg_kind_name(name) < 0;
 }

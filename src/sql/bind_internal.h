@@ -1,9 +1,15 @@
 /* Internal interface shared by the binder's files (bind_*.c); nothing outside
  * src/sql/bind_*.c includes it. The binder turns one model's AST into a typed plan:
  *   bind_project.c  dependency scan, ref() cycles, binding order, BoundProject
- *   bind_query.c    query level: WITH, set operations, ORDER BY / LIMIT placement
- *   bind_select.c   one SELECT: WHERE, GROUP BY, aggregates, HAVING, select list, DISTINCT
- *   bind_from.c     FROM items, scopes, column resolution, * expansion
+ *   bind_query.c    query level: WITH, ORDER BY / LIMIT placement
+ *   bind_setop.c    UNION ALL, UNION, INTERSECT, EXCEPT: branch types, PL_UNION_ALL / PL_SETOP
+ *   bind_select.c   one SELECT: WHERE, GROUP BY, aggregates, HAVING, select list, DISTINCT,
+ *                   ORDER BY keys for top-N and DISTINCT ON
+ *   bind_from.c     FROM items, scopes, column resolution (also of outer queries), * expansion
+ *   bind_join.c     joins: USING/NATURAL scopes, WHERE pushdown, equi keys, interval bounds
+ *   bind_window.c   TUMBLE/HOP/SESSION, event-time columns, window aggregates
+ *   bind_over.c     OVER windows (TopN, running aggregates), DISTINCT ON, ORDER BY LIMIT
+ *   bind_subquery.c IN/EXISTS/NOT IN/NOT EXISTS as semi/anti joins, correlation, scalar subqueries
  *   bind_expr.c     expressions and operators
  *   bind_literal.c  literals, casts and typed literals
  *   bind_func.c     scalar functions and aggregate calls
@@ -18,6 +24,9 @@
 
 #include <stdbool.h>
 
+struct Scope;
+struct CorrSink;
+
 /* Per-model binding state. */
 typedef struct Binder {
     Arena *arena;                /* plans, names and the model's AST */
@@ -26,11 +35,17 @@ typedef struct Binder {
     const ModelDef *model;
     const BoundProject *bp;      /* for ref(): upstream models are bound first */
     bool failed;                 /* set by every error, and when an upstream is missing */
+    /* While a subquery of an expression (a sublink) is bound: the scope of the query
+     * around it, so its column references can be recognised as correlated ones, and
+     * where the correlated SELECT (corr->sel) puts its correlation equalities (NULL when
+     * correlation is not supported for this subquery). */
+    const struct Scope *outer;
+    struct CorrSink *corr;
 } Binder;
 
-/* A column visible in a FROM scope. The join issue extends scopes to left ++ right
- * (indexes into the concatenated row) and adds USING/NATURAL merged columns: an entry
- * with rel == NULL and the two side entries marked hidden + qualified_only. */
+/* A column visible in a FROM scope. Join scopes are left ++ right (indexes into the
+ * concatenated row); USING/NATURAL add merged columns (rel == NULL, or the join's
+ * alias) first and mark the two side entries hidden + qualified_only. */
 typedef struct ScopeCol {
     const char *rel;             /* alias of the relation it belongs to (NULL: none) */
     const char *name;
@@ -72,6 +87,49 @@ typedef struct AggList {
 #define BIND_AGG_COL(k) (-(k) - 1)
 #define BIND_AGG_INDEX(col) (-(col) - 1)
 
+/* Placeholder column indexes used while a SELECT is bound, replaced before the plan
+ * is finished: aggregate calls (above), window function calls (their TopN / OverAgg
+ * column), scalar subqueries (their LEFT join's column) and correlated references to
+ * an outer query's column (extracted into join keys). */
+#define BIND_PH_SPAN (1 << 20)
+#define BIND_WIN_COL(k) (-BIND_PH_SPAN - 1 - (k))
+#define BIND_SUB_COL(k) (-2 * BIND_PH_SPAN - 1 - (k))
+#define BIND_OUTER_COL(i) (-3 * BIND_PH_SPAN - 1 - (i))
+#define BIND_IS_AGG_COL(c) ((c) < 0 && (c) >= -BIND_PH_SPAN)
+#define BIND_IS_WIN_COL(c) ((c) < -BIND_PH_SPAN && (c) >= -2 * BIND_PH_SPAN)
+#define BIND_IS_SUB_COL(c) ((c) < -2 * BIND_PH_SPAN && (c) >= -3 * BIND_PH_SPAN)
+#define BIND_IS_OUTER_COL(c) ((c) < -3 * BIND_PH_SPAN && (c) >= -4 * BIND_PH_SPAN)
+#define BIND_PH_INDEX(c) ((-(c) - 1) % BIND_PH_SPAN)
+
+/* Scalar subqueries met while binding a SELECT's WHERE and select list: each becomes a
+ * LEFT join (nkeys = 0) with the subquery's one-row plan. */
+typedef struct SubItem {
+    PlanNode *plan;              /* one column */
+    int loc;
+} SubItem;
+typedef struct SubList {
+    SubItem *items;
+    int n, cap;
+} SubList;
+
+/* Window function calls (OVER) of one SELECT's select list. */
+typedef struct WinCall {
+    int kind;                    /* 0..2 rank kind (row_number, rank, dense_rank), or 3: aggregate */
+    AggCall agg;                 /* kind 3 */
+    Expr **partition;
+    int npartition;
+    SortKey *order;
+    int norder;
+    bool frame_rows;
+    const char *name;            /* function name, for the output column and messages */
+    int loc;
+    int order_loc;               /* position of the first ORDER BY key (messages) */
+} WinCall;
+typedef struct WinList {
+    WinCall *items;
+    int n, cap;
+} WinList;
+
 typedef struct ExprCtx {
     Binder *b;
     const Scope *scope;
@@ -80,7 +138,34 @@ typedef struct ExprCtx {
     AggList *aggs;               /* AGGS_COLLECT */
     const char *const *aliases;  /* output column aliases of this SELECT, for hints */
     int naliases;
+    bool allow_outer;            /* correlated references may appear (a sublink's WHERE) */
+    SubList *subs;               /* scalar subqueries are collected here (NULL: not here) */
+    WinList *wins;               /* window function calls are collected here (NULL: not here) */
+    const CteEnv *env;           /* WITH queries visible to subqueries of the expression */
 } ExprCtx;
+
+/* The joins built for one FROM clause, with their not yet split conditions: WHERE
+ * conjuncts are pushed into them before bind_join_finish splits every condition into
+ * equi keys, interval bounds and a residual predicate. */
+typedef struct PendingJoin {
+    PlanNode *node;
+    Expr **conj;                 /* over left ++ right */
+    int nconj, cap;
+} PendingJoin;
+typedef struct FromInfo {
+    PendingJoin *joins;
+    int n, cap;
+} FromInfo;
+
+/* Correlation equalities of a correlated subquery (EXISTS / IN): inner[i] is over the
+ * subquery's output (an extra output column the binder adds), outer[i] over the
+ * enclosing query's scope. */
+typedef struct CorrSink {
+    const Ast *sel;              /* the SELECT whose WHERE may hold correlated references */
+    Expr **inner, **outer;
+    int n, cap;
+    int ncols;                   /* the subquery's output columns before the added ones */
+} CorrSink;
 
 /* Query flags. */
 enum {
@@ -88,6 +173,7 @@ enum {
     QF_KEEP_UNKNOWN = 2,         /* set-operation branch: leave unknown literals for the set op */
     QF_UNIQUE_NAMES = 4,         /* output column names must be unique (the model's output) */
     QF_CHECK_ORDER = 8,          /* validate (then drop) this SELECT's ORDER BY */
+    QF_TOPN = 16,                /* ORDER BY + constant LIMIT: a TopN over the result */
 };
 
 /* ---- bind_util.c ---- */
@@ -107,6 +193,28 @@ int bind_agg_kind(const Ast *fc);
 bool bind_ast_has_agg(const Ast *a);
 /* Calls fn on every node of the tree (subqueries included), parents first. */
 void bind_ast_walk(Ast *a, void (*fn)(Ast *, void *), void *ud);
+/* Rewrites, in place, every EX_COLUMN of e whose index fn maps to another value
+ * (fn returns its argument to leave a column alone). */
+void bind_expr_remap(Expr *e, int (*fn)(int col, void *ud), void *ud);
+/* A copy of e with column indexes mapped by fn (e is left untouched). */
+Expr *bind_expr_mapped(Binder *b, const Expr *e, int (*fn)(int col, void *ud), void *ud);
+/* Visits every EX_COLUMN index of e. */
+void bind_expr_cols(const Expr *e, void (*fn)(int col, void *ud), void *ud);
+/* Flattens nested EX_AND nodes of e into conjuncts (appended to *v). */
+void bind_conjuncts(Binder *b, Expr *e, Expr ***v, int *n, int *cap);
+/* AND of n conditions (NULL for none, the condition itself for one). */
+Expr *bind_and(Binder *b, Expr **v, int n, int loc);
+/* Appends one pointer to a growable arena array. */
+void bind_push(Binder *b, void ***v, int *n, int *cap, void *item);
+/* A plain one-input node passing its input's columns through (Filter, Distinct). */
+PlanNode *bind_unary_node(Binder *b, PlanKind k, PlanNode *input, int loc);
+/* A Filter with pred over input. */
+PlanNode *bind_filter_node(Binder *b, PlanNode *input, Expr *pred, int loc);
+/* Microseconds of a fixed-length interval constant (months rejected): false when e is
+ * not a constant interval (or has months). A day counts 24 hours. */
+bool bind_interval_us(const Expr *e, int64_t *us);
+/* "10s", "1h30m", "-5m", "0s": a duration for messages and explain. */
+const char *bind_duration_text(Arena *a, int64_t us);
 /* PostgreSQL's output column name for a select-list expression ("?column?" when none). */
 const char *bind_figure_colname(const Ast *a);
 /* Quotes a list of candidate names as a hint; NULL when nothing is close. */
@@ -169,6 +277,11 @@ Expr *bind_type_cast(ExprCtx *cx, Ast *a);
 
 /* ---- bind_func.c ---- */
 Expr *bind_func_call(ExprCtx *cx, Ast *a);
+/* An aggregate call (no OVER) in cx (AGGS_COLLECT): added to cx->aggs (deduplicated);
+ * returns its placeholder column. */
+Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind);
+/* True for the names of functions weir evaluates as scalar functions. */
+bool bind_is_scalar_function(const char *name);
 /* Resolves a scalar function over bound arguments (also used for the ^ operator). */
 Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, int loc);
 /* Names of supported functions (scalar and aggregate), for hints. */
@@ -176,10 +289,22 @@ extern const char *const bind_function_names[];
 extern const int bind_function_names_count;
 
 /* ---- bind_from.c ---- */
-/* Binds the FROM clause of a SELECT into its input plan and scope; NULL on error. */
-PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope);
-/* Resolves a (non-star) column reference in the scope; NULL after reporting. */
-const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref);
+/* Binds the FROM clause of a SELECT into its input plan and scope; NULL on error. The
+ * joins it builds are left in fi with their conditions unsplit (see FromInfo). */
+PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromInfo *fi);
+/* Binds one FROM item that is not a join (source(), ref(), a WITH query, a subquery,
+ * a window table function) with its alias and alias column list; *alias is set to the
+ * name it is known by (NULL for an unnamed subquery). */
+PlanNode *bind_from_item(Binder *b, Ast *item, const CteEnv *env, const char **alias);
+/* The relation argument of a window table function: source('x'), ref('m') or the name
+ * of a WITH query. */
+PlanNode *bind_relation_arg(Binder *b, Ast *arg, const CteEnv *env, const char **alias);
+/* Appends a relation's columns to a scope (indexes base..base+ncols-1). */
+void bind_scope_add(Binder *b, Scope *s, const char *alias, const PlanNode *plan, int base);
+/* Resolves a (non-star) column reference in the scope; NULL after reporting. When the
+ * name is not in the scope but in the enclosing query's (b->outer), the outer entry is
+ * returned and *outer set. */
+const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref, bool *outer);
 /* Expands * or rel.* into scope entries (order of the scope). Returns the count,
  * or -1 after reporting an unknown relation. */
 int bind_expand_star(Binder *b, const Scope *scope, const Ast *ref, const ScopeCol ***out);
@@ -188,12 +313,80 @@ int bind_expand_star(Binder *b, const Scope *scope, const Ast *ref, const ScopeC
 PlanNode *bind_rename_columns(Binder *b, PlanNode *plan, const char *const *names, int n, int loc,
                               const char *what);
 
-/* ---- bind_query.c / bind_select.c ---- */
+/* ---- bind_join.c ---- */
+/* Binds a FROM item that may be a join tree; adds its relations to scope (indexes
+ * from 0) and its joins to fi. NULL after reporting. */
+PlanNode *bind_join_tree(Binder *b, Ast *item, const CteEnv *env, Scope *scope, FromInfo *fi);
+/* A PL_JOIN node over l and r with its output columns (left ++ right; left only for
+ * semi/anti joins) and no condition. */
+PlanNode *bind_join_node(Binder *b, JoinType jt, PlanNode *l, PlanNode *r, int loc);
+/* Cross join of two FROM items (comma), registered in fi. */
+PlanNode *bind_cross_join(Binder *b, FromInfo *fi, PlanNode *l, PlanNode *r, int loc);
+/* Pushes a WHERE conjunct over root's output into the inner joins of fi: into the
+ * lowest join whose two sides it references, or (referencing one side of an inner
+ * join) below the join as a Filter. False when it stays in the WHERE filter. */
+bool bind_join_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj);
+/* Splits every pending join's conjuncts into equi keys (both sides cast to one type),
+ * interval-join bounds and a residual predicate. */
+void bind_join_finish(Binder *b, FromInfo *fi);
+
+/* ---- bind_window.c ---- */
+/* TUMBLE / HOP / SESSION in FROM: a PL_WINDOW_TVF over its relation. */
+PlanNode *bind_window_tvf(Binder *b, Ast *item, const CteEnv *env, const char **alias);
+/* Marks agg as a window aggregate when its input is a window TVF (through filters) and
+ * it groups by window_start and/or window_end; checks SESSION's grouping. False after
+ * reporting. */
+bool bind_window_aggregate(Binder *b, PlanNode *agg, int loc);
+/* True when column col of plan n carries event time: it traces back (through
+ * projections, filters, joins, unions, ref()) to a source's event_time column, or is a
+ * window TVF's or window aggregate's window_start / window_end. */
+bool bind_event_time(Binder *b, const PlanNode *n, int col);
+
+/* ---- bind_over.c ---- */
+/* A window function call (OVER): collected into cx->wins, returns its placeholder. */
+Expr *bind_window_call(ExprCtx *cx, Ast *a);
+/* Builds the TopN / OverAgg for the collected calls over input and rewrites the
+ * placeholders in exprs[0..n) to its columns. NULL after reporting. */
+PlanNode *bind_window_node(Binder *b, WinList *w, PlanNode *input, Expr **exprs, int n);
+/* A TopN node over input (limit >= 1; partition may be empty). */
+PlanNode *bind_topn_node(Binder *b, PlanNode *input, Expr **partition, int npartition, SortKey *order,
+                         int norder, int64_t limit, int loc);
+/* Model-level finishing of ROW_NUMBER/RANK/DENSE_RANK TopNs: folds `rn <= N`, `rn < N`,
+ * `rn = N` filters above a TopN into its limit, reports TopNs left without one, and
+ * drops the rank column where nothing reads it (emit_rank). Returns the (possibly
+ * replaced) root. */
+PlanNode *bind_topn_finish(Binder *b, PlanNode *root);
+
+/* ---- bind_subquery.c ---- */
+/* True when a WHERE conjunct is [NOT] EXISTS (...), x [NOT] IN (...) or x <> ALL (...). */
+bool bind_is_semi_conjunct(const Ast *a);
+/* Binds such a conjunct as a semi/anti join of cur (whose columns scope describes)
+ * with the subquery. NULL after reporting. */
+PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj);
+/* A subquery in an expression: scalar subqueries (uncorrelated aggregates without
+ * GROUP BY) are collected into cx->subs; everything else is reported. */
+Expr *bind_sublink_expr(ExprCtx *cx, Ast *a);
+/* LEFT joins of cur with the scalar subqueries subs[from..], rewriting their
+ * placeholders in exprs[0..n). */
+PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, SubList *subs, int from, Expr **exprs, int n);
+/* In a correlated SELECT (b->corr->sel == the SELECT): moves the conjuncts holding
+ * correlated references out of v (WHERE conjuncts) into b->corr; reports the ones
+ * that are not `inner = outer` equalities. False after reporting. */
+bool bind_extract_correlation(Binder *b, Expr **v, int *n);
+
+/* ---- bind_query.c / bind_select.c / bind_setop.c ---- */
 /* Binds a query expression (SELECT or set operation, with its WITH clause). */
 PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags);
 /* Binds a simple SELECT (no set operation; WITH already handled). */
 PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags);
+/* Binds a set operation tree (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]). */
+PlanNode *bind_setop(Binder *b, Ast *q, const CteEnv *env, int flags);
+/* Validates the ORDER BY of a set operation: result column names and ordinals only.
+ * Returns the output column of each item through cols (may be NULL). */
+bool bind_setop_order(Binder *b, Ast *q, const PlanNode *p, int *cols);
 /* Appends a Project over `input` with the given expressions and output columns. */
 PlanNode *bind_project_node(Binder *b, PlanNode *input, Expr **exprs, PlanColumn *cols, int n, int loc);
+/* The constant LIMIT of a query (>= 1), or -1 after reporting. */
+int64_t bind_limit_value(Binder *b, Ast *limit);
 
 #endif

@@ -260,8 +260,9 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
     for (int t = 0; t < bp->ntopo; t++) {
         int i = bp->topo[t];
         if (!ms[i].stmt) continue;
-        Binder b = {arena, dl, p, &p->models[i], bp, false};
+        Binder b = {arena, dl, p, &p->models[i], bp, false, NULL, NULL};
         PlanNode *root = bind_query(&b, ms[i].stmt, NULL, QF_TOP);
+        if (root && !b.failed) root = bind_topn_finish(&b, root);
         bp->models[i].root = b.failed ? NULL : root;
     }
     return bp;

@@ -1,10 +1,9 @@
 /* Query-level binding: the WITH clause (each WITH query bound once, in order, seeing
- * the ones before it; references copy its plan), set operations (UNION ALL of any
- * number of branches, column types unified PostgreSQL-style with casts inserted into
- * the branches, names from the first branch), and where ORDER BY / LIMIT / OFFSET may
- * appear: a continuously maintained result has no order, so ORDER BY without LIMIT on
- * the model's own query is accepted with a warning and dropped; everything else is
- * "not supported yet" until top-N arrives. */
+ * the ones before it; references copy its plan), set operations (bind_setop.c), and
+ * where ORDER BY / LIMIT may appear: a continuously maintained result has no order, so
+ * ORDER BY without LIMIT on the model's own query is accepted with a warning and
+ * dropped; ORDER BY with a constant LIMIT is a TopN (in any query); DISTINCT ON
+ * consumes its SELECT's ORDER BY; everything else is "not supported yet". */
 #include "sql/bind_internal.h"
 
 #include <stdlib.h>
@@ -41,147 +40,45 @@ static const CteEnv *bind_ctes(Binder *b, Ast *q, const CteEnv *env)
     return env;
 }
 
-/* ---- UNION ALL --------------------------------------------------------------------------- */
-
-static bool is_union_all(const Ast *q)
-{
-    return q->kind == AST_SELECT && q->setop == AST_SETOP_UNION && q->setop_all;
-}
-
-/* Branches of a UNION ALL tree, left to right; a parenthesised branch with its own
- * WITH / ORDER BY / LIMIT is a leaf (bound as a query of its own). */
-static void collect_branches(Ast *q, bool top, Ast ***out, int *n, int *cap, Arena *a)
-{
-    if (is_union_all(q) && (top || (!q->ctes.n && !q->order_by.n && !q->limit && !q->offset))) {
-        collect_branches(q->larg, false, out, n, cap, a);
-        collect_branches(q->rarg, false, out, n, cap, a);
-        return;
-    }
-    if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 4;
-        Ast **v = ARENA_ARRAY(a, Ast *, nc);
-        if (*n) memcpy(v, *out, sizeof(Ast *) * (size_t)*n);
-        *out = v;
-        *cap = nc;
-    }
-    (*out)[(*n)++] = q;
-}
-
-/* The expression producing column i of a branch, for type resolution and errors. */
-static Expr *branch_column(Binder *b, PlanNode *p, int i, int loc)
-{
-    if (p->kind == PL_PROJECT) return p->exprs[i];
-    Expr *e = plan_expr_column(b->arena, i, p->cols[i].type);
-    e->loc = loc;
-    return e;
-}
-
-static bool coerce_branch(Binder *b, PlanNode **pp, const Type *types, int n, int loc)
-{
-    PlanNode *p = *pp;
-    bool need = false;
-    for (int i = 0; i < n; i++) {
-        Type t = p->cols[i].type;
-        if (t.id != types[i].id || t.precision != types[i].precision || t.scale != types[i].scale) need = true;
-    }
-    if (!need) return true;
-    if (p->kind != PL_PROJECT) {
-        Expr **exprs = ARENA_ARRAY(b->arena, Expr *, n);
-        PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, n);
-        for (int i = 0; i < n; i++) {
-            exprs[i] = plan_expr_column(b->arena, i, p->cols[i].type);
-            cols[i] = p->cols[i];
-        }
-        p = bind_project_node(b, p, exprs, cols, n, loc);
-    } else {
-        PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, n);
-        memcpy(cols, p->cols, sizeof(PlanColumn) * (size_t)n);
-        p->cols = cols;
-    }
-    for (int i = 0; i < n; i++) {
-        p->exprs[i] = bind_coerce_exact(b, p->exprs[i], types[i]);
-        if (!p->exprs[i]) return false;
-        p->cols[i].type = types[i];
-    }
-    *pp = p;
-    return true;
-}
-
-static PlanNode *bind_union_all(Binder *b, Ast *q, const CteEnv *env, int flags)
-{
-    Ast **br = NULL;
-    int n = 0, cap = 0;
-    collect_branches(q, true, &br, &n, &cap, b->arena);
-    PlanNode **plans = ARENA_ARRAY(b->arena, PlanNode *, n);
-    bool ok = true;
-    for (int i = 0; i < n; i++) {
-        int f = QF_KEEP_UNKNOWN | (i == 0 ? (flags & QF_UNIQUE_NAMES) : 0);
-        plans[i] = bind_query(b, br[i], env, f);
-        if (!plans[i]) ok = false;
-    }
-    if (!ok) return NULL;
-    int ncols = plans[0]->ncols;
-    for (int i = 1; i < n; i++)
-        if (plans[i]->ncols != ncols) {
-            bind_error(b, br[i]->loc, "setop-columns", NULL, "each UNION query must have the same number of columns");
-            ok = false;
-        }
-    if (!ok) return NULL;
-    Type *types = ARENA_ARRAY(b->arena, Type, ncols + 1);
-    Expr **col = ARENA_ARRAY(b->arena, Expr *, n);
-    for (int c = 0; c < ncols; c++) {
-        for (int i = 0; i < n; i++) col[i] = branch_column(b, plans[i], c, br[i]->loc);
-        if (!bind_common_type(b, col, n, "UNION", &types[c])) ok = false;
-    }
-    if (!ok) return NULL;
-    for (int i = 0; i < n; i++)
-        if (!coerce_branch(b, &plans[i], types, ncols, br[i]->loc)) ok = false;
-    if (!ok) return NULL;
-    PlanNode *u = plan_node_new(b->arena, PL_UNION_ALL, q->loc);
-    u->inputs = plans;
-    u->ninputs = n;
-    u->ncols = ncols;
-    u->cols = ARENA_ARRAY(b->arena, PlanColumn, ncols + 1);
-    for (int c = 0; c < ncols; c++) {
-        u->cols[c].name = plans[0]->cols[c].name;
-        u->cols[c].type = types[c];
-    }
-    return u;
-}
-
-/* ORDER BY of a set operation may name result columns only. */
-static void check_setop_order(Binder *b, Ast *q, const PlanNode *p)
-{
-    for (int i = 0; i < q->order_by.n; i++) {
-        Ast *s = q->order_by.items[i];
-        Ast *e = s->kind == AST_SORT_BY ? s->expr : s;
-        if (!e) continue;
-        if (e->kind == AST_CONST && e->const_kind == AST_CONST_INT) {
-            long pos = strtol(e->text, NULL, 10);
-            if (pos < 1 || pos > p->ncols)
-                bind_error(b, e->loc, "invalid-order-by", NULL, "ORDER BY position %ld is not in select list", pos);
-            continue;
-        }
-        bool ok = false;
-        if (e->kind == AST_COLUMN_REF && e->nnames == 1 && !e->star)
-            for (int c = 0; c < p->ncols && !ok; c++) ok = strcmp(p->cols[c].name, e->names[0]) == 0;
-        if (!ok)
-            bind_error(b, bind_ast_start(e), "invalid-order-by",
-                       "only result column names can be used, not expressions or functions",
-                       "invalid UNION/INTERSECT/EXCEPT ORDER BY clause");
-    }
-}
-
 /* ---- query ---------------------------------------------------------------------------------- */
 
-static const char *setop_name(const Ast *q)
+int64_t bind_limit_value(Binder *b, Ast *limit)
 {
-    switch (q->setop) {
-    case AST_SETOP_UNION: return q->setop_all ? "UNION ALL" : "UNION";
-    case AST_SETOP_EXCEPT: return q->setop_all ? "EXCEPT ALL" : "EXCEPT";
-    case AST_SETOP_INTERSECT: return q->setop_all ? "INTERSECT ALL" : "INTERSECT";
-    default: return "set operation";
+    int loc = bind_ast_start(limit);
+    if (limit->kind == AST_CONST && limit->const_kind == AST_CONST_INT) {
+        long long v = strtoll(limit->text, NULL, 10);
+        if (v < 0) {
+            bind_error(b, loc, "invalid-limit", NULL, "LIMIT must not be negative");
+            return -1;
+        }
+        if (v == 0) {
+            bind_unsupported(b, loc, "LIMIT 0");
+            return -1;
+        }
+        return v;
     }
+    if (limit->kind == AST_OP && !limit->lexpr && limit->name && strcmp(limit->name, "-") == 0 && limit->rexpr &&
+        limit->rexpr->kind == AST_CONST && limit->rexpr->const_kind == AST_CONST_INT) {
+        bind_error(b, loc, "invalid-limit", NULL, "LIMIT must not be negative");
+        return -1;
+    }
+    bind_unsupported(b, loc, "a LIMIT that is not an integer constant");
+    return -1;
+}
+
+/* TopN over a set operation's result, ordered by its result columns. */
+static PlanNode *setop_topn(Binder *b, Ast *q, PlanNode *p, int64_t limit)
+{
+    int *cols = ARENA_ARRAY(b->arena, int, q->order_by.n + 1);
+    if (!bind_setop_order(b, q, p, cols)) return NULL;
+    SortKey *keys = ARENA_ARRAY(b->arena, SortKey, q->order_by.n + 1);
+    for (int i = 0; i < q->order_by.n; i++) {
+        Ast *s = q->order_by.items[i];
+        keys[i].expr = plan_expr_column(b->arena, cols[i], p->cols[cols[i]].type);
+        keys[i].desc = s->kind == AST_SORT_BY && s->desc;
+        keys[i].nulls_first = s->kind == AST_SORT_BY && (s->nulls == 1 || (s->nulls == 0 && s->desc));
+    }
+    return bind_topn_node(b, p, NULL, 0, keys, q->order_by.n, limit, bind_ast_start(q->order_by.items[0]));
 }
 
 PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
@@ -204,19 +101,38 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
             bind_unsupported(b, q->ctes.items[0]->loc, "WITH RECURSIVE");
             return NULL;
         }
+        /* the WITH queries of a correlated subquery are not correlated */
+        const struct Scope *save_outer = b->outer;
+        CorrSink *save_corr = b->corr;
+        b->corr = NULL;
         env = bind_ctes(b, q, env);
+        b->outer = save_outer;
+        b->corr = save_corr;
     }
     if (flags & QF_TOP) flags |= QF_UNIQUE_NAMES;
-    if (q->limit) {
-        bind_unsupported(b, bind_ast_start(q->limit), "LIMIT");
-        ok = false;
-    }
+    bool simple = q->setop == AST_SETOP_NONE;
+    int64_t limit = -1;
     if (q->offset) {
         bind_unsupported(b, bind_ast_start(q->offset), "OFFSET");
         ok = false;
     }
+    if (q->limit) {
+        if (!q->order_by.n) {
+            bind_error(b, bind_ast_start(q->limit), "unsupported",
+                       "add ORDER BY to say which rows to keep, e.g. ORDER BY amount DESC LIMIT 10",
+                       "LIMIT without ORDER BY is not supported yet");
+            ok = false;
+        } else if (simple && q->distinct_on.n) {
+            bind_unsupported(b, bind_ast_start(q->limit), "LIMIT with DISTINCT ON");
+            ok = false;
+        } else {
+            limit = bind_limit_value(b, q->limit);
+            if (limit < 0) ok = false;
+        }
+    }
+    bool consumed = simple && q->distinct_on.n > 0;
     bool drop_order = false;
-    if (q->order_by.n && !q->limit) {
+    if (q->order_by.n && !q->limit && !consumed) {
         int loc = bind_ast_start(q->order_by.items[0]);
         if (flags & QF_TOP) {
             bind_warning(b, loc, "order-by-ignored", "remove the ORDER BY; order rows where you read the result",
@@ -228,16 +144,12 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
         }
     }
     PlanNode *p;
-    if (q->setop != AST_SETOP_NONE) {
-        if (!is_union_all(q)) {
-            int loc = q->rarg ? q->rarg->loc : q->loc;
-            bind_unsupported(b, loc, setop_name(q));
-            return NULL;
-        }
-        p = bind_union_all(b, q, env, flags);
-        if (p && drop_order) check_setop_order(b, q, p);
+    if (!simple) {
+        p = bind_setop(b, q, env, flags);
+        if (p && drop_order) bind_setop_order(b, q, p, NULL);
+        if (p && limit > 0) p = setop_topn(b, q, p, limit);
     } else {
-        p = bind_select(b, q, env, flags | (drop_order ? QF_CHECK_ORDER : 0));
+        p = bind_select(b, q, env, flags | (drop_order ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
     }
     return ok ? p : NULL;
 }

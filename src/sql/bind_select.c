@@ -1,11 +1,16 @@
-/* One SELECT (no set operation): FROM -> [Filter(WHERE)] -> [Aggregate(keys, aggs)]
- * -> [Filter(HAVING)] -> Project(select list) -> [Distinct]. GROUP BY items may be
- * expressions, output-column names or ordinals (PostgreSQL's SQL92/SQL99 rules).
- * In a grouped query the select list and HAVING are bound over the input with
- * aggregate calls collected, then rewritten onto the Aggregate's output: a subtree
- * equal to a group key becomes that key's column, an aggregate its column, and any
- * other input column is PostgreSQL's "must appear in the GROUP BY clause" error.
- * Output columns are named as PostgreSQL names them. */
+/* One SELECT (no set operation):
+ *   FROM (joins, bind_join.c) -> [semi/anti joins: IN / EXISTS] -> [LEFT joins: scalar
+ *   subqueries of WHERE] -> [Filter(WHERE)] -> [Aggregate(keys, aggs)] -> [Filter(HAVING)]
+ *   or [TopN / OverAgg: window functions] [LEFT joins: scalar subqueries of the select
+ *   list] [TopN: DISTINCT ON] -> Project(select list) -> [Distinct] -> [TopN: ORDER BY
+ *   LIMIT] -> [Project dropping ORDER BY-only columns].
+ * WHERE conjuncts that read two sides of an inner join become that join's condition
+ * (bind_join.c). GROUP BY items may be expressions, output-column names or ordinals
+ * (PostgreSQL's SQL92/SQL99 rules). In a grouped query the select list and HAVING are
+ * bound over the input with aggregate calls collected, then rewritten onto the
+ * Aggregate's output: a subtree equal to a group key becomes that key's column, an
+ * aggregate its column, and any other input column is PostgreSQL's "must appear in the
+ * GROUP BY clause" error. Output columns are named as PostgreSQL names them. */
 #include "sql/bind_internal.h"
 
 #include <stdlib.h>
@@ -18,15 +23,32 @@ typedef struct Target {
     int loc;
 } Target;
 
+/* An ORDER BY (or DISTINCT ON) item: an output column, or an expression over the
+ * projection's input. */
+typedef struct OrderItem {
+    int target;               /* output column, or -1 */
+    Expr *expr;               /* target < 0: over the projection's input */
+    bool desc, nulls_first;
+    int loc;
+} OrderItem;
+
 typedef struct SelectCtx {
     Binder *b;
     Ast *sel;
     int flags;
+    const CteEnv *env;
     Scope scope;
+    FromInfo fi;
     Target *t;
     int nt;
     const char **aliases;
     int naliases;
+    SubList subs;             /* scalar subqueries */
+    int nsubs_where;          /* the first ones are WHERE's: joined below the WHERE filter */
+    WinList wins;             /* window function calls of the select list */
+    CorrSink *corr;           /* this SELECT is a correlated subquery's */
+    OrderItem *ord;           /* ORDER BY items (top-N) */
+    int nord;
 } SelectCtx;
 
 PlanNode *bind_project_node(Binder *b, PlanNode *input, Expr **exprs, PlanColumn *cols, int n, int loc)
@@ -39,17 +61,6 @@ PlanNode *bind_project_node(Binder *b, PlanNode *input, Expr **exprs, PlanColumn
     p->nexprs = n;
     p->cols = cols;
     p->ncols = n;
-    return p;
-}
-
-static PlanNode *unary_node(Binder *b, PlanKind k, PlanNode *input, int loc)
-{
-    PlanNode *p = plan_node_new(b->arena, k, loc);
-    p->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
-    p->inputs[0] = input;
-    p->ninputs = 1;
-    p->cols = input->cols;
-    p->ncols = input->ncols;
     return p;
 }
 
@@ -215,7 +226,7 @@ static void ungrouped_error(Regroup *rg, const Expr *e)
 static Expr *regroup(Regroup *rg, const Expr *e)
 {
     Arena *a = rg->b->arena;
-    if (e->kind == EX_COLUMN && e->col < 0) {
+    if (e->kind == EX_COLUMN && BIND_IS_AGG_COL(e->col)) {
         Expr *c = plan_expr_column(a, rg->nkeys + BIND_AGG_INDEX(e->col), e->type);
         c->loc = e->loc;
         return c;
@@ -250,33 +261,113 @@ static Expr *regroup_top(Regroup *rg, const Expr *e)
     return e ? regroup(rg, e) : NULL;
 }
 
-/* ---- ORDER BY (validated, then dropped: see bind_query.c) ---------------------------------- */
+/* ---- ORDER BY ---------------------------------------------------------------------------- */
 
-static void check_order(SelectCtx *sc, ExprCtx *oc, Regroup *rg)
+/* Resolves one ORDER BY / DISTINCT ON item: an output column by ordinal or name
+ * (SQL92), else an expression bound in oc (SQL99). False after reporting. */
+static bool order_item(SelectCtx *sc, ExprCtx *oc, Ast *s, OrderItem *o)
 {
     Binder *b = sc->b;
-    for (int i = 0; i < sc->sel->order_by.n; i++) {
-        Ast *s = sc->sel->order_by.items[i];
-        Ast *e = s->kind == AST_SORT_BY ? s->expr : s;
-        if (!e) continue;
-        if (e->kind == AST_COLUMN_REF && e->nnames == 1 && !e->star) {
-            bool found = false;
-            for (int j = 0; j < sc->nt && !found; j++) found = strcmp(sc->t[j].name, e->names[0]) == 0;
-            if (found) continue;
-        }
-        if (e->kind == AST_CONST) {
-            if (e->const_kind == AST_CONST_INT) {
-                long pos = strtol(e->text, NULL, 10);
-                if (pos < 1 || pos > sc->nt)
-                    bind_error(b, e->loc, "invalid-order-by", NULL, "ORDER BY position %ld is not in select list", pos);
-            } else {
-                bind_error(b, e->loc, "invalid-order-by", NULL, "non-integer constant in ORDER BY");
+    Ast *e = s->kind == AST_SORT_BY ? s->expr : s;
+    memset(o, 0, sizeof *o);
+    o->target = -1;
+    o->desc = s->kind == AST_SORT_BY && s->desc;
+    o->nulls_first = s->kind == AST_SORT_BY && (s->nulls == 1 || (s->nulls == 0 && s->desc));
+    if (!e) return false;
+    o->loc = bind_ast_start(e);
+    if (e->kind == AST_COLUMN_REF && e->nnames == 1 && !e->star)
+        for (int j = 0; j < sc->nt; j++)
+            if (strcmp(sc->t[j].name, e->names[0]) == 0) {
+                o->target = j;
+                return true;
             }
+    if (e->kind == AST_CONST) {
+        if (e->const_kind == AST_CONST_INT) {
+            long pos = strtol(e->text, NULL, 10);
+            if (pos < 1 || pos > sc->nt) {
+                bind_error(b, e->loc, "invalid-order-by", NULL, "%s position %ld is not in select list", oc->clause, pos);
+                return false;
+            }
+            o->target = (int)pos - 1;
+            return true;
+        }
+        bind_error(b, e->loc, "invalid-order-by", NULL, "non-integer constant in %s", oc->clause);
+        return false;
+    }
+    o->expr = bind_expr(oc, e);
+    return o->expr != NULL;
+}
+
+static bool order_items(SelectCtx *sc, ExprCtx *oc, AstList *items, OrderItem **out)
+{
+    OrderItem *v = ARENA_ARRAY(sc->b->arena, OrderItem, items->n + 1);
+    bool ok = true;
+    for (int i = 0; i < items->n; i++)
+        if (!order_item(sc, oc, items->items[i], &v[i])) ok = false;
+    *out = v;
+    return ok;
+}
+
+static int64_t limit_of(const Ast *sel)
+{
+    return sel->limit && sel->limit->kind == AST_CONST && sel->limit->text ? strtoll(sel->limit->text, NULL, 10) : 1;
+}
+
+/* DISTINCT ON (d) ... ORDER BY d, rest: a TopN over the input partitioned by d, ordered
+ * by rest, keeping one row. PostgreSQL requires the leading ORDER BY items to be the
+ * DISTINCT ON expressions. */
+static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderItem *don, int ndon)
+{
+    Binder *b = sc->b;
+    Expr **d = ARENA_ARRAY(b->arena, Expr *, ndon + 1);
+    int nd = 0;
+    int *dloc = ARENA_ARRAY(b->arena, int, ndon + 1);
+    for (int i = 0; i < ndon; i++) {
+        Expr *e = don[i].target >= 0 ? exprs[don[i].target] : don[i].expr;
+        bool dup = false;
+        for (int k = 0; k < nd && !dup; k++) dup = plan_expr_equal(d[k], e);
+        if (dup) continue;
+        dloc[nd] = don[i].loc;
+        d[nd++] = bind_default_unknown(b, e);
+    }
+    bool *matched = ARENA_ARRAY(b->arena, bool, nd + 1);
+    SortKey *rest = ARENA_ARRAY(b->arena, SortKey, sc->nord + 1);
+    int nrest = 0;
+    bool skipped = false;
+    const char *msg = "SELECT DISTINCT ON expressions must match initial ORDER BY expressions";
+    for (int i = 0; i < sc->nord; i++) {
+        OrderItem *o = &sc->ord[i];
+        Expr *e = o->target >= 0 ? exprs[o->target] : o->expr;
+        int m = -1;
+        for (int k = 0; k < nd && m < 0; k++)
+            if (plan_expr_equal(d[k], e)) m = k;
+        if (m >= 0) {
+            if (skipped) {
+                bind_error(b, dloc[m], "invalid-distinct-on", NULL, "%s", msg);
+                return NULL;
+            }
+            matched[m] = true;
             continue;
         }
-        Expr *x = bind_expr(oc, e);
-        if (x && rg) regroup_top(rg, x);
+        skipped = true;
+        rest[nrest].expr = bind_default_unknown(b, e);
+        rest[nrest].desc = o->desc;
+        rest[nrest].nulls_first = o->nulls_first;
+        nrest++;
     }
+    for (int k = 0; k < nd; k++)
+        if (!matched[k] && skipped) {
+            bind_error(b, dloc[k], "invalid-distinct-on", NULL, "%s", msg);
+            return NULL;
+        }
+    if (nrest == 0) {
+        bind_error(b, dloc[0], "unsupported",
+                   "add ORDER BY keys after the DISTINCT ON expressions to choose the row to keep, e.g. "
+                   "DISTINCT ON (customer_id) ... ORDER BY customer_id, created_at DESC",
+                   "DISTINCT ON without an ORDER BY that picks the row to keep is not supported yet");
+        return NULL;
+    }
+    return bind_topn_node(b, cur, d, nd, rest, nrest, 1, dloc[0]);
 }
 
 /* ---- projection ----------------------------------------------------------------------------- */
@@ -294,39 +385,110 @@ static bool is_identity(const PlanNode *in, Expr *const *exprs, const PlanColumn
     return true;
 }
 
+/* The select list's Project over input (plus the columns a correlated subquery's keys
+ * and ORDER BY-only expressions need), DISTINCT, and the TopN of ORDER BY ... LIMIT. */
 static PlanNode *finish(SelectCtx *sc, PlanNode *input, Expr **exprs)
 {
     Binder *b = sc->b;
-    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, sc->nt + 1);
+    Ast *sel = sc->sel;
+    bool topn = (sc->flags & QF_TOPN) != 0;
+    int ncorr = sc->corr ? sc->corr->n : 0;
+    int cap = sc->nt + ncorr + (topn ? sc->nord : 0) + 1;
+    Expr **all = ARENA_ARRAY(b->arena, Expr *, cap);
+    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, cap);
+    memcpy(all, exprs, sizeof(Expr *) * (size_t)sc->nt);
     for (int i = 0; i < sc->nt; i++) {
         cols[i].name = sc->t[i].name;
         cols[i].type = exprs[i]->type;
     }
-    PlanNode *p = is_identity(input, exprs, cols, sc->nt)
-                      ? input
-                      : bind_project_node(b, input, exprs, cols, sc->nt, sc->sel->loc);
-    if (sc->sel->distinct) p = unary_node(b, PL_DISTINCT, p, sc->sel->loc);
-    return p;
+    int n = sc->nt;
+    for (int k = 0; k < ncorr; k++) {
+        all[n] = sc->corr->inner[k];
+        cols[n].name = arena_printf(b->arena, "__corr%d", k + 1);
+        cols[n].type = all[n]->type;
+        sc->corr->inner[k] = plan_expr_column(b->arena, n, all[n]->type);
+        n++;
+    }
+    if (sc->corr) sc->corr->ncols = sc->nt;
+    int junk = 0;
+    if (topn)
+        for (int i = 0; i < sc->nord; i++) {
+            OrderItem *o = &sc->ord[i];
+            if (o->target >= 0) continue;
+            for (int j = 0; j < n && o->target < 0; j++)
+                if (plan_expr_equal(all[j], o->expr)) o->target = j;
+            if (o->target >= 0) continue;
+            if (sel->distinct) {
+                bind_error(b, o->loc, "invalid-order-by", NULL,
+                           "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+                return NULL;
+            }
+            all[n] = bind_default_unknown(b, o->expr);
+            cols[n].name = arena_printf(b->arena, "__order%d", i + 1);
+            cols[n].type = all[n]->type;
+            o->target = n++;
+            junk++;
+        }
+    PlanNode *p = is_identity(input, all, cols, n) ? input : bind_project_node(b, input, all, cols, n, sel->loc);
+    if (sel->distinct) p = bind_unary_node(b, PL_DISTINCT, p, sel->loc);
+    if (!topn) return p;
+    SortKey *keys = ARENA_ARRAY(b->arena, SortKey, sc->nord + 1);
+    for (int i = 0; i < sc->nord; i++) {
+        keys[i].expr = plan_expr_column(b->arena, sc->ord[i].target, p->cols[sc->ord[i].target].type);
+        keys[i].desc = sc->ord[i].desc;
+        keys[i].nulls_first = sc->ord[i].nulls_first;
+    }
+    p = bind_topn_node(b, p, NULL, 0, keys, sc->nord, limit_of(sel), sc->ord[0].loc);
+    if (!junk) return p;
+    int keep = n - junk;
+    Expr **ke = ARENA_ARRAY(b->arena, Expr *, keep + 1);
+    for (int i = 0; i < keep; i++) ke[i] = plan_expr_column(b->arena, i, cols[i].type);
+    return bind_project_node(b, p, ke, cols, keep, sel->loc);
+}
+
+static ExprCtx order_ctx(const ExprCtx *cx, const char *clause)
+{
+    ExprCtx oc = *cx;
+    oc.clause = clause;
+    oc.aliases = NULL;
+    oc.naliases = 0;
+    oc.subs = NULL;
+    oc.wins = NULL;
+    return oc;
 }
 
 static PlanNode *bind_plain(SelectCtx *sc, PlanNode *cur)
 {
     Binder *b = sc->b;
-    ExprCtx cx = {b, &sc->scope, AGGS_FORBIDDEN, "SELECT", NULL, sc->aliases, sc->naliases};
+    Ast *sel = sc->sel;
+    ExprCtx cx = {b, &sc->scope, AGGS_FORBIDDEN, "SELECT", NULL, sc->aliases, sc->naliases, false, &sc->subs,
+                  &sc->wins, sc->env};
     Expr **exprs = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     bool ok = true;
     for (int i = 0; i < sc->nt; i++) {
         exprs[i] = bind_target(sc, &cx, &sc->t[i]);
         if (!exprs[i]) ok = false;
     }
-    if (sc->flags & QF_CHECK_ORDER) {
-        ExprCtx oc = cx;
-        oc.clause = "ORDER BY";
-        oc.aliases = NULL;
-        oc.naliases = 0;
-        check_order(sc, &oc, NULL);
+    OrderItem *don = NULL;
+    if (sc->flags & (QF_CHECK_ORDER | QF_TOPN) || sel->distinct_on.n) {
+        ExprCtx oc = order_ctx(&cx, "ORDER BY");
+        if (!order_items(sc, &oc, &sel->order_by, &sc->ord)) ok = false;
+        sc->nord = sel->order_by.n;
+    }
+    if (sel->distinct_on.n) {
+        ExprCtx dc = order_ctx(&cx, "DISTINCT ON");
+        if (!order_items(sc, &dc, &sel->distinct_on, &don)) ok = false;
     }
     if (!ok) return NULL;
+    if (sc->wins.n) {
+        cur = bind_window_node(b, &sc->wins, cur, exprs, sc->nt);
+        if (!cur) return NULL;
+    }
+    cur = bind_scalar_joins(b, cur, &sc->subs, sc->nsubs_where, exprs, sc->nt);
+    if (sel->distinct_on.n) {
+        cur = distinct_on(sc, cur, exprs, don, sel->distinct_on.n);
+        if (!cur) return NULL;
+    }
     return finish(sc, cur, exprs);
 }
 
@@ -337,7 +499,7 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     bool ok = true;
 
     /* group keys, over the input */
-    ExprCtx gc = {b, &sc->scope, AGGS_FORBIDDEN, "GROUP BY", NULL, NULL, 0};
+    ExprCtx gc = {b, &sc->scope, AGGS_FORBIDDEN, "GROUP BY", NULL, NULL, 0, false, NULL, NULL, sc->env};
     Expr **keys = ARENA_ARRAY(b->arena, Expr *, sel->group_by.n + 1);
     int nkeys = 0;
     for (int i = 0; i < sel->group_by.n; i++) {
@@ -353,7 +515,7 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
 
     /* select list and HAVING with aggregates collected */
     AggList aggs = {NULL, 0, 0};
-    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases};
+    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, false, NULL, NULL, sc->env};
     Expr **raw = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     for (int i = 0; i < sc->nt; i++) {
         raw[i] = bind_target(sc, &tc, &sc->t[i]);
@@ -368,13 +530,16 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     }
     int naggs = aggs.n;
     Regroup rg = {b, &sc->scope, keys, nkeys, false};
-    if (sc->flags & QF_CHECK_ORDER) {
-        ExprCtx oc = tc;
-        oc.clause = "ORDER BY";
-        oc.aliases = NULL;
-        oc.naliases = 0;
-        check_order(sc, &oc, &rg);
-        aggs.n = naggs; /* aggregates only the dropped ORDER BY needed */
+    if (sc->flags & (QF_CHECK_ORDER | QF_TOPN)) {
+        ExprCtx oc = order_ctx(&tc, "ORDER BY");
+        if (!order_items(sc, &oc, &sel->order_by, &sc->ord)) ok = false;
+        sc->nord = sel->order_by.n;
+        if (sc->flags & QF_CHECK_ORDER) {
+            for (int i = 0; i < sc->nord; i++)
+                if (sc->ord[i].expr) regroup_top(&rg, sc->ord[i].expr);
+            aggs.n = naggs; /* aggregates only the dropped ORDER BY needed */
+        }
+        naggs = aggs.n;
     }
     if (!ok) return NULL;
 
@@ -397,6 +562,7 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         agg->cols[nkeys + i].type = aggs.items[i].type;
         agg->cols[nkeys + i].name = sql_text(b, NULL, &aggs.items[i], cur);
     }
+    if (!bind_window_aggregate(b, agg, agg->loc)) return NULL;
 
     Expr **exprs = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     int failed_star = -2; /* one error per * is enough */
@@ -416,6 +582,12 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         having = regroup_top(&rg, having);
         if (!having) ok = false;
     }
+    if (sc->flags & QF_TOPN)
+        for (int i = 0; i < sc->nord; i++)
+            if (sc->ord[i].expr) {
+                sc->ord[i].expr = regroup_top(&rg, sc->ord[i].expr);
+                if (!sc->ord[i].expr) ok = false;
+            }
     if (!ok) return NULL;
 
     /* an output column that is exactly a key or an aggregate names it */
@@ -432,11 +604,75 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     }
 
     PlanNode *top = agg;
-    if (having) {
-        top = unary_node(b, PL_FILTER, agg, bind_ast_start(sel->having));
-        top->pred = having;
-    }
+    if (having) top = bind_filter_node(b, agg, having, bind_ast_start(sel->having));
     return finish(sc, top, exprs);
+}
+
+/* ---- WHERE ------------------------------------------------------------------------------------ */
+
+/* Binds WHERE: semi/anti joins for IN / EXISTS conjuncts, correlation equalities
+ * extracted (correlated subqueries), conjuncts pushed into the FROM clause's joins,
+ * scalar subqueries joined, the rest as a Filter. */
+static bool bind_where(SelectCtx *sc, PlanNode **pcur)
+{
+    Binder *b = sc->b;
+    Ast *w = sc->sel->where;
+    ExprCtx wc = {b, &sc->scope, AGGS_FORBIDDEN, "WHERE", NULL, sc->aliases, sc->naliases, sc->corr != NULL,
+                  &sc->subs, NULL, sc->env};
+    Ast **items = &w;
+    int nitems = 1;
+    const char *what = "WHERE";
+    if (w->kind == AST_AND) {
+        items = w->args.items;
+        nitems = w->args.n;
+        what = "AND";
+    }
+    bool ok = true;
+    Expr **bound = ARENA_ARRAY(b->arena, Expr *, nitems + 1);
+    Ast **semi = ARENA_ARRAY(b->arena, Ast *, nitems + 1);
+    int nsemi = 0;
+    for (int i = 0; i < nitems; i++) {
+        if (bind_is_semi_conjunct(items[i])) {
+            semi[nsemi++] = items[i];
+            continue;
+        }
+        bound[i] = bind_condition(&wc, items[i], what);
+        if (!bound[i]) ok = false;
+    }
+    if (!ok) return false;
+    /* per item: its conjuncts, minus those moved into joins or correlation keys */
+    Expr **keep = NULL;
+    int nkeep = 0, capkeep = 0;
+    for (int i = 0; i < nitems; i++) {
+        if (!bound[i]) continue;
+        Expr **v = NULL;
+        int n = 0, cap = 0;
+        bind_conjuncts(b, bound[i], &v, &n, &cap);
+        int before = n;
+        if (sc->corr && !bind_extract_correlation(b, v, &n)) ok = false;
+        int kept = 0;
+        for (int k = 0; k < n; k++)
+            if (!bind_join_push(b, &sc->fi, *pcur, v[k])) v[kept++] = v[k];
+        if (kept == before) {
+            bind_push(b, (void ***)&keep, &nkeep, &capkeep, bound[i]);
+        } else {
+            for (int k = 0; k < kept; k++) bind_push(b, (void ***)&keep, &nkeep, &capkeep, v[k]);
+        }
+    }
+    bind_join_finish(b, &sc->fi);
+    if (!ok) return false;
+    PlanNode *cur = *pcur;
+    for (int i = 0; i < nsemi; i++) {
+        PlanNode *j = bind_semi_join(b, cur, &sc->scope, sc->env, semi[i]);
+        if (!j) ok = false;
+        else cur = j;
+    }
+    if (!ok) return false;
+    cur = bind_scalar_joins(b, cur, &sc->subs, 0, keep, nkeep);
+    sc->nsubs_where = sc->subs.n;
+    if (nkeep) cur = bind_filter_node(b, cur, bind_and(b, keep, nkeep, w->loc), bind_ast_start(w));
+    *pcur = cur;
+    return true;
 }
 
 PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
@@ -446,13 +682,11 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     sc.b = b;
     sc.sel = sel;
     sc.flags = flags;
-    PlanNode *cur = bind_from(b, sel, env, &sc.scope);
+    sc.env = env;
+    sc.corr = b->corr && b->corr->sel == sel ? b->corr : NULL;
+    PlanNode *cur = bind_from(b, sel, env, &sc.scope, &sc.fi);
     if (!cur) return NULL;
     bool ok = true;
-    if (sel->distinct_on.n) {
-        bind_unsupported(b, bind_ast_start(sel->distinct_on.items[0]), "DISTINCT ON");
-        ok = false;
-    }
     if (sel->windows.n) {
         bind_unsupported(b, sel->windows.items[0]->loc, "the WINDOW clause");
         ok = false;
@@ -461,20 +695,23 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     if ((flags & QF_UNIQUE_NAMES) && ok && !check_unique_names(&sc)) ok = false;
 
     if (sel->where) {
-        ExprCtx wc = {b, &sc.scope, AGGS_FORBIDDEN, "WHERE", NULL, sc.aliases, sc.naliases};
-        Expr *pred = bind_condition(&wc, sel->where, "WHERE");
-        if (pred) {
-            cur = unary_node(b, PL_FILTER, cur, bind_ast_start(sel->where));
-            cur->pred = pred;
-        } else {
-            ok = false;
-        }
+        if (!bind_where(&sc, &cur)) ok = false;
+    } else {
+        bind_join_finish(b, &sc.fi);
     }
     bool grouped = sel->group_by.n > 0 || sel->having != NULL;
     for (int i = 0; i < sc.nt && !grouped; i++) grouped = bind_ast_has_agg(sc.t[i].ast);
-    if (flags & QF_CHECK_ORDER)
+    if (flags & (QF_CHECK_ORDER | QF_TOPN))
         for (int i = 0; i < sel->order_by.n && !grouped; i++) grouped = bind_ast_has_agg(sel->order_by.items[i]);
-
+    if (sel->distinct_on.n && grouped) {
+        bind_unsupported(b, bind_ast_start(sel->distinct_on.items[0]), "DISTINCT ON in a query with GROUP BY or aggregates");
+        ok = false;
+    }
+    if (sc.corr && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN))) {
+        bind_error(b, sel->loc, "unsupported", "correlate a plain SELECT ... FROM ... WHERE subquery",
+                   "a correlated subquery with GROUP BY, aggregates, DISTINCT or LIMIT is not supported yet");
+        ok = false;
+    }
     PlanNode *p = grouped ? bind_grouped(&sc, cur) : bind_plain(&sc, cur);
     return ok ? p : NULL;
 }

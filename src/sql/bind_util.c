@@ -1,6 +1,7 @@
 /* Binder helpers shared by every bind_*.c file: diagnostics at SQL positions, AST
  * walks (leftmost position, aggregate detection), PostgreSQL's output column naming
- * (FigureColname) and message fragments. */
+ * (FigureColname), message fragments, and small plan helpers (column remapping,
+ * conjunct lists, Filter nodes, interval constants, durations). */
 #include "sql/bind_internal.h"
 
 #include <stdarg.h>
@@ -243,6 +244,114 @@ const char *bind_func_signature(Binder *b, const char *name, Expr *const *args, 
     }
     sb_putc(&sb, ')');
     const char *s = arena_strdup(b->arena, sb_cstr(&sb));
+    sb_free(&sb);
+    return s;
+}
+
+/* ---- plan helpers ------------------------------------------------------------- */
+
+void bind_expr_remap(Expr *e, int (*fn)(int col, void *ud), void *ud)
+{
+    if (!e) return;
+    if (e->kind == EX_COLUMN) e->col = fn(e->col, ud);
+    for (int i = 0; i < e->nargs; i++) bind_expr_remap(e->args[i], fn, ud);
+}
+
+Expr *bind_expr_mapped(Binder *b, const Expr *e, int (*fn)(int col, void *ud), void *ud)
+{
+    Expr *c = plan_expr_copy(b->arena, e);
+    bind_expr_remap(c, fn, ud);
+    return c;
+}
+
+void bind_expr_cols(const Expr *e, void (*fn)(int col, void *ud), void *ud)
+{
+    if (!e) return;
+    if (e->kind == EX_COLUMN) fn(e->col, ud);
+    for (int i = 0; i < e->nargs; i++) bind_expr_cols(e->args[i], fn, ud);
+}
+
+void bind_push(Binder *b, void ***v, int *n, int *cap, void *item)
+{
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        void **w = ARENA_ARRAY(b->arena, void *, nc);
+        if (*n) memcpy(w, *v, sizeof(void *) * (size_t)*n);
+        *v = w;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = item;
+}
+
+void bind_conjuncts(Binder *b, Expr *e, Expr ***v, int *n, int *cap)
+{
+    if (!e) return;
+    if (e->kind == EX_AND) {
+        for (int i = 0; i < e->nargs; i++) bind_conjuncts(b, e->args[i], v, n, cap);
+        return;
+    }
+    bind_push(b, (void ***)v, n, cap, e);
+}
+
+Expr *bind_and(Binder *b, Expr **v, int n, int loc)
+{
+    if (n == 0) return NULL;
+    if (n == 1) return v[0];
+    Expr *e = plan_expr_new(b->arena, EX_AND, type_make(T_BOOL), loc);
+    e->args = ARENA_ARRAY(b->arena, Expr *, n);
+    memcpy(e->args, v, sizeof(Expr *) * (size_t)n);
+    e->nargs = n;
+    return e;
+}
+
+PlanNode *bind_unary_node(Binder *b, PlanKind k, PlanNode *input, int loc)
+{
+    PlanNode *p = plan_node_new(b->arena, k, loc);
+    p->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
+    p->inputs[0] = input;
+    p->ninputs = 1;
+    p->cols = input->cols;
+    p->ncols = input->ncols;
+    return p;
+}
+
+PlanNode *bind_filter_node(Binder *b, PlanNode *input, Expr *pred, int loc)
+{
+    PlanNode *f = bind_unary_node(b, PL_FILTER, input, loc);
+    f->pred = pred;
+    return f;
+}
+
+bool bind_interval_us(const Expr *e, int64_t *us)
+{
+    if (!e || e->kind != EX_CONST || e->type.id != T_INTERVAL || e->cval.isnull) return false;
+    if (e->cval.iv.months != 0) return false;
+    const int64_t day = 86400000000LL;
+    int64_t days = e->cval.iv.days;
+    if (days > INT64_MAX / day || days < INT64_MIN / day) return false;
+    int64_t v = days * day;
+    if ((e->cval.i > 0 && v > INT64_MAX - e->cval.i) || (e->cval.i < 0 && v < INT64_MIN - e->cval.i)) return false;
+    *us = v + e->cval.i;
+    return true;
+}
+
+const char *bind_duration_text(Arena *a, int64_t us)
+{
+    if (us == 0) return "0s";
+    StrBuf sb = STRBUF_INIT;
+    uint64_t u = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+    if (us < 0) sb_putc(&sb, '-');
+    static const struct {
+        uint64_t us;
+        const char *unit;
+    } units[] = {{86400000000ULL, "d"}, {3600000000ULL, "h"}, {60000000ULL, "m"}, {1000000ULL, "s"},
+                 {1000ULL, "ms"}, {1ULL, "us"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (u >= units[i].us) {
+            sb_printf(&sb, "%llu%s", (unsigned long long)(u / units[i].us), units[i].unit);
+            u %= units[i].us;
+        }
+    const char *s = arena_strdup(a, sb_cstr(&sb));
     sb_free(&sb);
     return s;
 }

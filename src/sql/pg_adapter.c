@@ -483,6 +483,7 @@ static Ast *window_def(Ctx *c, const PgQuery__WindowDef *w, int near)
     a->partition = expr_list(c, w->partition_clause, w->n_partition_clause, loc);
     a->order = sort_list(c, w->order_clause, w->n_order_clause, loc);
     a->has_frame = w->frame_options != FRAMEOPTION_DEFAULTS && w->frame_options != 0;
+    a->frame_options = w->frame_options;
     if (has_str(w->name)) a->name = dup(c, w->name);
     if (has_str(w->refname)) a->refname = dup(c, w->refname);
     return a;

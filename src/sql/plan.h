@@ -136,10 +136,24 @@ struct PlanNode {
     AggCall *aggs;           /* PL_AGGREGATE */
     int naggs;
 
-    /* PL_JOIN */
+    /* PL_JOIN (the shapes the binder produces are listed in docs/sql.md, "Plan shapes"):
+     * output = left columns ++ right columns for INNER/LEFT/RIGHT/FULL, left columns only
+     * for SEMI/ANTI. A left row matches a right row when every key pair is equal (SQL
+     * `=`: a NULL key never matches) and `pred` (over left ++ right; NULL = none) is
+     * true. nkeys = 0 is a cross product filtered by pred. For outer joins `pred` is part
+     * of the match condition (unmatched rows are NULL-padded), never a filter after it. */
     JoinType join_type;
-    Expr **left_keys, **right_keys;  /* equi keys: left over left input, right over right input */
+    Expr **left_keys, **right_keys;  /* equi keys: left over left input, right over right input;
+                                        each pair has one type (the binder casts both sides) */
     int nkeys;
+    /* JOIN_ANTI from `x NOT IN (subquery)` / `x <> ALL (subquery)`: PostgreSQL's NULL
+     * semantics on key pair 0 (x = the subquery's column); pairs 1.. are correlation
+     * equalities (plain SQL `=`). A left row L is output iff no right row R matches L on
+     * pairs 1.. (and pred) with (L.k0 = R.k0) TRUE or NULL: so L is dropped when its
+     * group holds a NULL k0, or when L.k0 is NULL and its group is non-empty; an empty
+     * group always keeps L. false: a plain anti join (NOT EXISTS). (Added by the
+     * streaming-SQL binder.) */
+    bool null_aware;
     /* interval join (time-bounded): right.t + lower_us <= left.t <= right.t + upper_us,
      * where t are left_time_col / right_time_col (input column indexes). The exact
      * condition stays in `pred`; the bounds only let the engine free state by watermark. */
@@ -153,21 +167,40 @@ struct PlanNode {
      * when the watermark passes window_end (insert_only) and frees the window's state. */
     int window_start_key, window_end_key;
 
-    /* PL_WINDOW_TVF: time column index in input, sizes in microseconds */
+    /* PL_WINDOW_TVF: time column index in input, sizes in microseconds (fixed durations:
+     * the binder rejects months). Output = input ++ window_start, window_end (the time
+     * column's type). TUMBLE: size_us, slide_us = size_us; HOP: size_us and slide_us
+     * (size a multiple of slide; a row is in size/slide windows); SESSION: gap_us. */
     WindowTvfKind wtvf;
     int time_col;
     int64_t size_us, slide_us, gap_us;
 
-    /* PL_TOPN / PL_OVER_AGG */
+    /* PL_TOPN / PL_OVER_AGG: partition and order expressions over the input.
+     * PL_TOPN keeps, per partition, the rows whose rank (by rank_kind over `order`) is at
+     * most `limit`; ties in `order` are broken by the whole row so ROW_NUMBER is
+     * deterministic. Output = input ++ rank (bigint) when emit_rank, else input.
+     * PL_OVER_AGG: order has one key, an event-time column, ascending; one aggregate per
+     * AggCall in aggs (evaluated over the input), output = input ++ one column per call:
+     * the aggregate over the partition's rows up to the current row (see frame_rows),
+     * emitted when the watermark passes the row's order key. */
     Expr **partition;
     int npartition;
     SortKey *order;
     int norder;
-    int64_t limit;           /* rows kept per partition */
+    int64_t limit;           /* PL_TOPN: highest rank kept (ROW_NUMBER: rows per partition) */
     int rank_kind;           /* 0 row_number, 1 rank, 2 dense_rank */
     bool emit_rank;          /* whether the rank column is part of the output */
+    /* PL_OVER_AGG: true for `ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW` (each row's
+     * value covers the rows before it and itself; rows with equal order keys count in
+     * arrival order); false for RANGE, the default frame: rows with equal order keys
+     * (peers) all get the value that includes every peer. (Added by the streaming-SQL
+     * binder.) */
+    bool frame_rows;
 
-    /* PL_SETOP */
+    /* PL_SETOP: two inputs with identical column types (chains are left-deep); output
+     * multiplicity of a row with multiplicities l, r in the inputs: UNION min(1, l + r)
+     * (UNION ALL is PL_UNION_ALL), INTERSECT min(1, min(l, r)), INTERSECT ALL min(l, r),
+     * EXCEPT (l > 0 && r == 0 ? 1 : 0), EXCEPT ALL max(0, l - r). */
     SetOpKind setop;
     bool all;
 };

@@ -64,10 +64,14 @@ def promote(a, b):
     return a
 
 
-def fits(ty, mag):
-    """True when values of magnitude `mag` are safe in type `ty` (with head-room)."""
+def fits(ty, mag, sc=0):
+    """True when values of magnitude `mag` (and, for numeric, display scale `sc`) are
+    safe in type `ty`: no integer overflow, and numerics within the 38 significant
+    digits weir represents exactly (src/base/decimal.h), with head-room."""
     if ty in INT_LIMIT:
         return mag <= INT_LIMIT[ty] // 4
+    if ty == 'numeric':
+        return len(str(int(mag))) + sc <= 34
     return True
 
 
@@ -77,10 +81,13 @@ class X:
     mag bounds the absolute value (numeric family), inexact marks values that depend on
     the order of floating-point accumulation (SUM/AVG of double precision): those are
     compared with a tolerance and never grouped, compared, rounded or cast to text."""
-    __slots__ = ('ty', 'tmpl', 'kids', 'raw', 'mag', 'inexact', 'iscol')
+    __slots__ = ('ty', 'tmpl', 'kids', 'raw', 'mag', 'inexact', 'iscol', 'sc')
 
-    def __init__(self, ty, tmpl=None, kids=(), raw=None, mag=None, inexact=None, iscol=False):
+    def __init__(self, ty, tmpl=None, kids=(), raw=None, mag=None, inexact=None, iscol=False, sc=None):
         self.iscol = iscol
+        # numeric display scale bound (PostgreSQL's dscale): by default that of the
+        # widest numeric child (right for + - % abs CASE COALESCE GREATEST MIN MAX)
+        self.sc = sc if sc is not None else max([k.sc for k in kids if k.ty == 'numeric'] or [0])
         self.ty = ty
         self.tmpl = tmpl
         self.kids = list(kids)
@@ -105,14 +112,14 @@ class X:
 
 class Col:
     """A column visible to an expression: its SQL reference, type and bounds."""
-    __slots__ = ('name', 'ty', 'mag', 'inexact')
+    __slots__ = ('name', 'ty', 'mag', 'inexact', 'sc')
 
-    def __init__(self, name, ty, mag, inexact=False):
-        self.name, self.ty, self.mag, self.inexact = name, ty, mag, inexact
+    def __init__(self, name, ty, mag, inexact=False, sc=0):
+        self.name, self.ty, self.mag, self.inexact, self.sc = name, ty, mag, inexact, sc
 
     def x(self, qual=None):
         return X(self.ty, raw=(qual + '.' + self.name) if qual else self.name,
-                 mag=self.mag, inexact=self.inexact)
+                 mag=self.mag, inexact=self.inexact, iscol=True, sc=self.sc)
 
 
 def q(s):
@@ -121,7 +128,8 @@ def q(s):
 
 TEXT_VOCAB = ['', 'a', 'A', 'b', 'abc', 'ABC', 'Abc', 'abcdef', 'hello world', ' padded ',
               'Zürich', 'zürich', 'ZÜRICH', 'ÄÖÜ', 'naïve café', 'x_y', '50%', "O'Brien",
-              'a,b,c', 'one two three', '日本語', 'tab\there', 'line\nbreak', 'ab ab', 'z']
+              'a,b,c', 'one two three', '日本語', 'tab\there', 'line\nbreak', 'ab ab', 'z',
+              'Ước mơ', 'ＡＢＣ', 'straße']
 
 TS_UNITS_TRUNC = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year']
 TS_FIELDS = ['year', 'month', 'day', 'hour', 'minute', 'second', 'dow', 'isodow', 'doy',
@@ -155,25 +163,22 @@ def fmt_ts(dt, sep=' '):
 
 
 def gen_numeric_value(r, p, s, allow_extra):
+    """The text of a value for numeric(p,s). With allow_extra it sometimes carries one
+    more fraction digit than the scale, so input rounding is exercised; the integer part
+    stays below 10^(p-s) - 1 so that rounding up never overflows the precision."""
     intdigits = p - s
-    if intdigits == 0:
-        ip = 0
-    else:
-        ip = r.randint(0, min(10 ** min(intdigits, 4) - 1, 10 ** intdigits - 2) if intdigits > 0 else 0)
+    ip = 0
+    if intdigits > 0:
+        ip = r.randint(0, min(10 ** min(intdigits, 4) - 1, 10 ** intdigits - 2))
         if r.random() < 0.3:
             ip = r.randint(0, min(9, 10 ** intdigits - 2))
-    frac_digits = s
-    extra = allow_extra and intdigits >= 1 and r.random() < 0.2
-    if extra:
-        frac_digits = s + 1
+        elif r.random() < 0.08:
+            ip = r.randint(0, 10 ** intdigits - 2)  # as wide as the type allows
+    frac_digits = s + 1 if (allow_extra and intdigits >= 1 and r.random() < 0.2) else s
     if frac_digits > 0:
         fp = r.randint(0, 10 ** frac_digits - 1)
-        if intdigits == 0 and not extra:
-            pass
         if r.random() < 0.3:
             fp = r.choice([0, 5 * 10 ** (frac_digits - 1), 10 ** frac_digits - 1])
-        if intdigits == 0 and fp == 10 ** frac_digits - 1 and frac_digits > s:
-            fp -= 1
         text = '%d.%0*d' % (ip, frac_digits, fp)
     else:
         text = str(ip)
@@ -213,7 +218,9 @@ def gen_schema(r, updating):
             dom = [r.randint(-10, 30) for _ in range(dsize)]
             if r.random() < 0.4:
                 dom.append(r.choice([3000000000, -5000000000, 123456789]))
-            c['mag'] = 5 * 10 ** 9
+            if r.random() < 0.1:
+                # SUM/AVG of these leave the int64 range: no arithmetic on this column
+                dom.append(r.choice([9000000000000000000, -9000000000000000000, 2 ** 63 - 1]))
         elif t == 'numeric' and r.random() < 0.3:
             # unconstrained numeric: every value keeps its own scale (dscale)
             pool = ['1.5', '2.125', '3', '0.00001', '-7.50', '10', '0.1', '2.0', '-0.333',
@@ -252,6 +259,10 @@ def gen_schema(r, updating):
                 dom.append(dt)
             c['mag'] = 0
         c['domain'] = dom
+        if t in INT_TYPES or t == 'numeric':
+            c['mag'] = int(max([abs(Decimal(str(v))) for v in dom] + [0])) + 1
+        if t == 'numeric':
+            c['sc'] = c['s'] if 's' in c else max(-Decimal(v).as_tuple().exponent for v in dom)
         cols.append(c)
     return Schema(cols, updating, ts_base)
 
@@ -469,7 +480,7 @@ class Gen:
             return X('integer', raw=str(v), mag=abs(v))
         if cat == 'numeric':
             s = r.choice(['0.5', '1.25', '2.50', '-1.5', '0.1', '10.005', '3.0', '0.001', '-0.75', '100.5'])
-            return X('numeric', raw=s, mag=abs(float(s)) + 1)
+            return X('numeric', raw=s, mag=abs(float(s)) + 1, sc=len(s.split('.')[1]))
         if cat == 'float':
             s = r.choice(['0.5', '1.5', '-2.25', '0.1', '3', '2.5', '1e-3', '100'])
             form = r.choice(["CAST('%s' AS double precision)", "'%s'::float8", "%s::double precision"])
@@ -507,7 +518,7 @@ class Gen:
                 continue
             if exact and e.inexact:
                 continue
-            if cat_of(e.ty) != cat or not fits(e.ty, e.mag):
+            if cat_of(e.ty) != cat or not fits(e.ty, e.mag, e.sc):
                 continue
             if need_col and not e.has_col():
                 continue
@@ -589,7 +600,7 @@ class Gen:
         ty = promote(a.ty, b.ty)
         if cat_of(ty) != cat:
             return None
-        return X(ty, '({0} * {1})', [a, b], mag=max(a.mag, 1) * max(b.mag, 1))
+        return X(ty, '({0} * {1})', [a, b], mag=max(a.mag, 1) * max(b.mag, 1), sc=a.sc + b.sc)
 
     def m_div(self, d):
         cat = self._cat
@@ -600,8 +611,14 @@ class Gen:
             return None
         tmpl = self.r.choice(['({0} / NULLIF({1}, 0))', '({0} / NULLIF({1}, 0))',
                               '({0} / COALESCE(NULLIF({1}, 0), 1))'])
-        mag = a.mag if cat == 'int' else HUGE
-        return X(ty, tmpl, [a, b], mag=mag)
+        if cat == 'int':
+            return X(ty, tmpl, [a, b], mag=a.mag)
+        if cat == 'float':
+            return X(ty, tmpl, [a, b], mag=HUGE)
+        # a nonzero divisor of scale sb is at least 10^-sb; PostgreSQL's select_div_scale
+        # gives at least 16 significant digits, more for small quotients
+        return X(ty, tmpl, [a, b], mag=max(a.mag, 1) * 10 ** b.sc,
+                 sc=max(a.sc, b.sc, 24 + len(str(int(b.mag))) + a.sc))
 
     def m_mod(self, d):
         cat = self._cat
@@ -624,13 +641,16 @@ class Gen:
     def m_round(self, d):
         cat = self._cat
         a = self.expr(cat, d, exact=True)
+        sc = 0
         if cat == 'numeric':
             k = self.r.choice([-1, 0, 1, 2, 3])
             f = self.r.choice(['round({0}, %d)' % k, 'round({0})', 'trunc({0}, %d)' % k,
                                'floor({0})', 'ceil({0})', 'ceiling({0})', 'trunc({0})', 'sign({0})'])
+            if '%d)' % k in f:
+                sc = max(k, 0)
         else:
             f = self.r.choice(['round({0})', 'floor({0})', 'ceil({0})', 'trunc({0})', 'sign({0})'])
-        return X(a.ty, f, [a], mag=a.mag + 10)
+        return X(a.ty, f, [a], mag=a.mag + 10, sc=sc)
 
     def m_length(self, d):
         s = self.expr('text', d)
@@ -663,18 +683,23 @@ class Gen:
         a = self.expr('ts', d)
         f = self.r.choice(TS_FIELDS)
         form = self.r.choice(['extract(%s from {0})', 'EXTRACT(%s FROM {0})'])
-        return X('numeric', form % f, [a], mag=4 * 10 ** 15 if f in ('epoch', 'microseconds') else 100000)
+        mag = {'epoch': 2 * 10 ** 9, 'microseconds': 10 ** 8}.get(f, 100000)
+        sc = {'epoch': 6, 'second': 6, 'milliseconds': 3}.get(f, 0)
+        return X('numeric', form % f, [a], mag=mag, sc=sc)
 
     def m_to_numeric(self, d):
         r = self.r
         a = self.expr(r.choice(['int', 'numeric', 'float']), d, exact=True)
+        if a.ty == 'double precision' and not a.iscol:
+            return None  # float -> numeric keeps 15 significant digits: tiny values, long scales
         if r.random() < 0.5:
-            return X('numeric', r.choice(['CAST({0} AS numeric)', '{0}::numeric']), [a])
+            return X('numeric', r.choice(['CAST({0} AS numeric)', '{0}::numeric']), [a],
+                     sc=22 if a.ty == 'double precision' else None)
         p = r.randint(4, 18)
         s = r.randint(0, min(p - 1, 4))
         if a.mag + 1 >= 10 ** (p - s):
             return None
-        return X('numeric', 'CAST({0} AS numeric(%d,%d))' % (p, s), [a])
+        return X('numeric', 'CAST({0} AS numeric(%d,%d))' % (p, s), [a], sc=s)
 
     def m_to_float(self, d):
         a = self.expr(self.r.choice(['int', 'numeric']), d)
@@ -987,7 +1012,7 @@ class AggGen(Gen):
                     return None
                 return agg('numeric', 'SUM', a, mag=n * a.mag + 1)
             if x < 0.75:
-                return agg('numeric', 'AVG', a, distinct=r.random() < 0.1, mag=a.mag + 1)
+                return agg('numeric', 'AVG', a, distinct=r.random() < 0.1, mag=a.mag + 1, sc=20 + a.sc)
             if a.ty != 'numeric':
                 return None
             return agg('numeric', r.choice(['MIN', 'MAX']), a, mag=a.mag)
@@ -1073,6 +1098,60 @@ class Query:
         return s + self.body_sql(pg)
 
 
+def infer_key(models, schema):
+    """The unique key weir should know for the final model's output (list of output
+    column names; [] for a global aggregate: at most one row), or None. Derived from the
+    query's structure, so it stays right when the shrinker edits the query."""
+    named = {}
+
+    def collect(q):
+        for n, cq in q.ctes:
+            named[n] = cq
+            collect(cq)
+        for b in q.branches:
+            if b.rel.kind == 'sub':
+                collect(b.rel.query)
+
+    for name, mq, _ in models:
+        named[name] = mq
+        collect(mq)
+
+    def rel_key(rel):
+        if rel.kind == 'source':
+            return ['id'] if schema.updating else None
+        q = rel.query if rel.kind == 'sub' else named.get(rel.name)
+        return key_of(q) if q is not None else None
+
+    def key_of(q):
+        if len(q.branches) != 1:
+            return None
+        sel = q.branches[0]
+        if sel.group is not None:
+            if not sel.group:
+                return []
+            out = []
+            for g in sel.group:
+                hit = [a for x, a in sel.items if x.sql() == g.sql()]
+                if not hit:
+                    return None
+                out.append(hit[0])
+            return out
+        if sel.distinct:
+            return [a for _, a in sel.items]
+        k = rel_key(sel.rel)
+        if k is None:
+            return None
+        out = []
+        for col in k:
+            hit = [a for x, a in sel.items if x.iscol and x.sql().split('.')[-1] == col]
+            if not hit:
+                return None
+            out.append(hit[0])
+        return out
+
+    return key_of(models[-1][1])
+
+
 class Case:
     """Everything one seed produces. `variant` re-rolls only the query (the schema and
     the data stay): a query whose PostgreSQL result is empty tests little, so the
@@ -1095,6 +1174,10 @@ MAX_VARIANTS = 3
 
 
 class QueryGen:
+    """Random queries over the case's source; upstream models go to case.models.
+    Generation-time keys (Query.key) only steer the generator (keep key columns in
+    projections); the harness derives the output key with infer_key."""
+
     def __init__(self, r, case):
         self.r = r
         self.case = case
@@ -1104,7 +1187,7 @@ class QueryGen:
 
     def base_rel(self):
         s = self.case.schema
-        cols = [Col(c['name'], c['ty'], c['mag']) for c in s.cols]
+        cols = [Col(c['name'], c['ty'], c['mag'], sc=c.get('sc', 0)) for c in s.cols]
         alias = 'e' if self.r.random() < 0.15 else None
         return Rel('source', cols, ['id'] if s.updating else None, alias=alias)
 
@@ -1134,26 +1217,21 @@ class QueryGen:
         return Rel('sub', self.cols_of(inner), inner.key, query=inner, alias='sq%d' % self.nsub)
 
     def cols_of(self, q):
-        return [Col(c.name, c.ty, c.mag, c.inexact) for c in q.out]
+        return [Col(c.name, c.ty, c.mag, c.inexact, c.sc) for c in q.out]
 
     def generate(self):
         ctes = []
         q = self.query(0, ctes)
         q.ctes = ctes
         self.case.models.append((FINAL_MODEL, q, 'retract'))
-        # upstream models collected their own CTEs in their own query() calls
 
     def query(self, depth, ctes):
+        """A query at `depth` (0: a model's top level); the CTEs it needs are appended
+        to `ctes` (rendered as one WITH at the model's top)."""
         r = self.r
-        own_ctes = ctes if depth > 0 else ctes
-        x = r.random()
-        if depth == 0 and self.case.models == [] and r.random() < 0.0:
-            pass
-        if x < 0.12:
-            return self.union_query(depth, own_ctes)
-        rel = self.relation(depth, own_ctes)
-        if depth > 0 and rel.kind == 'ref':
-            pass
+        if r.random() < 0.12:
+            return self.union_query(depth, ctes)
+        rel = self.relation(depth, ctes)
         sel = Select()
         sel.rel = rel
         q = Query([sel])
@@ -1180,7 +1258,6 @@ class QueryGen:
         self.maybe_where(sel, g)
         n = r.randint(1, 5)
         items = []
-        key = None
         if sel.rel.key is not None and not distinct and r.random() < 0.7:
             # keep the input's key so updates stay keyed
             keycols = [c for c in sel.rel.cols if c.name in sel.rel.key]
@@ -1200,7 +1277,7 @@ class QueryGen:
         r.shuffle(items)
         sel.items = [(x, 'c%d' % (i + 1)) for i, x in enumerate(items)]
         sel.distinct = distinct
-        q.out = [Col(a, x.ty, x.mag, x.inexact) for x, a in sel.items]
+        q.out = [Col(a, x.ty, x.mag, x.inexact, x.sc) for x, a in sel.items]
         if distinct:
             q.key = [a for _, a in sel.items]
         elif sel.rel.key is not None:
@@ -1253,12 +1330,10 @@ class QueryGen:
         sel.items = [(x, 'c%d' % (i + 1)) for i, x in enumerate(items)]
         if r.random() < (0.35 if grouped else 0.1):
             sel.having = ag.expr('bool', r.randint(1, 2), need_col=True)
-        q.out = [Col(a, x.ty, x.mag, x.inexact) for x, a in sel.items]
+        q.out = [Col(a, x.ty, x.mag, x.inexact, x.sc) for x, a in sel.items]
         if not grouped:
             q.key = []
         elif len(keyitems) == len(group):
-            q.key = [a for x, a in sel.items if any(x is k for k in keyitems)][:len(group)]
-            # an item may be the same X object as a key only once
             q.key = []
             for k in keyitems:
                 for x, a in sel.items:
@@ -1297,7 +1372,7 @@ class QueryGen:
             items2.append((y, a))
         s2.items = items2
         q.branches.append(s2)
-        q.out = [Col(a, x.ty, max(x.mag, y.mag), x.inexact or y.inexact)
+        q.out = [Col(a, x.ty, max(x.mag, y.mag), x.inexact or y.inexact, max(x.sc, y.sc))
                  for (x, a), (y, _) in zip(s1.items, s2.items)]
         q.key = None
         return q
@@ -1337,15 +1412,16 @@ def norm_float(x):
 
 
 def norm_ts(s):
-    m = TS_RE.match(s)
+    bc = s.endswith(' BC')
+    m = TS_RE.match(s[:-3] if bc else s)
     if not m:
         return Bad(s)
     frac = m.group(7) or ''
     micro = int((frac[1:] + '000000')[:6]) if frac else 0
     if len(frac) > 7:
         return Bad(s)
-    return '%s-%s-%s %s:%s:%s.%06d' % (m.group(1), m.group(2), m.group(3), m.group(4),
-                                       m.group(5), m.group(6), micro)
+    return '%s-%s-%s %s:%s:%s.%06d%s' % (m.group(1), m.group(2), m.group(3), m.group(4),
+                                         m.group(5), m.group(6), micro, ' BC' if bc else '')
 
 
 def pg_kind(pgtype):
@@ -1414,7 +1490,8 @@ def row_bucket(row):
 
 
 def multiset_diff(a_rows, b_rows):
-    """Rows of a not matched in b and rows of b not matched in a (floats with tolerance)."""
+    """Rows of a not matched in b and rows of b not matched in a (floats with a
+    relative tolerance of 1e-9)."""
     buckets = {}
     for row in b_rows:
         buckets.setdefault(row_bucket(row), []).append(row)
@@ -1657,8 +1734,8 @@ class Runner:
                                errors='replace', timeout=WEIR_TIMEOUT)
         except subprocess.TimeoutExpired:
             return None, 'weir %s did not finish within %ds' % (' '.join(args), WEIR_TIMEOUT)
-        except FileNotFoundError:
-            raise HarnessError('weir binary not found: %s (set WEIR)' % ' '.join(weir_cmd()))
+        except OSError as e:
+            raise HarnessError('cannot run weir (%s): %s (set WEIR)' % (e, ' '.join(weir_cmd())))
         log = 'weir %s: exit %d\n--- stdout\n%s\n--- stderr\n%s' % (
             ' '.join(args), p.returncode, p.stdout[-4000:], p.stderr[-4000:])
         return p, log
@@ -1800,10 +1877,11 @@ class Runner:
         keep = bool(keep_dir) or self.args.keep
         try:
             ops, final = self.write_project(case, events, models, d)
-            final_q = models[-1][1]
+            key = infer_key(models, case.schema)
+
             if getattr(self.args, 'self_test', False):
                 with open(os.path.join(d, '.difftest-case.json'), 'w') as f:
-                    json.dump({'pg': self.pg_script(case, final, models), 'key': final_q.key}, f)
+                    json.dump({'pg': self.pg_script(case, final, models), 'key': key}, f)
             names, kinds, pgtypes, pg_rows, pg_raw = self.run_pg(case, final, models)
             if self.args.pg_only:
                 return Outcome('pass', nrows=len(pg_rows)), d, None
@@ -1813,7 +1891,7 @@ class Runner:
                 f.write(regression_yaml(case, events, info))
             for mode in self.args.modes:
                 fn = self.via_run if mode == 'run' else self.via_test
-                w_rows, problems, err, log = fn(d, names, kinds, final_q.key)
+                w_rows, problems, err, log = fn(d, names, kinds, key)
                 if err:
                     keep = True
                     return Outcome('fail', '[%s] %s' % (mode, err), log), d, None

@@ -1,6 +1,8 @@
 /* Golden tests of the binder. Each tests/golden/bind/<case>.case file holds
  *
  *   -- source commerce.orders: order_id bigint, amount numeric(12,2), ...
+ *      (optionally followed by `; event_time col; watermark_delay 5s; primary_key a b;
+ *      format changelog-json`)
  *   -- model upstream            (optional extra models, each with its SQL)
  *   SELECT ...
  *   -- model m                   (the last model is the one printed)
@@ -68,6 +70,8 @@ static bool parse_source(Case *c, char *line, char *err, size_t errsize)
         return false;
     }
     *colon = '\0';
+    char *opts = strchr(colon + 1, ';');
+    if (opts) *opts++ = '\0';
     if (p->nsources == c->cap_sources) {
         c->cap_sources = c->cap_sources ? c->cap_sources * 2 : 4;
         SourceDef *v = ARENA_ARRAY(&p->arena, SourceDef, c->cap_sources);
@@ -112,6 +116,49 @@ static bool parse_source(Case *c, char *line, char *err, size_t errsize)
         const char *tn = trim(sp + 1);
         if (!type_parse(tn, &cd->type)) {
             snprintf(err, errsize, "unknown type: %s", tn);
+            return false;
+        }
+    }
+    while (opts && *opts) {
+        char *next = strchr(opts, ';');
+        if (next) *next++ = '\0';
+        char *opt = trim(opts);
+        opts = next;
+        if (!*opt) continue;
+        char *sp = strpbrk(opt, " \t");
+        char *val = sp ? trim(sp + 1) : "";
+        if (sp) *sp = '\0';
+        if (strcmp(opt, "event_time") == 0) {
+            s->event_time_col = source_column_index(s, val);
+            if (s->event_time_col < 0) {
+                snprintf(err, errsize, "event_time: no column %s", val);
+                return false;
+            }
+        } else if (strcmp(opt, "watermark_delay") == 0) {
+            if (!project_parse_duration(val, &s->watermark_delay_us)) {
+                snprintf(err, errsize, "bad watermark_delay: %s", val);
+                return false;
+            }
+        } else if (strcmp(opt, "primary_key") == 0) {
+            s->pk_cols = ARENA_ARRAY(&p->arena, int, s->ncolumns + 1);
+            for (char *tok = strtok(val, " ,"); tok; tok = strtok(NULL, " ,")) {
+                int k = source_column_index(s, tok);
+                if (k < 0) {
+                    snprintf(err, errsize, "primary_key: no column %s", tok);
+                    return false;
+                }
+                s->pk_cols[s->npk++] = k;
+            }
+        } else if (strcmp(opt, "format") == 0) {
+            if (strcmp(val, "changelog-json") == 0) s->format = FMT_CHANGELOG_JSON;
+            else if (strcmp(val, "debezium-json") == 0) s->format = FMT_DEBEZIUM_JSON;
+            else if (strcmp(val, "json") == 0) s->format = FMT_JSON;
+            else {
+                snprintf(err, errsize, "unknown format: %s", val);
+                return false;
+            }
+        } else {
+            snprintf(err, errsize, "unknown source option: %s", opt);
             return false;
         }
     }
@@ -220,6 +267,60 @@ static void put_cols(StrBuf *out, const PlanColumn *cols, int n)
     sb_puts(out, "]");
 }
 
+static void put_exprs(StrBuf *out, const char *label, Expr *const *es, int n, const PlanColumn *ic, int nic)
+{
+    sb_printf(out, " %s=[", label);
+    for (int i = 0; i < n; i++) {
+        if (i) sb_puts(out, ", ");
+        plan_expr_sql(es[i], ic, nic, out);
+    }
+    sb_puts(out, "]");
+}
+
+static void put_order(StrBuf *out, const SortKey *o, int n, const PlanColumn *ic, int nic)
+{
+    sb_puts(out, " order=[");
+    for (int i = 0; i < n; i++) {
+        if (i) sb_puts(out, ", ");
+        plan_expr_sql(o[i].expr, ic, nic, out);
+        if (o[i].desc) sb_puts(out, " DESC");
+        if (o[i].nulls_first != o[i].desc) sb_puts(out, o[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    }
+    sb_puts(out, "]");
+}
+
+/* Join details: type, keys (each side over its input), residual predicate over
+ * left ++ right, interval bounds, NOT IN semantics. */
+static void put_join(StrBuf *out, const PlanNode *n)
+{
+    const PlanNode *l = n->inputs[0], *r = n->inputs[1];
+    sb_printf(out, " %s", join_type_name(n->join_type));
+    if (n->null_aware) sb_puts(out, " null_aware");
+    if (n->nkeys) {
+        sb_puts(out, " keys=[");
+        for (int i = 0; i < n->nkeys; i++) {
+            if (i) sb_puts(out, ", ");
+            plan_expr_sql(n->left_keys[i], l->cols, l->ncols, out);
+            sb_puts(out, " = ");
+            plan_expr_sql(n->right_keys[i], r->cols, r->ncols, out);
+        }
+        sb_puts(out, "]");
+    }
+    if (n->pred) {
+        int nb = l->ncols + r->ncols;
+        PlanColumn *both = xmalloc(sizeof(PlanColumn) * (size_t)(nb + 1));
+        memcpy(both, l->cols, sizeof(PlanColumn) * (size_t)l->ncols);
+        memcpy(both + l->ncols, r->cols, sizeof(PlanColumn) * (size_t)r->ncols);
+        sb_puts(out, " pred=");
+        plan_expr_sql(n->pred, both, nb, out);
+        free(both);
+    }
+    if (n->interval_join)
+        sb_printf(out, " interval(left.%s BETWEEN right.%s%+lldus AND right.%s%+lldus)", l->cols[n->left_time_col].name,
+                  r->cols[n->right_time_col].name, (long long)n->lower_us, r->cols[n->right_time_col].name,
+                  (long long)n->upper_us);
+}
+
 static void print_plan(StrBuf *out, const PlanNode *n, int depth)
 {
     char buf[96];
@@ -256,6 +357,40 @@ static void print_plan(StrBuf *out, const PlanNode *n, int depth)
             sb_printf(out, ":%s", type_name(n->aggs[i].type, buf, sizeof buf));
         }
         sb_puts(out, "]");
+        if (n->window_start_key >= 0) sb_printf(out, " window_start_key=%d", n->window_start_key);
+        if (n->window_end_key >= 0) sb_printf(out, " window_end_key=%d", n->window_end_key);
+        break;
+    case PL_JOIN: put_join(out, n); break;
+    case PL_WINDOW_TVF:
+        if (n->wtvf == WTVF_TUMBLE)
+            sb_printf(out, " TUMBLE time=%s size_us=%lld", ic[n->time_col].name, (long long)n->size_us);
+        else if (n->wtvf == WTVF_HOP)
+            sb_printf(out, " HOP time=%s slide_us=%lld size_us=%lld", ic[n->time_col].name, (long long)n->slide_us,
+                      (long long)n->size_us);
+        else
+            sb_printf(out, " SESSION time=%s gap_us=%lld", ic[n->time_col].name, (long long)n->gap_us);
+        break;
+    case PL_TOPN:
+        if (n->npartition) put_exprs(out, "partition", n->partition, n->npartition, ic, nic);
+        put_order(out, n->order, n->norder, ic, nic);
+        sb_printf(out, " limit=%lld %s%s", (long long)n->limit,
+                  n->rank_kind == 0 ? "row_number" : n->rank_kind == 1 ? "rank" : "dense_rank",
+                  n->emit_rank ? " emit_rank" : "");
+        break;
+    case PL_OVER_AGG:
+        if (n->npartition) put_exprs(out, "partition", n->partition, n->npartition, ic, nic);
+        put_order(out, n->order, n->norder, ic, nic);
+        sb_puts(out, " aggs=[");
+        for (int i = 0; i < n->naggs; i++) {
+            if (i) sb_puts(out, ", ");
+            plan_agg_sql(&n->aggs[i], ic, nic, out);
+            sb_printf(out, ":%s", type_name(n->aggs[i].type, buf, sizeof buf));
+        }
+        sb_printf(out, "] frame=%s", n->frame_rows ? "rows" : "range");
+        break;
+    case PL_SETOP:
+        sb_printf(out, " %s%s", n->setop == SETOP_UNION ? "UNION" : n->setop == SETOP_EXCEPT ? "EXCEPT" : "INTERSECT",
+                  n->all ? " ALL" : "");
         break;
     default: break;
     }

@@ -1,0 +1,5 @@
+SELECT * FROM (
+    SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rank_number
+    FROM bid
+) AS B
+WHERE rank_number <= 10

@@ -1,0 +1,530 @@
+/* Aggregate accumulators shared by the aggregating operators: set-up, the general
+ * result conversion, memory release and the checkpoint codec (see agg_accum.h; the
+ * per-row hot path is inline there). */
+#include "engine/agg_accum.h"
+
+static bool intlike(Type t)
+{
+    switch (t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static ArgClass classify(Type t)
+{
+    if (type_is_integer(t)) return AC_INT;
+    if (t.id == T_NUMERIC) return AC_NUM;
+    if (type_is_float(t)) return AC_FLOAT;
+    if (t.id == T_INTERVAL) return AC_IV;
+    if (t.id == T_BOOL) return AC_BOOL;
+    return AC_OTHER;
+}
+
+void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, const char *state_id)
+{
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->state_id = state_id;
+    int na = n > 0 ? n : 1;
+    x->specs = xcalloc((size_t)na, sizeof(AggSpec));
+    for (int j = 0; j < n; j++) {
+        const AggCall *c = &calls[j];
+        AggSpec *sp = &x->specs[j];
+        sp->kind = c->kind;
+        sp->arg = c->kind == AGG_COUNT_STAR ? NULL : c->arg;
+        sp->filter = c->filter;
+        sp->argt = sp->arg ? sp->arg->type : type_make(T_INT8);
+        sp->rest = c->type;
+        sp->cls = sp->arg ? classify(sp->argt) : AC_NONE;
+        sp->argcol = sp->arg && sp->arg->kind == EX_COLUMN ? sp->arg->col : -1;
+        bool minmax = c->kind == AGG_MIN || c->kind == AGG_MAX;
+        sp->distinct = c->distinct && !minmax && sp->arg;
+        sp->extreme_only = minmax && insert_only;
+        sp->argt_intlike = intlike(sp->argt);
+        bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG;
+        sp->track_scale = sumavg && sp->cls == AC_NUM && !insert_only;
+        sp->exact_float = sumavg && sp->cls == AC_FLOAT && !insert_only;
+        if (c->kind == AGG_COUNT || c->kind == AGG_COUNT_STAR) {
+            if (sp->rest.id == T_INT8) sp->fast = FAST_COUNT;
+        } else if (c->kind == AGG_SUM && sp->cls == AC_INT) {
+            sp->fast = sp->rest.id == T_INT8 ? FAST_SUM_BIGINT : sp->rest.id == T_NUMERIC ? FAST_SUM_NUMERIC : FAST_NONE;
+        } else if (c->kind == AGG_SUM && sp->cls == AC_NUM) {
+            if (sp->rest.id == T_NUMERIC) sp->fast = FAST_SUM_NUMERIC;
+        } else if (minmax && sp->extreme_only && sp->rest.id == sp->argt.id) {
+            sp->fast = FAST_EXTREME;
+        }
+    }
+    x->argv = xcalloc((size_t)na, sizeof(Value));
+    x->active = xcalloc((size_t)na, sizeof(bool));
+    x->eff = xcalloc((size_t)na, sizeof(int64_t));
+    x->cand = xcalloc((size_t)na, sizeof(i128));
+    x->cand_scale = xcalloc((size_t)na, sizeof(int32_t));
+}
+
+void aggacc_fini(AggAccs *x)
+{
+    free(x->specs);
+    free(x->argv);
+    free(x->active);
+    free(x->eff);
+    free(x->cand);
+    free(x->cand_scale);
+    memset(x, 0, sizeof *x);
+}
+
+static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
+{
+    if (sp->track_scale && acc->u.s.scnt) {
+        free(acc->u.s.scnt);
+        acc->u.s.scnt = NULL;
+        x->extra_bytes -= AGGACC_NSCALES * (int64_t)sizeof(int64_t);
+    }
+    if (sp->exact_float && acc->u.f.exact) {
+        free(acc->u.f.exact);
+        acc->u.f.exact = NULL;
+        x->extra_bytes -= AGGACC_XLIMBS * (int64_t)sizeof(uint64_t);
+    }
+    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX) {
+        if (sp->extreme_only) {
+            if (sp->argt.id == T_TEXT && acc->n > 0 && !acc->u.ext.isnull) {
+                x->extra_bytes -= acc->u.ext.len;
+                free((void *)acc->u.ext.s);
+            }
+            acc->u.ext = value_null();
+        } else {
+            oset_clear(&acc->u.set, sp->argt, &x->extra_bytes);
+        }
+    }
+    if (acc->dist) {
+        oset_clear(acc->dist, sp->argt, &x->extra_bytes);
+        free(acc->dist);
+        x->extra_bytes -= (int64_t)sizeof(OSet);
+        acc->dist = NULL;
+    }
+}
+
+void aggacc_release(AggAccs *x, Acc *accs)
+{
+    for (int j = 0; j < x->n; j++) release1(x, &x->specs[j], &accs[j]);
+}
+
+uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
+{
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+    MIX(x->n);
+    for (int j = 0; j < x->n; j++) {
+        const AggSpec *sp = &x->specs[j];
+        MIX(sp->kind);
+        MIX(sp->cls);
+        MIX(sp->argt.id);
+        MIX(sp->rest.id);
+        MIX(sp->distinct);
+        MIX(sp->extreme_only);
+        if (sp->track_scale) MIX(0x5343414c45ull);  /* checkpoints carry the per-scale counts */
+        if (sp->exact_float) MIX(0x4558414354ull);  /* ... or the exact float sum */
+    }
+#undef MIX
+    return h;
+}
+
+/* ---------- results ---------- */
+
+/* PostgreSQL's interval_div by a count (avg(interval)). */
+static Value interval_div(int64_t months, int64_t days, i128 micros, int64_t n)
+{
+    const double DAYS_PER_MONTH = 30.0, SECS_PER_DAY = 86400.0;
+    double factor = (double)n;
+    int32_t rm = (int32_t)((double)months / factor);
+    int32_t rd = (int32_t)((double)days / factor);
+    double month_rem_days = ((double)months / factor - rm) * DAYS_PER_MONTH;
+    month_rem_days = rint(month_rem_days * 1e6) / 1e6;
+    double sec_rem = ((double)days / factor - rd + month_rem_days - (int)month_rem_days) * SECS_PER_DAY;
+    sec_rem = rint(sec_rem * 1e6) / 1e6;
+    if (fabs(sec_rem) >= SECS_PER_DAY) {
+        rd += (int32_t)(sec_rem / SECS_PER_DAY);
+        sec_rem -= (int)(sec_rem / SECS_PER_DAY) * SECS_PER_DAY;
+    }
+    rd += (int32_t)month_rem_days;
+    double t = rint((double)micros / factor + sec_rem * 1e6);
+    return value_interval(rm, rd, (int64_t)t);
+}
+
+/* ---------- exact float sums ---------- */
+
+/* Add (sub = false) or subtract the 128-bit magnitude m shifted left by p bits. Carries
+ * and borrows stop at the first limb that absorbs them. */
+static void xadd_mag(uint64_t *x, unsigned __int128 m, int p, bool sub)
+{
+    int q = p / 64, r = p % 64;
+    uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
+    uint64_t w[3];
+    w[0] = lo << r;
+    w[1] = r ? (hi << r) | (lo >> (64 - r)) : hi;
+    w[2] = r ? hi >> (64 - r) : 0;
+    unsigned carry = 0;
+    for (int k = 0; q + k < AGGACC_XLIMBS; k++) {
+        uint64_t add = k < 3 ? w[k] : 0;
+        if (k >= 3 && !carry) break;
+        uint64_t *d = &x[q + k];
+        if (!sub) {
+            uint64_t t = *d + add;
+            unsigned c1 = t < add;
+            uint64_t t2 = t + carry;
+            unsigned c2 = t2 < t;
+            *d = t2;
+            carry = c1 | c2;
+        } else {
+            uint64_t t = *d - add;
+            unsigned b1 = *d < add;
+            uint64_t t2 = t - carry;
+            unsigned b2 = t < carry;
+            *d = t2;
+            carry = b1 | b2;
+        }
+    }
+}
+
+void aggacc_xadd(uint64_t *x, double v, int64_t w)
+{
+    if (v == 0.0 || w == 0) return;
+    int e;
+    double fr = frexp(v, &e); /* v = fr * 2^e, 0.5 <= |fr| < 1 */
+    int64_t m = (int64_t)ldexp(fr, 53);
+    e -= 53;                  /* v = m * 2^e */
+    if (e < -1074) {          /* subnormal: the low bits of m are zero */
+        m /= (int64_t)1 << (-1074 - e);
+        e = -1074;
+    }
+    __int128 prod = (__int128)m * w;
+    bool neg = prod < 0;
+    unsigned __int128 mag = neg ? (unsigned __int128)(-prod) : (unsigned __int128)prod;
+    xadd_mag(x, mag, e + 1074, neg);
+}
+
+/* 64 bits of x starting at bit s (bits beyond the top read as 0). */
+static uint64_t bits64(const uint64_t *x, int s)
+{
+    int q = s / 64, r = s % 64;
+    uint64_t v = q < AGGACC_XLIMBS ? x[q] >> r : 0;
+    if (r && q + 1 < AGGACC_XLIMBS) v |= x[q + 1] << (64 - r);
+    return v;
+}
+
+double aggacc_xvalue(const uint64_t *x)
+{
+    uint64_t mag[AGGACC_XLIMBS];
+    bool neg = (x[AGGACC_XLIMBS - 1] >> 63) != 0;
+    if (neg) {
+        unsigned carry = 1;
+        for (int k = 0; k < AGGACC_XLIMBS; k++) {
+            uint64_t t = ~x[k] + carry;
+            carry = carry && t == 0;
+            mag[k] = t;
+        }
+    } else {
+        memcpy(mag, x, sizeof mag);
+    }
+    int h = AGGACC_XLIMBS - 1;
+    while (h >= 0 && mag[h] == 0) h--;
+    if (h < 0) return 0.0;
+    int len = h * 64 + (64 - __builtin_clzll(mag[h]));
+    double d;
+    if (len <= 53) {
+        d = ldexp((double)mag[0], -1074); /* exact */
+    } else {
+        int s = len - 53;                 /* bits below the mantissa */
+        uint64_t mant = bits64(mag, s) & (((uint64_t)1 << 53) - 1);
+        bool round = (bits64(mag, s - 1) & 1) != 0;
+        bool sticky = false;
+        for (int k = 0; k < (s - 1) / 64 && !sticky; k++) sticky = mag[k] != 0;
+        int rb = (s - 1) % 64;
+        if (!sticky && rb) sticky = (mag[(s - 1) / 64] & (((uint64_t)1 << rb) - 1)) != 0;
+        if (round && (sticky || (mant & 1))) mant++;
+        d = ldexp((double)mant, s - 1074);
+    }
+    return neg ? -d : d;
+}
+
+static double float_total(const AggSpec *sp, const Acc *acc)
+{
+    if (acc->u.f.nnan > 0 || (acc->u.f.npinf > 0 && acc->u.f.nninf > 0)) return NAN;
+    if (acc->u.f.npinf > 0) return INFINITY;
+    if (acc->u.f.nninf > 0) return -INFINITY;
+    if (sp->exact_float) return acc->u.f.exact ? aggacc_xvalue(acc->u.f.exact) : 0.0;
+    return acc->u.f.sum;
+}
+
+/* Only converting to an unexpected result type can fail (a safety net for
+ * binder/engine disagreement). */
+bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
+{
+    Value v = value_null();
+    Type natural = sp->rest;
+    switch (sp->kind) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT:
+        v = value_int(acc->n);
+        natural = type_make(T_INT8);
+        break;
+    case AGG_SUM:
+        if (acc->n <= 0) break;
+        switch (sp->cls) {
+        case AC_INT:
+            if (sp->rest.id == T_INT8) {
+                v = value_int((int64_t)acc->u.s.sum);
+                natural = type_make(T_INT8);
+            } else {
+                v = value_numeric(acc->u.s.sum, 0);
+                natural = type_numeric(-1, -1);
+            }
+            break;
+        case AC_NUM:
+            v = value_numeric(acc->u.s.sum, acc->u.s.scale);
+            natural = type_numeric(-1, -1);
+            break;
+        case AC_FLOAT: {
+            double d = float_total(sp, acc);
+            if (sp->argt.id == T_FLOAT4) d = (double)(float)d;
+            v = value_float(d);
+            natural = sp->argt;
+            break;
+        }
+        case AC_IV:
+            v = value_interval((int32_t)acc->u.iv.months, (int32_t)acc->u.iv.days, (int64_t)acc->u.iv.micros);
+            natural = type_make(T_INTERVAL);
+            break;
+        default:
+            break;
+        }
+        break;
+    case AGG_AVG:
+        if (acc->n <= 0) break;
+        switch (sp->cls) {
+        case AC_INT:
+        case AC_NUM: {
+            i128 q;
+            int qs;
+            if (!dec_div(acc->u.s.sum, sp->cls == AC_INT ? 0 : acc->u.s.scale, (i128)acc->n, 0, &q, &qs)) {
+                snprintf(err, errsize, "value overflows numeric format");
+                return false;
+            }
+            v = value_numeric(q, qs);
+            natural = type_numeric(-1, -1);
+            break;
+        }
+        case AC_FLOAT:
+            v = value_float(float_total(sp, acc) / (double)acc->n);
+            natural = type_make(T_FLOAT8);
+            break;
+        case AC_IV:
+            v = interval_div(acc->u.iv.months, acc->u.iv.days, acc->u.iv.micros, acc->n);
+            natural = type_make(T_INTERVAL);
+            break;
+        default:
+            break;
+        }
+        break;
+    case AGG_MIN:
+    case AGG_MAX:
+        if (sp->extreme_only) {
+            if (acc->n > 0) v = acc->u.ext;
+        } else {
+            const Value *e = sp->kind == AGG_MIN ? oset_min(&acc->u.set) : oset_max(&acc->u.set);
+            if (e) v = *e;
+        }
+        natural = sp->argt;
+        break;
+    case AGG_BOOL_AND:
+        if (acc->n > 0) v = value_bool(acc->u.b.nfalse <= 0);
+        natural = type_make(T_BOOL);
+        break;
+    case AGG_BOOL_OR:
+        if (acc->n > 0) v = value_bool(acc->u.b.ntrue > 0);
+        natural = type_make(T_BOOL);
+        break;
+    case AGG__COUNT:
+        break;
+    }
+    if (!v.isnull && natural.id != sp->rest.id && sp->rest.id != T_UNKNOWN) {
+        Value c;
+        if (!value_cast(natural, sp->rest, &v, arena, &c, err, errsize)) return false;
+        v = c;
+    }
+    *out = v;
+    return true;
+}
+
+/* ---------- checkpoints ---------- */
+
+typedef struct SetWriter {
+    StrBuf *sb;
+    Type t;
+} SetWriter;
+
+static void put_entry(void *ctx, const Value *v, int64_t count)
+{
+    SetWriter *w = ctx;
+    op_put_value(w->sb, w->t, v);
+    op_put_i64(w->sb, count);
+}
+
+static void put_set(StrBuf *sb, Type t, const OSet *s)
+{
+    op_put_u64(sb, (uint64_t)s->n);
+    SetWriter w = {sb, t};
+    oset_walk(s, put_entry, &w);
+}
+
+static bool get_set(OpReader *r, Type t, OSet *s, int64_t *bytes)
+{
+    uint64_t n = op_get_u64(r);
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        Value v;
+        op_get_value(r, t, &v);
+        int64_t c = op_get_i64(r);
+        if (r->bad || v.isnull || c == 0) return false;
+        oset_add(s, t, &v, c, bytes);
+    }
+    return !r->bad;
+}
+
+static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc)
+{
+    op_put_i64(sb, acc->n);
+    switch (sp->kind) {
+    case AGG_SUM:
+    case AGG_AVG:
+        if (sp->cls == AC_INT || sp->cls == AC_NUM) {
+            op_put_i128(sb, acc->u.s.sum);
+            op_put_u32(sb, (uint32_t)acc->u.s.scale);
+            if (sp->track_scale) {
+                op_put_u8(sb, acc->u.s.scnt ? 1 : 0);
+                for (int k = 0; acc->u.s.scnt && k < AGGACC_NSCALES; k++) op_put_i64(sb, acc->u.s.scnt[k]);
+            }
+        } else if (sp->cls == AC_FLOAT) {
+            if (sp->exact_float) {
+                op_put_u8(sb, acc->u.f.exact ? 1 : 0);
+                for (int k = 0; acc->u.f.exact && k < AGGACC_XLIMBS; k++) op_put_u64(sb, acc->u.f.exact[k]);
+            } else {
+                op_put_f64(sb, acc->u.f.sum);
+            }
+            op_put_i64(sb, acc->u.f.nnan);
+            op_put_i64(sb, acc->u.f.npinf);
+            op_put_i64(sb, acc->u.f.nninf);
+        } else if (sp->cls == AC_IV) {
+            op_put_i128(sb, acc->u.iv.micros);
+            op_put_i64(sb, acc->u.iv.months);
+            op_put_i64(sb, acc->u.iv.days);
+        }
+        break;
+    case AGG_MIN:
+    case AGG_MAX:
+        if (sp->extreme_only) {
+            Value v = acc->n > 0 ? acc->u.ext : value_null();
+            op_put_value(sb, sp->argt, &v);
+        } else {
+            put_set(sb, sp->argt, &acc->u.set);
+        }
+        break;
+    case AGG_BOOL_AND:
+    case AGG_BOOL_OR:
+        op_put_i64(sb, acc->u.b.ntrue);
+        op_put_i64(sb, acc->u.b.nfalse);
+        break;
+    default:
+        break;
+    }
+    op_put_u8(sb, acc->dist ? 1 : 0);
+    if (acc->dist) put_set(sb, sp->argt, acc->dist);
+}
+
+static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc)
+{
+    acc->n = op_get_i64(r);
+    switch (sp->kind) {
+    case AGG_SUM:
+    case AGG_AVG:
+        if (sp->cls == AC_INT || sp->cls == AC_NUM) {
+            acc->u.s.sum = op_get_i128(r);
+            acc->u.s.scale = (int32_t)op_get_u32(r);
+            if (acc->u.s.scale < 0 || acc->u.s.scale > 38) return false;
+            if (sp->track_scale) {
+                uint8_t has = op_get_u8(r);
+                if (has > 1) return false;
+                if (has) {
+                    acc->u.s.scnt = xcalloc(AGGACC_NSCALES, sizeof(int64_t));
+                    x->extra_bytes += AGGACC_NSCALES * (int64_t)sizeof(int64_t);
+                    for (int k = 0; k < AGGACC_NSCALES; k++) acc->u.s.scnt[k] = op_get_i64(r);
+                }
+            }
+        } else if (sp->cls == AC_FLOAT) {
+            if (sp->exact_float) {
+                uint8_t has = op_get_u8(r);
+                if (has > 1) return false;
+                if (has) {
+                    acc->u.f.exact = xcalloc(AGGACC_XLIMBS, sizeof(uint64_t));
+                    x->extra_bytes += AGGACC_XLIMBS * (int64_t)sizeof(uint64_t);
+                    for (int k = 0; k < AGGACC_XLIMBS; k++) acc->u.f.exact[k] = op_get_u64(r);
+                }
+            } else {
+                acc->u.f.sum = op_get_f64(r);
+            }
+            acc->u.f.nnan = op_get_i64(r);
+            acc->u.f.npinf = op_get_i64(r);
+            acc->u.f.nninf = op_get_i64(r);
+        } else if (sp->cls == AC_IV) {
+            acc->u.iv.micros = op_get_i128(r);
+            acc->u.iv.months = op_get_i64(r);
+            acc->u.iv.days = op_get_i64(r);
+        }
+        break;
+    case AGG_MIN:
+    case AGG_MAX:
+        if (sp->extreme_only) {
+            Value v;
+            op_get_value(r, sp->argt, &v);
+            if (sp->argt.id == T_TEXT && !v.isnull) {
+                char *t = xmalloc(v.len ? v.len : 1);
+                if (v.len) memcpy(t, v.s, v.len);
+                x->extra_bytes += v.len;
+                v.s = t;
+            }
+            acc->u.ext = v;
+            if ((acc->n > 0) == (v.isnull != 0)) return false;
+        } else if (!get_set(r, sp->argt, &acc->u.set, &x->extra_bytes)) {
+            return false;
+        }
+        break;
+    case AGG_BOOL_AND:
+    case AGG_BOOL_OR:
+        acc->u.b.ntrue = op_get_i64(r);
+        acc->u.b.nfalse = op_get_i64(r);
+        break;
+    default:
+        break;
+    }
+    uint8_t has_dist = op_get_u8(r);
+    if (has_dist > 1) return false;
+    if (has_dist) {
+        acc->dist = xcalloc(1, sizeof(OSet));
+        x->extra_bytes += (int64_t)sizeof(OSet);
+        if (!get_set(r, sp->argt, acc->dist, &x->extra_bytes)) return false;
+    }
+    return !r->bad;
+}
+
+void aggacc_put(const AggAccs *x, StrBuf *sb, const Acc *accs)
+{
+    for (int j = 0; j < x->n; j++) put_acc(sb, &x->specs[j], &accs[j]);
+}
+
+bool aggacc_get(AggAccs *x, OpReader *r, Acc *accs)
+{
+    for (int j = 0; j < x->n; j++)
+        if (!get_acc(x, r, &x->specs[j], &accs[j])) return false;
+    return true;
+}

@@ -1,0 +1,207 @@
+/* Set operations UNION / INTERSECT / EXCEPT, DISTINCT or ALL, incremental under
+ * retractions on both inputs.
+ *
+ * State: a keyed table over the whole row (grouping semantics: NULL equals NULL, 1.5
+ * equals 1.50) -> (l, r), the row's multiplicity in the left and right input. The
+ * output multiplicity of a row is a function of (l, r):
+ *   UNION            1 if l + r > 0          UNION ALL      l + r
+ *   INTERSECT        1 if l > 0 and r > 0    INTERSECT ALL  min(l, r)
+ *   EXCEPT           1 if l > 0 and r = 0    EXCEPT ALL     max(l - r, 0)
+ * Every input change recomputes it for its row and emits the difference (text
+ * copied, as the entry may go away); an entry is dropped when l = r = 0. The emitted
+ * row is the stored representative (the first representation seen), so a later
+ * retraction matches the earlier insertion exactly. Within a step the counts may dip
+ * below zero (a retraction ahead of its insertion); they count as 0 in the function
+ * and the step's net output is exact. */
+#include "engine/keyed_table.h"
+#include "engine/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SETOP_MAGIC 0x57534554u /* "WSET" */
+#define SETOP_VERSION 1u
+
+typedef struct SetEntry {
+    int64_t l, r;
+} SetEntry;
+
+typedef struct SetOp {
+    Op base;
+    KTab tab;
+    SetOpKind kind;
+    bool all;
+    const char *state_id;
+} SetOp;
+
+static int64_t out_mult(const SetOp *s, int64_t l, int64_t r)
+{
+    if (l < 0) l = 0;
+    if (r < 0) r = 0;
+    switch (s->kind) {
+    case SETOP_UNION: return s->all ? l + r : (l + r > 0);
+    case SETOP_INTERSECT: return s->all ? (l < r ? l : r) : (l > 0 && r > 0);
+    case SETOP_EXCEPT: return s->all ? (l > r ? l - r : 0) : (l > 0 && r == 0);
+    }
+    return 0;
+}
+
+static bool setop_step(Op *op, OpCtx *ctx)
+{
+    (void)ctx;
+    SetOp *s = (SetOp *)op;
+    Batch *out = op->out;
+    for (int side = 0; side < 2; side++) {
+        const Batch *in = op->in[side]->out;
+        for (int i = 0; i < in->n; i++) {
+            int64_t w = in->weights[i];
+            if (w == 0) continue;
+            const Value *row = batch_row(in, i);
+            bool created;
+            SetEntry *e = ktab_upsert(&s->tab, row, ktab_hash(&s->tab, row), &created);
+            int64_t before = out_mult(s, e->l, e->r);
+            if (side == 0) e->l += w;
+            else e->r += w;
+            int64_t d = out_mult(s, e->l, e->r) - before;
+            if (d != 0) {
+                op_append_copy(out, ktab_key(&s->tab, e), op->out_types, d);
+                op_copy_origin(out, in, i);
+            }
+            if (e->l == 0 && e->r == 0) ktab_remove(&s->tab, e);
+        }
+    }
+    return true;
+}
+
+static int setop_stats(const Op *op, EngStateStats *out, int max)
+{
+    const SetOp *s = (const SetOp *)op;
+    if (max >= 1) {
+        out[0].id = s->state_id;
+        out[0].entries = s->tab.count;
+        out[0].bytes = s->tab.bytes;
+    }
+    return 1;
+}
+
+typedef struct SortCtx {
+    const SetOp *s;
+} SortCtx;
+
+static int cmp_entries(const void *x, const void *y, void *ctx)
+{
+    const SetOp *s = ((const SortCtx *)ctx)->s;
+    return op_row_order(s->base.out_types, s->base.ncols, ktab_key(&s->tab, *(void *const *)x),
+                        ktab_key(&s->tab, *(void *const *)y));
+}
+
+static bool setop_serialize(const Op *op, StrBuf *sb)
+{
+    const SetOp *s = (const SetOp *)op;
+    op_put_u32(sb, SETOP_MAGIC);
+    op_put_u32(sb, SETOP_VERSION);
+    op_put_u32(sb, (uint32_t)op->ncols);
+    for (int c = 0; c < op->ncols; c++) op_put_u8(sb, op->out_types[c].id);
+    /* entries in row order so the bytes depend only on the content */
+    void **es = xmalloc(sizeof(void *) * (size_t)(s->tab.count > 0 ? s->tab.count : 1));
+    uint32_t pos = 0, n = 0;
+    void *e;
+    while ((e = ktab_next(&s->tab, &pos))) es[n++] = e;
+    SortCtx sc = {s};
+    qsort_r(es, n, sizeof(void *), cmp_entries, &sc);
+    op_put_u64(sb, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const Value *k = ktab_key(&s->tab, es[i]);
+        for (int c = 0; c < op->ncols; c++) op_put_value(sb, op->out_types[c], &k[c]);
+        const SetEntry *se = es[i];
+        op_put_i64(sb, se->l);
+        op_put_i64(sb, se->r);
+    }
+    free(es);
+    return true;
+}
+
+static void clear_state(SetOp *s)
+{
+    KTab fresh;
+    ktab_init(&fresh, s->tab.nkey, s->tab.types, sizeof(SetEntry));
+    ktab_fini(&s->tab);
+    s->tab = fresh;
+}
+
+static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
+{
+    SetOp *s = (SetOp *)op;
+    OpReader r = {data, data + len, false};
+    bool ok = op_get_u32(&r) == SETOP_MAGIC && op_get_u32(&r) == SETOP_VERSION &&
+              op_get_u32(&r) == (uint32_t)op->ncols;
+    for (int c = 0; ok && c < op->ncols; c++) ok = op_get_u8(&r) == op->out_types[c].id;
+    if (!ok || r.bad) {
+        snprintf(err, errsize, "state of %s: not a set-operation state of this shape", s->state_id);
+        return false;
+    }
+    clear_state(s);
+    uint64_t n = op_get_u64(&r);
+    Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
+    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
+        for (int c = 0; c < op->ncols; c++) op_get_value(&r, op->out_types[c], &row[c]);
+        int64_t l = op_get_i64(&r), rr = op_get_i64(&r);
+        if (r.bad || (l == 0 && rr == 0)) {
+            ok = false;
+            break;
+        }
+        bool created;
+        SetEntry *e = ktab_upsert(&s->tab, row, ktab_hash(&s->tab, row), &created);
+        if (!created) ok = false;
+        e->l = l;
+        e->r = rr;
+    }
+    free(row);
+    if (!ok || r.bad || r.p != r.end) {
+        clear_state(s);
+        snprintf(err, errsize, "state of %s: truncated or malformed", s->state_id);
+        return false;
+    }
+    return true;
+}
+
+static void setop_free(Op *op)
+{
+    SetOp *s = (SetOp *)op;
+    ktab_fini(&s->tab);
+    op_base_fini(op);
+    free(s);
+}
+
+static const OpVtbl setop_vt = {
+    .kind = "setop",
+    .step = setop_step,
+    .free = setop_free,
+    .state_stats = setop_stats,
+    .serialize = setop_serialize,
+    .deserialize = setop_deserialize,
+};
+
+Op *op_setop_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)
+{
+    if (n->ninputs != 2 || inputs[0]->ncols != n->plan->ncols || inputs[1]->ncols != n->plan->ncols) {
+        snprintf(err, errsize, "%s: a set operation needs two inputs with the output's columns", n->op_id);
+        return NULL;
+    }
+    for (int c = 0; c < n->plan->ncols; c++) {
+        if (inputs[0]->out_types[c].id != n->plan->cols[c].type.id ||
+            inputs[1]->out_types[c].id != n->plan->cols[c].type.id) {
+            snprintf(err, errsize, "%s: column %d of a set operation's inputs differs in type (the binder must cast)",
+                     n->op_id, c + 1);
+            return NULL;
+        }
+    }
+    SetOp *s = xcalloc(1, sizeof *s);
+    op_base_init(&s->base, &setop_vt, p, n, inputs, 2);
+    s->kind = n->plan->setop;
+    s->all = n->plan->all;
+    s->state_id = op_state_id(&s->base, "setop", 0, "");
+    ktab_init(&s->tab, s->base.ncols, s->base.out_types, sizeof(SetEntry));
+    return &s->base;
+}

@@ -1,0 +1,644 @@
+/* Top-N per partition: ROW_NUMBER / RANK / DENSE_RANK () OVER (PARTITION BY ... ORDER
+ * BY ...) filtered to rank <= limit, incremental and exact under insertions and
+ * retractions. With limit 1 and ROW_NUMBER it is deduplication (keep first / keep last
+ * by the order).
+ *
+ * State: a keyed table partition key -> an AVL tree of the partition's distinct rows
+ * (row -> multiplicity) ordered by the ORDER BY keys (desc / nulls first as given) and
+ * then by the whole row (value order, then representation: op_row_order). The
+ * whole-row tie-break makes ROW_NUMBER deterministic where PostgreSQL leaves the order
+ * of peers unspecified; RANK and DENSE_RANK give peers (equal ORDER BY values) one
+ * rank, so they need no tie-break.
+ *
+ * A step applies every change to its partition's tree; the first change to a
+ * partition in the step snapshots the partition's top region as it was (rows with
+ * their ranks). At the end of the step the new top region is computed and compared
+ * with the snapshot in tree order: rows whose (row, rank) is unchanged emit nothing;
+ * the others are retracted (-old, text copied) and inserted (+new). A row whose rank
+ * changes is thus retracted and re-inserted; without the rank column (emit_rank false)
+ * only membership changes are emitted. Copies of one row are separate ROW_NUMBER
+ * positions and share one RANK.
+ *
+ * Over an insert-only input, rows below the top region can never enter it again, so
+ * they are dropped at the end of the step: the state per partition stays at about
+ * `limit` rows (one for deduplication). A retraction of such an input is an IR
+ * contract violation (fatal). */
+#include "engine/keyed_table.h"
+#include "engine/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOPN_MAGIC 0x57544f50u /* "WTOP" */
+#define TOPN_VERSION 1u
+
+typedef struct TNode TNode;
+struct TNode {
+    TNode *l, *r;
+    int64_t count;
+    int32_t height;
+    uint32_t size;           /* bytes of the block */
+    Value cells[];           /* norder sort keys, then the row; text follows */
+};
+
+typedef struct Part {
+    TNode *root;
+    int64_t nodes;
+    uint64_t touched;
+    int32_t old_start, old_n;  /* snapshot in TopNOp.old */
+} Part;
+
+typedef struct TEnt {
+    TNode *node;
+    int64_t rank;
+    int64_t count;
+} TEnt;
+
+typedef struct TopNOp {
+    Op base;
+    const PlanNode *plan;
+    const char *state_id;
+    int nin;                 /* input columns */
+    int norder;
+    int npart;
+    int rank_kind;
+    int64_t limit;
+    bool emit_rank;
+    bool insert_only;
+    Type *order_types;
+    Type *part_types;
+    Value *keybuf;           /* npart */
+    Value *cellbuf;          /* norder + nin */
+    KTab parts;
+    int64_t node_bytes;
+    int64_t nnodes;
+    Part **touched;
+    int ntouched, cap_touched;
+    TEnt *old, *cur;
+    int nold, cap_old, ncur, cap_cur;
+    TNode **grave;
+    int ngrave, cap_grave;
+    TNode *stack[96];
+} TopNOp;
+
+/* ---------- order ---------- */
+
+static int cmp_sort_keys(const TopNOp *t, const Value *a, const Value *b)
+{
+    for (int k = 0; k < t->norder; k++) {
+        const SortKey *sk = &t->plan->order[k];
+        const Value *x = &a[k], *y = &b[k];
+        if (x->isnull || y->isnull) {
+            if (x->isnull && y->isnull) continue;
+            return x->isnull == sk->nulls_first ? -1 : 1;
+        }
+        int c = value_compare(t->order_types[k], x, y);
+        if (c) return sk->desc ? -c : c;
+    }
+    return 0;
+}
+
+/* Total order of tree entries: sort keys, then the whole row. */
+static int cmp_cells(const TopNOp *t, const Value *a, const Value *b)
+{
+    int c = cmp_sort_keys(t, a, b);
+    if (c) return c;
+    return op_row_order(t->base.out_types, t->nin, a + t->norder, b + t->norder);
+}
+
+/* ---------- AVL tree ---------- */
+
+static inline int32_t height(const TNode *n) { return n ? n->height : 0; }
+
+static inline void fix_height(TNode *n)
+{
+    int32_t hl = height(n->l), hr = height(n->r);
+    n->height = (hl > hr ? hl : hr) + 1;
+}
+
+static TNode *rotate_right(TNode *n)
+{
+    TNode *l = n->l;
+    n->l = l->r;
+    l->r = n;
+    fix_height(n);
+    fix_height(l);
+    return l;
+}
+
+static TNode *rotate_left(TNode *n)
+{
+    TNode *r = n->r;
+    n->r = r->l;
+    r->l = n;
+    fix_height(n);
+    fix_height(r);
+    return r;
+}
+
+static TNode *balance(TNode *n)
+{
+    fix_height(n);
+    int32_t bf = height(n->l) - height(n->r);
+    if (bf > 1) {
+        if (height(n->l->l) < height(n->l->r)) n->l = rotate_left(n->l);
+        return rotate_right(n);
+    }
+    if (bf < -1) {
+        if (height(n->r->r) < height(n->r->l)) n->r = rotate_right(n->r);
+        return rotate_left(n);
+    }
+    return n;
+}
+
+static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
+{
+    int ncells = t->norder + t->nin;
+    const Type *types_row = t->base.out_types;
+    size_t text = 0;
+    for (int k = 0; k < ncells; k++) {
+        Type ty = k < t->norder ? t->order_types[k] : types_row[k - t->norder];
+        if (ty.id == T_TEXT && !cells[k].isnull) text += cells[k].len;
+    }
+    size_t size = sizeof(TNode) + sizeof(Value) * (size_t)ncells + text;
+    TNode *n = xmalloc(size);
+    n->l = n->r = NULL;
+    n->count = count;
+    n->height = 1;
+    n->size = (uint32_t)size;
+    memcpy(n->cells, cells, sizeof(Value) * (size_t)ncells);
+    char *tp = (char *)(n->cells + ncells);
+    for (int k = 0; k < ncells; k++) {
+        Type ty = k < t->norder ? t->order_types[k] : types_row[k - t->norder];
+        if (ty.id == T_TEXT && !cells[k].isnull) {
+            if (cells[k].len) memcpy(tp, cells[k].s, cells[k].len);
+            n->cells[k].s = tp;
+            tp += cells[k].len;
+        }
+    }
+    t->node_bytes += (int64_t)size;
+    t->nnodes++;
+    return n;
+}
+
+static TNode *take_min(TNode *n, TNode **min)
+{
+    if (!n->l) {
+        *min = n;
+        return n->r;
+    }
+    n->l = take_min(n->l, min);
+    return balance(n);
+}
+
+typedef struct AddCtx {
+    TopNOp *t;
+    const Value *cells;
+    int64_t w;
+    TNode *removed;          /* node unlinked because its count reached 0 */
+    bool created;
+} AddCtx;
+
+static TNode *add_rec(TNode *n, AddCtx *c)
+{
+    if (!n) {
+        c->created = true;
+        return new_node(c->t, c->cells, c->w);
+    }
+    int cmp = cmp_cells(c->t, c->cells, n->cells);
+    if (cmp < 0) {
+        n->l = add_rec(n->l, c);
+    } else if (cmp > 0) {
+        n->r = add_rec(n->r, c);
+    } else {
+        n->count += c->w;
+        if (n->count != 0) return n;
+        c->removed = n;
+        TNode *l = n->l, *r = n->r;
+        if (!l) return r;
+        if (!r) return l;
+        TNode *m;
+        TNode *rest = take_min(r, &m);
+        m->l = l;
+        m->r = rest;
+        return balance(m);
+    }
+    return balance(n);
+}
+
+static void to_grave(TopNOp *t, TNode *n)
+{
+    if (t->ngrave == t->cap_grave) {
+        t->cap_grave = t->cap_grave ? t->cap_grave * 2 : 64;
+        t->grave = xrealloc(t->grave, sizeof(TNode *) * (size_t)t->cap_grave);
+    }
+    t->grave[t->ngrave++] = n;
+}
+
+static void free_node(TopNOp *t, TNode *n)
+{
+    t->node_bytes -= n->size;
+    t->nnodes--;
+    free(n);
+}
+
+static void free_tree(TopNOp *t, TNode *n)
+{
+    if (!n) return;
+    free_tree(t, n->l);
+    free_tree(t, n->r);
+    free_node(t, n);
+}
+
+/* ---------- top region ---------- */
+
+typedef struct Walk {
+    TNode **stack;
+    int sp;
+    TNode *cur;
+} Walk;
+
+static void walk_init(Walk *w, TNode **stack, TNode *root)
+{
+    w->stack = stack;
+    w->sp = 0;
+    w->cur = root;
+}
+
+/* Next node in order, or NULL. */
+static TNode *walk_next(Walk *w)
+{
+    while (w->cur) {
+        w->stack[w->sp++] = w->cur;
+        w->cur = w->cur->l;
+    }
+    if (w->sp == 0) return NULL;
+    TNode *n = w->stack[--w->sp];
+    w->cur = n->r;
+    return n;
+}
+
+static void push_ent(TEnt **arr, int *n, int *cap, TNode *node, int64_t rank, int64_t count)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *arr = xrealloc(*arr, sizeof(TEnt) * (size_t)*cap);
+    }
+    TEnt *e = &(*arr)[(*n)++];
+    e->node = node;
+    e->rank = rank;
+    e->count = count;
+}
+
+/* Append the partition's top region (tree order, ranks ascending) to arr. Returns the
+ * last node inside it (NULL when empty). */
+static TNode *top_region(TopNOp *t, TNode *root, TEnt **arr, int *n, int *cap)
+{
+    Walk w;
+    walk_init(&w, t->stack, root);
+    int64_t seen = 0, rank = 0;
+    TNode *prev = NULL, *last = NULL, *node;
+    while ((node = walk_next(&w))) {
+        if (node->count <= 0) continue; /* transient negative: not a row */
+        if (t->rank_kind == 0) {
+            if (seen >= t->limit) break;
+            int64_t take = node->count < t->limit - seen ? node->count : t->limit - seen;
+            for (int64_t k = 0; k < take; k++) push_ent(arr, n, cap, node, seen + k + 1, 1);
+        } else {
+            bool peer = prev && cmp_sort_keys(t, prev->cells, node->cells) == 0;
+            if (!peer) rank = t->rank_kind == 1 ? seen + 1 : rank + 1;
+            if (rank > t->limit) break;
+            push_ent(arr, n, cap, node, rank, node->count);
+        }
+        seen += node->count;
+        prev = node;
+        last = node;
+    }
+    return last;
+}
+
+/* ---------- the step ---------- */
+
+static void touch(TopNOp *t, Part *pt, uint64_t step)
+{
+    if (pt->touched == step) return;
+    pt->touched = step;
+    if (t->ntouched == t->cap_touched) {
+        t->cap_touched = t->cap_touched ? t->cap_touched * 2 : 64;
+        t->touched = xrealloc(t->touched, sizeof(Part *) * (size_t)t->cap_touched);
+    }
+    t->touched[t->ntouched++] = pt;
+    pt->old_start = t->nold;
+    top_region(t, pt->root, &t->old, &t->nold, &t->cap_old);
+    pt->old_n = t->nold - pt->old_start;
+}
+
+static void emit(TopNOp *t, const TEnt *e, int64_t w, bool copy)
+{
+    Batch *out = t->base.out;
+    Value *o = batch_append(out, w);
+    memcpy(o, e->node->cells + t->norder, sizeof(Value) * (size_t)t->nin);
+    if (t->emit_rank) o[t->nin] = value_int(e->rank);
+    if (copy)
+        for (int c = 0; c < t->nin; c++)
+            if (t->base.out_types[c].id == T_TEXT && !o[c].isnull) o[c] = batch_text(out, o[c].s, o[c].len);
+}
+
+/* Order of snapshot entries: tree order of the rows, then rank. */
+static int cmp_ent(const TopNOp *t, const TEnt *a, const TEnt *b)
+{
+    int c = a->node == b->node ? 0 : cmp_cells(t, a->node->cells, b->node->cells);
+    if (c) return c;
+    if (!t->emit_rank) return 0;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Emit what turns the old top region into the new one (both in tree order). */
+static void diff(TopNOp *t, const TEnt *old, int nold, const TEnt *cur, int ncur)
+{
+    int i = 0, k = 0;
+    while (i < nold || k < ncur) {
+        int c = i >= nold ? 1 : k >= ncur ? -1 : cmp_ent(t, &old[i], &cur[k]);
+        if (c < 0) {
+            emit(t, &old[i], -old[i].count, true);
+            i++;
+        } else if (c > 0) {
+            emit(t, &cur[k], cur[k].count, false);
+            k++;
+        } else {
+            int64_t d = cur[k].count - old[i].count;
+            if (d < 0) emit(t, &old[i], d, true);
+            else if (d > 0) emit(t, &cur[k], d, false);
+            i++;
+            k++;
+        }
+    }
+}
+
+/* Drop the nodes after `last` (insert-only inputs: they can never rank again). */
+static void trim(TopNOp *t, Part *pt, TNode *last)
+{
+    for (;;) {
+        Walk w;
+        walk_init(&w, t->stack, pt->root);
+        TNode *node, *victim = NULL;
+        bool past = last == NULL;
+        while ((node = walk_next(&w))) {
+            if (past) {
+                victim = node;
+                break;
+            }
+            if (node == last) past = true;
+        }
+        if (!victim) return;
+        AddCtx c = {t, victim->cells, -victim->count, NULL, false};
+        pt->root = add_rec(pt->root, &c);
+        pt->nodes--;
+        free_node(t, c.removed);
+    }
+}
+
+static void finish(TopNOp *t)
+{
+    for (int p = 0; p < t->ntouched; p++) {
+        Part *pt = t->touched[p];
+        t->ncur = 0;
+        TNode *last = top_region(t, pt->root, &t->cur, &t->ncur, &t->cap_cur);
+        diff(t, t->old + pt->old_start, pt->old_n, t->cur, t->ncur);
+        if (t->insert_only && pt->root) trim(t, pt, last);
+    }
+    for (int g = 0; g < t->ngrave; g++) free_node(t, t->grave[g]);
+    t->ngrave = 0;
+    for (int p = 0; p < t->ntouched; p++) {
+        Part *pt = t->touched[p];
+        if (!pt->root) ktab_remove(&t->parts, pt);
+    }
+    t->ntouched = 0;
+    t->nold = 0;
+}
+
+static bool eval_cells(TopNOp *t, const Value *row, EvalCtx *ec)
+{
+    for (int k = 0; k < t->npart; k++) {
+        const Expr *e = t->plan->partition[k];
+        if (e->kind == EX_COLUMN) t->keybuf[k] = row[e->col];
+        else if (!eval_expr(e, row, ec, &t->keybuf[k])) return false;
+    }
+    for (int k = 0; k < t->norder; k++) {
+        const Expr *e = t->plan->order[k].expr;
+        if (e->kind == EX_COLUMN) t->cellbuf[k] = row[e->col];
+        else if (!eval_expr(e, row, ec, &t->cellbuf[k])) return false;
+    }
+    memcpy(t->cellbuf + t->norder, row, sizeof(Value) * (size_t)t->nin);
+    return true;
+}
+
+static bool topn_step(Op *op, OpCtx *ctx)
+{
+    TopNOp *t = (TopNOp *)op;
+    const Batch *in = op->in[0]->out;
+    EvalCtx ec = {0};
+    ec.arena = &op->out->arena;
+    for (int i = 0; i < in->n; i++) {
+        int64_t w = in->weights[i];
+        if (w == 0) continue;
+        if (!eval_cells(t, batch_row(in, i), &ec)) {
+            op_dead_letter(op, 0, i, ec.err);
+            continue;
+        }
+        if (t->insert_only && w < 0) {
+            snprintf(ctx->err, ctx->errsize, "internal error: retraction on the insert-only input of %s", t->state_id);
+            return false;
+        }
+        bool created;
+        Part *pt = ktab_upsert(&t->parts, t->keybuf, ktab_hash(&t->parts, t->keybuf), &created);
+        touch(t, pt, ctx->step);
+        AddCtx c = {t, t->cellbuf, w, NULL, false};
+        pt->root = add_rec(pt->root, &c);
+        if (c.created) pt->nodes++;
+        if (c.removed) {
+            pt->nodes--;
+            to_grave(t, c.removed);
+        }
+    }
+    finish(t);
+    return true;
+}
+
+/* ---------- stats and checkpoints ---------- */
+
+static int topn_stats(const Op *op, EngStateStats *out, int max)
+{
+    const TopNOp *t = (const TopNOp *)op;
+    if (max >= 1) {
+        out[0].id = t->state_id;
+        out[0].entries = t->nnodes;
+        out[0].bytes = t->parts.bytes + t->node_bytes;
+    }
+    return 1;
+}
+
+typedef struct SortCtx {
+    const KTab *tab;
+} SortCtx;
+
+static int cmp_parts(const void *x, const void *y, void *ctx)
+{
+    const KTab *tab = ((const SortCtx *)ctx)->tab;
+    return op_row_order(tab->types, tab->nkey, ktab_key(tab, *(void *const *)x), ktab_key(tab, *(void *const *)y));
+}
+
+static uint64_t shape_hash(const TopNOp *t)
+{
+    uint64_t h = 1469598103934665603ull;
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
+    MIX(t->nin);
+    MIX(t->npart);
+    MIX(t->norder);
+    MIX(t->rank_kind);
+    for (int c = 0; c < t->nin; c++) MIX(t->base.out_types[c].id);
+    for (int k = 0; k < t->npart; k++) MIX(t->part_types[k].id);
+#undef MIX
+    return h;
+}
+
+static bool topn_serialize(const Op *op, StrBuf *sb)
+{
+    const TopNOp *t = (const TopNOp *)op;
+    op_put_u32(sb, TOPN_MAGIC);
+    op_put_u32(sb, TOPN_VERSION);
+    op_put_u64(sb, shape_hash(t));
+    void **ps = xmalloc(sizeof(void *) * (size_t)(t->parts.count > 0 ? t->parts.count : 1));
+    uint32_t pos = 0, n = 0;
+    void *e;
+    while ((e = ktab_next(&t->parts, &pos))) ps[n++] = e;
+    SortCtx sc = {&t->parts};
+    qsort_r(ps, n, sizeof(void *), cmp_parts, &sc);
+    op_put_u64(sb, n);
+    TNode *stack[96];
+    for (uint32_t i = 0; i < n; i++) {
+        const Part *pt = ps[i];
+        const Value *k = ktab_key(&t->parts, pt);
+        for (int c = 0; c < t->npart; c++) op_put_value(sb, t->part_types[c], &k[c]);
+        op_put_u64(sb, (uint64_t)pt->nodes);
+        Walk w;
+        walk_init(&w, stack, pt->root);
+        TNode *node;
+        while ((node = walk_next(&w))) {
+            for (int c = 0; c < t->nin; c++) op_put_value(sb, t->base.out_types[c], &node->cells[t->norder + c]);
+            op_put_i64(sb, node->count);
+        }
+    }
+    free(ps);
+    return true;
+}
+
+static void clear_state(TopNOp *t)
+{
+    uint32_t pos = 0;
+    Part *pt;
+    while ((pt = ktab_next(&t->parts, &pos))) free_tree(t, pt->root);
+    KTab fresh;
+    ktab_init(&fresh, t->parts.nkey, t->parts.types, t->parts.payload_size);
+    ktab_fini(&t->parts);
+    t->parts = fresh;
+}
+
+static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
+{
+    TopNOp *t = (TopNOp *)op;
+    OpReader r = {data, data + len, false};
+    if (op_get_u32(&r) != TOPN_MAGIC || op_get_u32(&r) != TOPN_VERSION || op_get_u64(&r) != shape_hash(t)) {
+        snprintf(err, errsize, "state of %s: not a top-N state of this shape", t->state_id);
+        return false;
+    }
+    clear_state(t);
+    EvalCtx ec = {0};
+    ec.arena = &op->out->arena;
+    Value *row = xmalloc(sizeof(Value) * (size_t)(t->nin + 1));
+    uint64_t n = op_get_u64(&r);
+    bool ok = true;
+    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
+        for (int c = 0; c < t->npart; c++) op_get_value(&r, t->part_types[c], &row[c]);
+        bool created;
+        Part *pt = ktab_upsert(&t->parts, row, ktab_hash(&t->parts, row), &created);
+        if (!created) ok = false;
+        uint64_t nn = op_get_u64(&r);
+        for (uint64_t k = 0; k < nn && ok && !r.bad; k++) {
+            for (int c = 0; c < t->nin; c++) op_get_value(&r, t->base.out_types[c], &row[c]);
+            int64_t count = op_get_i64(&r);
+            if (r.bad || count == 0 || !eval_cells(t, row, &ec)) {
+                ok = false;
+                break;
+            }
+            AddCtx c = {t, t->cellbuf, count, NULL, false};
+            pt->root = add_rec(pt->root, &c);
+            if (!c.created) ok = false;
+            pt->nodes++;
+        }
+    }
+    free(row);
+    if (!ok || r.bad || r.p != r.end) {
+        clear_state(t);
+        snprintf(err, errsize, "state of %s: truncated or malformed", t->state_id);
+        return false;
+    }
+    return true;
+}
+
+static void topn_free(Op *op)
+{
+    TopNOp *t = (TopNOp *)op;
+    clear_state(t);
+    ktab_fini(&t->parts);
+    for (int g = 0; g < t->ngrave; g++) free_node(t, t->grave[g]);
+    free(t->grave);
+    free(t->touched);
+    free(t->old);
+    free(t->cur);
+    free(t->order_types);
+    free(t->part_types);
+    free(t->keybuf);
+    free(t->cellbuf);
+    op_base_fini(op);
+    free(t);
+}
+
+static const OpVtbl topn_vt = {
+    .kind = "topn",
+    .step = topn_step,
+    .free = topn_free,
+    .state_stats = topn_stats,
+    .serialize = topn_serialize,
+    .deserialize = topn_deserialize,
+};
+
+Op *op_topn_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)
+{
+    const PlanNode *pn = n->plan;
+    int nin = inputs[0]->ncols;
+    if (pn->ncols != nin + (pn->emit_rank ? 1 : 0) || pn->limit < 0 || pn->rank_kind < 0 || pn->rank_kind > 2) {
+        snprintf(err, errsize, "%s: malformed top-N (columns, limit or rank kind)", n->op_id);
+        return NULL;
+    }
+    TopNOp *t = xcalloc(1, sizeof *t);
+    op_base_init(&t->base, &topn_vt, p, n, inputs, 1);
+    t->plan = pn;
+    t->state_id = op_state_id(&t->base, NULL, 0, "");
+    t->nin = nin;
+    t->norder = pn->norder;
+    t->npart = pn->npartition;
+    t->rank_kind = pn->rank_kind;
+    t->limit = pn->limit;
+    t->emit_rank = pn->emit_rank;
+    t->insert_only = n->inputs[0]->mode == CL_INSERT_ONLY;
+    t->order_types = xmalloc(sizeof(Type) * (size_t)(t->norder + 1));
+    for (int k = 0; k < t->norder; k++) t->order_types[k] = pn->order[k].expr->type;
+    t->part_types = xmalloc(sizeof(Type) * (size_t)(t->npart + 1));
+    for (int k = 0; k < t->npart; k++) t->part_types[k] = pn->partition[k]->type;
+    t->keybuf = xcalloc((size_t)(t->npart + 1), sizeof(Value));
+    t->cellbuf = xcalloc((size_t)(t->norder + nin + 1), sizeof(Value));
+    ktab_init(&t->parts, t->npart, t->part_types, sizeof(Part));
+    return &t->base;
+}

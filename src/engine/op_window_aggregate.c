@@ -1,0 +1,788 @@
+/* Window aggregate: a GROUP BY that includes window_start and/or window_end of a
+ * TUMBLE / HOP / SESSION table function (directly below it or through filters). It
+ * emits each window's rows once, as insertions, when the operator's input watermark
+ * reaches window_end, then frees that window's state (DESIGN.md section 3). When a
+ * bounded source ends the watermark becomes INT64_MAX and every window closes.
+ *
+ * TUMBLE / HOP: the rows below already carry window_start/window_end (one row per
+ * window a row belongs to). State: a keyed table of groups (all group keys, window
+ * columns included) -> {row count, accumulators}, each group linked into its window
+ * (a table window_end -> group list) and the windows in a min-heap by window_end.
+ *
+ * SESSION: sessions depend on later rows, so the state keeps, per group key (the
+ * non-window keys), the events of its open sessions sorted by time: (t, weight,
+ * evaluated aggregate arguments). Consecutive events closer than `gap` form one
+ * session [first t, last t + gap); a session closes when the watermark reaches its
+ * end, and its row is computed then from its events. Keys sit in a min-heap by their
+ * earliest possible close. Retractions cancel their events, so sessions stay exact
+ * under updating inputs (a retraction can split a session).
+ *
+ * Lateness: rows are judged against the watermark in force before the step. A row is
+ * late when its window is already closed: window_end <= watermark (TUMBLE/HOP); for
+ * SESSION when its own session [t, t + gap) is closed and it touches no open session
+ * of its key, or when it falls before the end of a session of its key that was
+ * already emitted (a key remembers that end until no row could reach it). Late rows
+ * (insertions and retractions alike) are counted and sent to the dead letters with
+ * reason "late"; nothing is dropped silently. */
+#include "engine/agg_accum.h"
+#include "engine/iheap.h"
+#include "engine/keyed_table.h"
+
+#define WAGG_MAGIC 0x5757494eu /* "WWIN" */
+#define WAGG_VERSION 1u
+
+typedef struct WGroup WGroup;
+struct WGroup {
+    int64_t nrows;
+    WGroup *wnext;           /* next group of the same window */
+    Acc acc[];
+};
+
+typedef struct Win {
+    IHeapItem h;             /* key = window_end (microseconds) */
+    WGroup *head;
+} Win;
+
+/* One buffered session event: time, weight, per aggregate whether it applies and its
+ * argument (text copied into the block's tail). */
+typedef struct SEvent {
+    int64_t t;
+    int64_t w;
+    uint32_t size;           /* bytes of the block */
+    uint32_t pad_;
+    Value argv[];            /* naggs arguments, then naggs active flags, then text */
+} SEvent;
+
+typedef struct SKey {
+    IHeapItem h;             /* key = deadline: earliest possible session close, or when
+                                the key may be forgotten */
+    int64_t closed_end;      /* end of the last session emitted, INT64_MIN when none */
+    int32_t nev, cap;
+    SEvent **ev;             /* sorted by t */
+} SKey;
+
+typedef struct WAggOp {
+    Op base;
+    const PlanNode *plan;
+    const char *state_id;
+    WindowTvfKind kind;
+    int ngroup, naggs;
+    int ws_k, we_k;          /* group key positions of window_start / window_end, -1 */
+    int time_col;            /* SESSION: the time column of the input */
+    Type time_type;
+    int64_t size, gap;
+    AggAccs acc;
+    Type *key_types;         /* ngroup */
+    int *keycol;
+    Value *keybuf;           /* ngroup */
+    /* TUMBLE / HOP */
+    KTab groups;
+    KTab wins;
+    /* SESSION */
+    KTab skeys;              /* non-window keys -> SKey */
+    int nskey;
+    int *skey_pos;           /* nskey group positions */
+    Type *skey_types;
+    Value *skeybuf;
+    int64_t ev_bytes;
+    int64_t nevents;
+    Acc *scratch;            /* naggs accumulators to aggregate a session */
+    IHeap heap;
+    Value *rowbuf;           /* one output row */
+    int64_t late_rows;
+    bool col_keys;           /* every group key is a plain column: hash ahead, prefetch */
+    uint64_t *hashes;
+    int hcap;
+} WAggOp;
+
+#define PF_DIST 16
+
+static inline bool *ev_active(const WAggOp *a, SEvent *e) { return (bool *)(e->argv + a->naggs); }
+
+/* ---------- output ---------- */
+
+/* Append keys ++ the accumulators' values as an insertion, text copied (the state it
+ * points into is freed right after). */
+static bool emit_row(WAggOp *a, const Value *keys, const Acc *accs, OpCtx *ctx)
+{
+    Batch *out = a->base.out;
+    Value *row = a->rowbuf;
+    memcpy(row, keys, sizeof(Value) * (size_t)a->ngroup);
+    for (int j = 0; j < a->naggs; j++)
+        if (!aggacc_out(&a->acc.specs[j], &accs[j], &out->arena, &row[a->ngroup + j], ctx->err, ctx->errsize))
+            return false;
+    op_append_copy(out, row, a->base.out_types, 1);
+    return true;
+}
+
+/* ---------- TUMBLE / HOP ---------- */
+
+static int64_t window_end_us(const WAggOp *a, const Value *keys, bool *ok)
+{
+    *ok = true;
+    if (a->we_k >= 0) {
+        const Value *v = &keys[a->we_k];
+        if (v->isnull) return *ok = false, 0;
+        return op_time_us(a->key_types[a->we_k], v);
+    }
+    const Value *v = &keys[a->ws_k];
+    if (v->isnull) return *ok = false, 0;
+    return op_sat_add(op_time_us(a->key_types[a->ws_k], v), a->size);
+}
+
+static void link_group(WAggOp *a, WGroup *g, int64_t we)
+{
+    Value k = value_int(we);
+    uint64_t h = ktab_hash(&a->wins, &k);
+    bool created;
+    Win *w = ktab_upsert(&a->wins, &k, h, &created);
+    if (created) {
+        iheap_item_init(&w->h);
+        iheap_push(&a->heap, &w->h, we);
+    }
+    g->wnext = w->head;
+    w->head = g;
+}
+
+static bool close_windows(WAggOp *a, int64_t wm, OpCtx *ctx)
+{
+    IHeapItem *it;
+    while ((it = iheap_min(&a->heap)) && it->key <= wm) {
+        Win *w = (Win *)it;
+        iheap_remove(&a->heap, it);
+        WGroup *g = w->head;
+        while (g) {
+            WGroup *next = g->wnext;
+            if (g->nrows > 0 && !emit_row(a, ktab_key(&a->groups, g), g->acc, ctx)) return false;
+            aggacc_release(&a->acc, g->acc);
+            ktab_remove(&a->groups, g);
+            g = next;
+        }
+        ktab_remove(&a->wins, w);
+    }
+    return true;
+}
+
+static void late(WAggOp *a, int i)
+{
+    a->late_rows++;
+    op_dead_letter(&a->base, 0, i, "late");
+}
+
+static bool step_windows(WAggOp *a, OpCtx *ctx)
+{
+    Op *op = &a->base;
+    const Batch *in = op->in[0]->out;
+    EvalCtx ec = {0};
+    ec.arena = &op->out->arena;
+    /* the groups table outgrows the caches: hash every row's key first and prefetch
+     * the slot a few rows ahead (as the GROUP BY aggregate does) */
+    bool pre = a->col_keys && in->n > PF_DIST;
+    if (pre) {
+        if (in->n > a->hcap) {
+            a->hcap = in->n;
+            a->hashes = xrealloc(a->hashes, sizeof(uint64_t) * (size_t)a->hcap);
+        }
+        for (int i = 0; i < in->n; i++) {
+            const Value *row = batch_row(in, i);
+            for (int k = 0; k < a->ngroup; k++) a->keybuf[k] = row[a->keycol[k]];
+            a->hashes[i] = ktab_hash(&a->groups, a->keybuf);
+        }
+    }
+    for (int i = 0; i < in->n; i++) {
+        if (pre && i + PF_DIST < in->n) ktab_prefetch_slot(&a->groups, a->hashes[i + PF_DIST]);
+        if (pre && i + PF_DIST / 2 < in->n)
+            ktab_prefetch_entry(&a->groups, a->hashes[i + PF_DIST / 2], a->groups.payload_off + a->groups.payload_size);
+        int64_t w = in->weights[i];
+        if (w == 0) continue;
+        const Value *row = batch_row(in, i);
+        const char *fail = NULL;
+        for (int k = 0; k < a->ngroup && !fail; k++) {
+            if (a->keycol[k] >= 0) a->keybuf[k] = row[a->keycol[k]];
+            else if (!eval_expr(a->plan->group[k], row, &ec, &a->keybuf[k])) fail = ec.err;
+        }
+        bool ok = true;
+        int64_t we = fail ? 0 : window_end_us(a, a->keybuf, &ok);
+        if (!fail && !ok) fail = "window bounds are NULL";
+        if (!fail && we <= op->in_wm) {
+            late(a, i);
+            continue;
+        }
+        if (!fail) fail = aggacc_eval(&a->acc, row, &ec);
+        if (fail) {
+            op_dead_letter(op, 0, i, fail);
+            continue;
+        }
+        bool created;
+        WGroup *g = ktab_upsert(&a->groups, a->keybuf, pre ? a->hashes[i] : ktab_hash(&a->groups, a->keybuf), &created);
+        if (created) link_group(a, g, we);
+        fail = aggacc_prepare(&a->acc, g->acc, w);
+        if (fail) {
+            op_dead_letter(op, 0, i, fail);
+            continue;
+        }
+        g->nrows += w;
+        if (!aggacc_commit(&a->acc, g->acc, w, ctx->err, ctx->errsize)) return false;
+    }
+    return true;
+}
+
+/* ---------- SESSION ---------- */
+
+static void free_event(WAggOp *a, SEvent *e)
+{
+    a->ev_bytes -= e->size;
+    a->nevents--;
+    free(e);
+}
+
+/* End of the first session of k (its events are non-empty). */
+static int64_t first_session_end(const WAggOp *a, const SKey *k)
+{
+    int64_t end = op_sat_add(k->ev[0]->t, a->gap);
+    for (int i = 1; i < k->nev && k->ev[i]->t < end; i++) {
+        int64_t e = op_sat_add(k->ev[i]->t, a->gap);
+        if (e > end) end = e;
+    }
+    return end;
+}
+
+static void reschedule(WAggOp *a, SKey *k)
+{
+    iheap_update(&a->heap, &k->h, k->nev > 0 ? first_session_end(a, k) : op_sat_add(k->closed_end, a->gap));
+}
+
+/* First index with ev[i]->t >= t. */
+static int lower_bound(const SKey *k, int64_t t)
+{
+    int lo = 0, hi = k->nev;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (k->ev[mid]->t < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static bool session_late(const WAggOp *a, const SKey *k, int64_t t, int64_t wm)
+{
+    if (k && t < k->closed_end) return true;
+    if (op_sat_add(t, a->gap) > wm) return false;
+    if (!k || k->nev == 0) return true;
+    /* an open session absorbs it when some event lies within gap of t */
+    int i = lower_bound(k, t);
+    if (i < k->nev && k->ev[i]->t - t < a->gap) return false;
+    if (i > 0 && t - k->ev[i - 1]->t < a->gap) return false;
+    return true;
+}
+
+static bool same_event(const WAggOp *a, SEvent *e, const bool *active, const Value *argv)
+{
+    const bool *ea = ev_active(a, e);
+    for (int j = 0; j < a->naggs; j++) {
+        if (ea[j] != active[j]) return false;
+        if (active[j] && a->acc.specs[j].arg && !op_cell_identical(a->acc.specs[j].argt, &e->argv[j], &argv[j]))
+            return false;
+    }
+    return true;
+}
+
+static void add_event(WAggOp *a, SKey *k, int64_t t, int64_t w)
+{
+    const bool *active = a->acc.active;
+    const Value *argv = a->acc.argv;
+    int i = lower_bound(k, t);
+    for (int m = i; m < k->nev && k->ev[m]->t == t; m++) {
+        SEvent *e = k->ev[m];
+        if (!same_event(a, e, active, argv)) continue;
+        e->w += w;
+        if (e->w == 0) {
+            free_event(a, e);
+            memmove(&k->ev[m], &k->ev[m + 1], sizeof(SEvent *) * (size_t)(k->nev - m - 1));
+            k->nev--;
+            reschedule(a, k); /* a removal may split a session: recompute */
+        }
+        return;
+    }
+    size_t text = 0;
+    for (int j = 0; j < a->naggs; j++)
+        if (active[j] && a->acc.specs[j].arg && a->acc.specs[j].argt.id == T_TEXT) text += argv[j].len;
+    size_t size = sizeof(SEvent) + sizeof(Value) * (size_t)a->naggs + (size_t)a->naggs + text;
+    SEvent *e = xmalloc(size);
+    e->t = t;
+    e->w = w;
+    e->size = (uint32_t)size;
+    e->pad_ = 0;
+    bool *ea = ev_active(a, e);
+    char *tp = (char *)(ea + a->naggs);
+    for (int j = 0; j < a->naggs; j++) {
+        ea[j] = active[j];
+        e->argv[j] = active[j] && a->acc.specs[j].arg ? argv[j] : value_null();
+        if (active[j] && a->acc.specs[j].arg && a->acc.specs[j].argt.id == T_TEXT) {
+            if (argv[j].len) memcpy(tp, argv[j].s, argv[j].len);
+            e->argv[j].s = tp;
+            tp += argv[j].len;
+        }
+    }
+    if (k->nev == k->cap) {
+        int32_t cap = k->cap ? k->cap * 2 : 4;
+        a->ev_bytes += (int64_t)sizeof(SEvent *) * (cap - k->cap);
+        k->cap = cap;
+        k->ev = xrealloc(k->ev, sizeof(SEvent *) * (size_t)k->cap);
+    }
+    memmove(&k->ev[i + 1], &k->ev[i], sizeof(SEvent *) * (size_t)(k->nev - i));
+    k->ev[i] = e;
+    k->nev++;
+    a->ev_bytes += (int64_t)size;
+    a->nevents++;
+    /* a new event can only start an earlier session or extend one */
+    int64_t end = op_sat_add(t, a->gap);
+    if (k->h.idx < 0 || end < k->h.key) iheap_update(&a->heap, &k->h, k->h.idx < 0 ? first_session_end(a, k) : end);
+}
+
+static void free_skey(WAggOp *a, SKey *k)
+{
+    for (int i = 0; i < k->nev; i++) free_event(a, k->ev[i]);
+    a->ev_bytes -= (int64_t)sizeof(SEvent *) * k->cap;
+    free(k->ev);
+    iheap_remove(&a->heap, &k->h);
+    ktab_remove(&a->skeys, k);
+}
+
+static bool step_sessions(WAggOp *a, OpCtx *ctx)
+{
+    (void)ctx;
+    Op *op = &a->base;
+    const Batch *in = op->in[0]->out;
+    EvalCtx ec = {0};
+    ec.arena = &op->out->arena;
+    for (int i = 0; i < in->n; i++) {
+        int64_t w = in->weights[i];
+        if (w == 0) continue;
+        const Value *row = batch_row(in, i);
+        const Value *tv = &row[a->time_col];
+        if (tv->isnull) {
+            op_dead_letter(op, 0, i, "event time is NULL");
+            continue;
+        }
+        int64_t t = op_time_us(a->time_type, tv);
+        const char *fail = NULL;
+        for (int k = 0; k < a->nskey && !fail; k++) {
+            const Expr *g = a->plan->group[a->skey_pos[k]];
+            if (g->kind == EX_COLUMN) a->skeybuf[k] = row[g->col];
+            else if (!eval_expr(g, row, &ec, &a->skeybuf[k])) fail = ec.err;
+        }
+        if (!fail) fail = aggacc_eval(&a->acc, row, &ec);
+        if (fail) {
+            op_dead_letter(op, 0, i, fail);
+            continue;
+        }
+        uint64_t h = ktab_hash(&a->skeys, a->skeybuf);
+        SKey *k = ktab_find(&a->skeys, a->skeybuf, h);
+        if (session_late(a, k, t, op->in_wm)) {
+            late(a, i);
+            continue;
+        }
+        if (!k) {
+            bool created;
+            k = ktab_upsert(&a->skeys, a->skeybuf, h, &created);
+            iheap_item_init(&k->h);
+            k->closed_end = INT64_MIN;
+        }
+        add_event(a, k, t, w);
+    }
+    return true;
+}
+
+/* Emit and drop the sessions of k that end at or before wm. */
+static bool close_key_sessions(WAggOp *a, SKey *k, int64_t wm, OpCtx *ctx)
+{
+    const Value *skey = ktab_key(&a->skeys, k);
+    int done = 0;
+    while (done < k->nev) {
+        int64_t end = op_sat_add(k->ev[done]->t, a->gap);
+        int last = done + 1;
+        while (last < k->nev && k->ev[last]->t < end) {
+            int64_t e = op_sat_add(k->ev[last]->t, a->gap);
+            if (e > end) end = e;
+            last++;
+        }
+        if (end > wm) break;
+        /* aggregate the session's events [done, last) */
+        memset(a->scratch, 0, sizeof(Acc) * (size_t)a->naggs);
+        int64_t nrows = 0;
+        for (int m = done; m < last; m++) {
+            SEvent *e = k->ev[m];
+            memcpy(a->acc.argv, e->argv, sizeof(Value) * (size_t)a->naggs);
+            memcpy(a->acc.active, ev_active(a, e), sizeof(bool) * (size_t)a->naggs);
+            const char *fail = aggacc_prepare(&a->acc, a->scratch, e->w);
+            if (fail) {
+                /* e.g. a sum leaving its type's range: the event cannot count */
+                EngDeadLetter dl = {a->base.model_name, fail, NULL, skey, a->skey_types, NULL, a->nskey};
+                eng_emit_dead_letter(a->base.p, &dl);
+                continue;
+            }
+            nrows += e->w;
+            if (!aggacc_commit(&a->acc, a->scratch, e->w, ctx->err, ctx->errsize)) return false;
+        }
+        if (nrows > 0) {
+            int s = 0;
+            for (int g = 0; g < a->ngroup; g++) {
+                if (g == a->ws_k) a->keybuf[g] = op_time_value(a->key_types[g], k->ev[done]->t);
+                else if (g == a->we_k) a->keybuf[g] = op_time_value(a->key_types[g], end);
+                else a->keybuf[g] = skey[s++];
+            }
+            if (!emit_row(a, a->keybuf, a->scratch, ctx)) {
+                aggacc_release(&a->acc, a->scratch);
+                return false;
+            }
+        }
+        aggacc_release(&a->acc, a->scratch);
+        for (int m = done; m < last; m++) free_event(a, k->ev[m]);
+        k->closed_end = end;
+        done = last;
+    }
+    if (done > 0) {
+        memmove(&k->ev[0], &k->ev[done], sizeof(SEvent *) * (size_t)(k->nev - done));
+        k->nev -= done;
+    }
+    return true;
+}
+
+static bool close_sessions(WAggOp *a, int64_t wm, OpCtx *ctx)
+{
+    IHeapItem *it;
+    while ((it = iheap_min(&a->heap)) && it->key <= wm) {
+        SKey *k = (SKey *)it;
+        if (!close_key_sessions(a, k, wm, ctx)) return false;
+        if (k->nev == 0 && op_sat_add(k->closed_end, a->gap) <= wm) {
+            free_skey(a, k);
+        } else {
+            reschedule(a, k);
+            if (k->h.key <= wm) break; /* cannot happen: guards against a loop */
+        }
+    }
+    return true;
+}
+
+/* ---------- operator ---------- */
+
+static bool wagg_step(Op *op, OpCtx *ctx)
+{
+    WAggOp *a = (WAggOp *)op;
+    return a->kind == WTVF_SESSION ? step_sessions(a, ctx) : step_windows(a, ctx);
+}
+
+static bool wagg_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
+{
+    WAggOp *a = (WAggOp *)op;
+    return a->kind == WTVF_SESSION ? close_sessions(a, wm, ctx) : close_windows(a, wm, ctx);
+}
+
+static int wagg_stats(const Op *op, EngStateStats *out, int max)
+{
+    const WAggOp *a = (const WAggOp *)op;
+    if (max >= 1) {
+        out[0].id = a->state_id;
+        if (a->kind == WTVF_SESSION) {
+            out[0].entries = a->nevents;
+            out[0].bytes = a->skeys.bytes + a->ev_bytes + a->acc.extra_bytes + iheap_bytes(&a->heap);
+        } else {
+            out[0].entries = a->groups.count;
+            out[0].bytes = a->groups.bytes + a->wins.bytes + a->acc.extra_bytes + iheap_bytes(&a->heap);
+        }
+    }
+    return 1;
+}
+
+static void clear_state(WAggOp *a)
+{
+    void *e;
+    uint32_t pos = 0;
+    if (a->kind == WTVF_SESSION) {
+        while ((e = ktab_next(&a->skeys, &pos))) {
+            SKey *k = e;
+            for (int i = 0; i < k->nev; i++) free_event(a, k->ev[i]);
+            a->ev_bytes -= (int64_t)sizeof(SEvent *) * k->cap;
+            free(k->ev);
+        }
+    } else {
+        while ((e = ktab_next(&a->groups, &pos))) aggacc_release(&a->acc, ((WGroup *)e)->acc);
+    }
+    KTab fresh;
+    ktab_init(&fresh, a->groups.nkey, a->groups.types, a->groups.payload_size);
+    ktab_fini(&a->groups);
+    a->groups = fresh;
+    ktab_init(&fresh, a->wins.nkey, a->wins.types, a->wins.payload_size);
+    ktab_fini(&a->wins);
+    a->wins = fresh;
+    ktab_init(&fresh, a->skeys.nkey, a->skeys.types, a->skeys.payload_size);
+    ktab_fini(&a->skeys);
+    a->skeys = fresh;
+    iheap_fini(&a->heap);
+}
+
+/* ---------- checkpoints ---------- */
+
+typedef struct SortCtx {
+    const KTab *t;
+} SortCtx;
+
+static int cmp_keys(const void *x, const void *y, void *ctx)
+{
+    const KTab *t = ((const SortCtx *)ctx)->t;
+    return op_row_order(t->types, t->nkey, ktab_key(t, *(void *const *)x), ktab_key(t, *(void *const *)y));
+}
+
+static void **sorted_entries(const KTab *t, uint32_t *n)
+{
+    void **es = xmalloc(sizeof(void *) * (size_t)(t->count > 0 ? t->count : 1));
+    uint32_t pos = 0;
+    void *e;
+    *n = 0;
+    while ((e = ktab_next(t, &pos))) es[(*n)++] = e;
+    SortCtx sc = {t};
+    qsort_r(es, *n, sizeof(void *), cmp_keys, &sc);
+    return es;
+}
+
+static uint64_t shape_hash(const WAggOp *a)
+{
+    uint64_t h = 1469598103934665603ull;
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
+    MIX(a->kind);
+    MIX(a->ngroup);
+    MIX(a->ws_k);
+    MIX(a->we_k);
+    MIX(a->size);
+    MIX(a->gap);
+    for (int k = 0; k < a->ngroup; k++) MIX(a->key_types[k].id);
+#undef MIX
+    return aggacc_shape(&a->acc, h);
+}
+
+static bool wagg_serialize(const Op *op, StrBuf *sb)
+{
+    const WAggOp *a = (const WAggOp *)op;
+    op_put_u32(sb, WAGG_MAGIC);
+    op_put_u32(sb, WAGG_VERSION);
+    op_put_u64(sb, shape_hash(a));
+    uint32_t n;
+    if (a->kind == WTVF_SESSION) {
+        void **es = sorted_entries(&a->skeys, &n);
+        op_put_u64(sb, n);
+        for (uint32_t i = 0; i < n; i++) {
+            const SKey *k = es[i];
+            const Value *key = ktab_key(&a->skeys, k);
+            for (int c = 0; c < a->nskey; c++) op_put_value(sb, a->skey_types[c], &key[c]);
+            op_put_i64(sb, k->closed_end);
+            op_put_u32(sb, (uint32_t)k->nev);
+            for (int m = 0; m < k->nev; m++) {
+                SEvent *e = k->ev[m];
+                op_put_i64(sb, e->t);
+                op_put_i64(sb, e->w);
+                const bool *ea = ev_active(a, e);
+                for (int j = 0; j < a->naggs; j++) {
+                    op_put_u8(sb, ea[j]);
+                    if (ea[j] && a->acc.specs[j].arg) op_put_value(sb, a->acc.specs[j].argt, &e->argv[j]);
+                }
+            }
+        }
+        free(es);
+    } else {
+        void **es = sorted_entries(&a->groups, &n);
+        op_put_u64(sb, n);
+        for (uint32_t i = 0; i < n; i++) {
+            const WGroup *g = es[i];
+            const Value *key = ktab_key(&a->groups, g);
+            for (int c = 0; c < a->ngroup; c++) op_put_value(sb, a->key_types[c], &key[c]);
+            op_put_i64(sb, g->nrows);
+            aggacc_put(&a->acc, sb, g->acc);
+        }
+        free(es);
+    }
+    return true;
+}
+
+static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
+{
+    WAggOp *a = (WAggOp *)op;
+    OpReader r = {data, data + len, false};
+    if (op_get_u32(&r) != WAGG_MAGIC || op_get_u32(&r) != WAGG_VERSION || op_get_u64(&r) != shape_hash(a)) {
+        snprintf(err, errsize, "state of %s: not a window aggregate state of this shape", a->state_id);
+        return false;
+    }
+    clear_state(a);
+    uint64_t n = op_get_u64(&r);
+    bool ok = true;
+    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
+        if (a->kind == WTVF_SESSION) {
+            for (int c = 0; c < a->nskey; c++) op_get_value(&r, a->skey_types[c], &a->skeybuf[c]);
+            if (r.bad) break;
+            bool created;
+            SKey *k = ktab_upsert(&a->skeys, a->skeybuf, ktab_hash(&a->skeys, a->skeybuf), &created);
+            if (!created) {
+                ok = false;
+                break;
+            }
+            iheap_item_init(&k->h);
+            k->closed_end = op_get_i64(&r);
+            uint32_t nev = op_get_u32(&r);
+            int64_t prev = INT64_MIN;
+            for (uint32_t m = 0; m < nev && ok && !r.bad; m++) {
+                int64_t t = op_get_i64(&r), w = op_get_i64(&r);
+                for (int j = 0; j < a->naggs; j++) {
+                    uint8_t act = op_get_u8(&r);
+                    if (act > 1) ok = false;
+                    a->acc.active[j] = act;
+                    a->acc.argv[j] = value_null();
+                    if (act && a->acc.specs[j].arg) op_get_value(&r, a->acc.specs[j].argt, &a->acc.argv[j]);
+                }
+                if (w == 0 || t < prev) ok = false;
+                prev = t;
+                if (ok && !r.bad) add_event(a, k, t, w);
+            }
+            if (ok && !r.bad && k->nev == 0) reschedule(a, k);
+        } else {
+            for (int c = 0; c < a->ngroup; c++) op_get_value(&r, a->key_types[c], &a->keybuf[c]);
+            if (r.bad) break;
+            bool wok;
+            int64_t we = window_end_us(a, a->keybuf, &wok);
+            bool created;
+            WGroup *g = ktab_upsert(&a->groups, a->keybuf, ktab_hash(&a->groups, a->keybuf), &created);
+            if (!created || !wok) {
+                ok = false;
+                break;
+            }
+            link_group(a, g, we);
+            g->nrows = op_get_i64(&r);
+            ok = aggacc_get(&a->acc, &r, g->acc);
+        }
+    }
+    if (!ok || r.bad || r.p != r.end) {
+        clear_state(a);
+        snprintf(err, errsize, "state of %s: truncated or malformed", a->state_id);
+        return false;
+    }
+    return true;
+}
+
+static void wagg_free(Op *op)
+{
+    WAggOp *a = (WAggOp *)op;
+    clear_state(a);
+    ktab_fini(&a->groups);
+    ktab_fini(&a->wins);
+    ktab_fini(&a->skeys);
+    iheap_fini(&a->heap);
+    aggacc_fini(&a->acc);
+    free(a->key_types);
+    free(a->keycol);
+    free(a->keybuf);
+    free(a->skey_pos);
+    free(a->skey_types);
+    free(a->skeybuf);
+    free(a->scratch);
+    free(a->rowbuf);
+    free(a->hashes);
+    op_base_fini(op);
+    free(a);
+}
+
+static const OpVtbl wagg_vt = {
+    .kind = "window_aggregate",
+    .step = wagg_step,
+    .on_watermark = wagg_on_watermark,
+    .free = wagg_free,
+    .state_stats = wagg_stats,
+    .serialize = wagg_serialize,
+    .deserialize = wagg_deserialize,
+};
+
+/* Does e read a column >= first? */
+static bool reads_from(const Expr *e, int first)
+{
+    if (!e) return false;
+    if (e->kind == EX_COLUMN && e->col >= first) return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_from(e->args[i], first)) return true;
+    return false;
+}
+
+Op *op_window_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)
+{
+    const PlanNode *pn = n->plan;
+    /* find the window TVF below, through filters */
+    const IrNode *tvf = n->inputs[0];
+    bool filter_reads_window = false;
+    while (tvf->plan->kind == PL_FILTER && tvf->ninputs == 1) {
+        filter_reads_window |= reads_from(tvf->plan->pred, tvf->plan->ncols - 2);
+        tvf = tvf->inputs[0];
+    }
+    if (tvf->plan->kind != PL_WINDOW_TVF) {
+        snprintf(err, errsize, "%s: a window aggregate must read a TUMBLE/HOP/SESSION table function "
+                 "(directly or through filters)", n->op_id);
+        return NULL;
+    }
+    const PlanNode *tp = tvf->plan;
+    int nin = tp->ncols - 2;
+    int ws_k = pn->window_start_key, we_k = pn->window_end_key;
+    if ((ws_k >= 0 && (ws_k >= pn->ngroup || pn->group[ws_k]->kind != EX_COLUMN || pn->group[ws_k]->col != nin)) ||
+        (we_k >= 0 && (we_k >= pn->ngroup || pn->group[we_k]->kind != EX_COLUMN || pn->group[we_k]->col != nin + 1))) {
+        snprintf(err, errsize, "%s: window_start/window_end keys do not name the window columns", n->op_id);
+        return NULL;
+    }
+    if (tp->wtvf == WTVF_SESSION) {
+        bool bad = filter_reads_window;
+        for (int k = 0; k < pn->ngroup; k++)
+            if (k != ws_k && k != we_k && reads_from(pn->group[k], nin)) bad = true;
+        for (int j = 0; j < pn->naggs; j++)
+            if (reads_from(pn->aggs[j].arg, nin) || reads_from(pn->aggs[j].filter, nin)) bad = true;
+        if (bad) {
+            snprintf(err, errsize, "%s: SESSION window bounds are known only when the session closes: they can "
+                     "be grouped by, not filtered on or aggregated below the GROUP BY", n->op_id);
+            return NULL;
+        }
+    }
+    WAggOp *a = xcalloc(1, sizeof *a);
+    op_base_init(&a->base, &wagg_vt, p, n, inputs, 1);
+    a->plan = pn;
+    a->state_id = op_state_id(&a->base, NULL, 0, "");
+    a->kind = tp->wtvf;
+    a->ngroup = pn->ngroup;
+    a->naggs = pn->naggs;
+    a->ws_k = ws_k;
+    a->we_k = we_k;
+    a->time_col = tp->time_col;
+    a->time_type = tp->inputs[0]->cols[tp->time_col].type;
+    a->size = tp->wtvf == WTVF_HOP || tp->wtvf == WTVF_TUMBLE ? tp->size_us : 0;
+    a->gap = tp->gap_us;
+    aggacc_init(&a->acc, pn->aggs, pn->naggs, n->inputs[0]->mode == CL_INSERT_ONLY, a->state_id);
+    int ng = a->ngroup > 0 ? a->ngroup : 1;
+    a->key_types = xmalloc(sizeof(Type) * (size_t)ng);
+    a->keycol = xmalloc(sizeof(int) * (size_t)ng);
+    a->keybuf = xcalloc((size_t)ng, sizeof(Value));
+    a->skey_pos = xmalloc(sizeof(int) * (size_t)ng);
+    a->skey_types = xmalloc(sizeof(Type) * (size_t)ng);
+    a->skeybuf = xcalloc((size_t)ng, sizeof(Value));
+    a->col_keys = true;
+    for (int k = 0; k < a->ngroup; k++) {
+        a->key_types[k] = pn->group[k]->type;
+        a->keycol[k] = pn->group[k]->kind == EX_COLUMN ? pn->group[k]->col : -1;
+        if (a->keycol[k] < 0) a->col_keys = false;
+        if (k != ws_k && k != we_k) {
+            a->skey_pos[a->nskey] = k;
+            a->skey_types[a->nskey] = pn->group[k]->type;
+            a->nskey++;
+        }
+    }
+    size_t payload = sizeof(WGroup) + sizeof(Acc) * (size_t)a->naggs;
+    ktab_init(&a->groups, a->ngroup, a->key_types, payload);
+    Type i8 = type_make(T_INT8);
+    ktab_init(&a->wins, 1, &i8, sizeof(Win));
+    ktab_init(&a->skeys, a->nskey, a->skey_types, sizeof(SKey));
+    a->scratch = xcalloc((size_t)(a->naggs > 0 ? a->naggs : 1), sizeof(Acc));
+    a->rowbuf = xcalloc((size_t)(a->base.ncols > 0 ? a->base.ncols : 1), sizeof(Value));
+    (void)errsize;
+    return &a->base;
+}

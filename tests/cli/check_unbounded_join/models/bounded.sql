@@ -1,0 +1,3 @@
+SELECT o.order_id, p.paid
+FROM source('shop.orders') o, source('shop.payments') p
+WHERE p.order_id = o.order_id AND p.paid_at BETWEEN o.created_at AND o.created_at + INTERVAL '1' DAY
