@@ -422,14 +422,17 @@ def main():
             seed, events, rate, base = d.split(',', 3)
             datasets.append((int(seed), int(events), int(rate), base))
 
-    p = run([args.weir, '--project-dir', args.project, 'explain', '--format', 'json'])
+    # explain and compile a copy (with the sample data), so nothing is written into the tree
+    base = os.path.join(args.tmp, 'base')
+    shutil.copytree(args.project, base, ignore=shutil.ignore_patterns('target', '.weir', '__pycache__'))
+    p = run([args.weir, '--project-dir', base, 'explain', '--format', 'json'])
     if p.returncode != 0:
         print('weir explain failed on %s:\n%s' % (args.project, p.stderr), file=sys.stderr)
         print('0 passed, 1 failed')
         return 1
     models = collections.OrderedDict((m['name'], m) for m in json.loads(p.stdout)['models'])
-    p = run([args.weir, '--project-dir', args.project, 'compile'])
-    with open(os.path.join(args.project, 'target', 'manifest.json')) as f:
+    p = run([args.weir, '--project-dir', base, 'compile'])
+    with open(os.path.join(base, 'target', 'manifest.json')) as f:
         sources = collections.OrderedDict((s['name'], s['columns']) for s in json.load(f)['sources'])
 
     def order(name):

@@ -5,13 +5,46 @@
  * allocates or recurses. */
 #include "engine/eval_internal.h"
 
+#include <locale.h>
 #include <string.h>
+#include <wctype.h>
 
-/* ---- case mapping ---- */
+/* ---- case mapping ----
+ * PostgreSQL (libc provider) maps case with towlower/towupper in the database's
+ * LC_CTYPE; weir's reference is a UTF-8 database in the C.UTF-8 locale, so beyond
+ * ASCII weir asks glibc's C.UTF-8 tables directly. The tables below are the fallback
+ * for a system without that locale (Latin-1, Latin Extended-A, Greek, Cyrillic). */
+
+static locale_t c_utf8(void)
+{
+    static locale_t loc;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    }
+    return loc;
+}
+
+static uint32_t table_lower_cp(uint32_t c);
+static uint32_t table_upper_cp(uint32_t c);
 
 uint32_t eval_lower_cp(uint32_t c)
 {
     if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+    locale_t loc = c_utf8();
+    return loc ? (uint32_t)towlower_l((wint_t)c, loc) : table_lower_cp(c);
+}
+
+uint32_t eval_upper_cp(uint32_t c)
+{
+    if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
+    locale_t loc = c_utf8();
+    return loc ? (uint32_t)towupper_l((wint_t)c, loc) : table_upper_cp(c);
+}
+
+static uint32_t table_lower_cp(uint32_t c)
+{
     if (c < 0xC0) return c;
     if (c <= 0xDE) return c == 0xD7 ? c : c + 32;
     if (c < 0x100) return c;
@@ -44,9 +77,8 @@ uint32_t eval_lower_cp(uint32_t c)
     return c;
 }
 
-uint32_t eval_upper_cp(uint32_t c)
+static uint32_t table_upper_cp(uint32_t c)
 {
-    if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
     if (c == 0xB5) return 0x39C;
     if (c < 0xE0) return c;
     if (c <= 0xFE) return c == 0xF7 ? c : c - 32;

@@ -1579,8 +1579,8 @@ def ensure_database():
     p = subprocess.run(base + ['-c', "SELECT 1 FROM pg_database WHERE datname = '%s'" % PG_DB],
                        capture_output=True, text=True, env=env)
     if p.returncode != 0:
-        sys.exit('difftest: cannot reach PostgreSQL (set PGHOST/PGPORT/PGUSER, e.g. '
-                 'eval "$(scripts/pg-start)"):\n' + p.stderr)
+        raise HarnessError('cannot reach PostgreSQL (set PGHOST/PGPORT/PGUSER, e.g. '
+                           'eval "$(scripts/pg-start)"):\n' + p.stderr)
     if p.stdout.strip() == '1':
         return
     # Byte-order collation (as weir compares text), Unicode-aware case mapping.
@@ -1591,7 +1591,7 @@ def ensure_database():
         p = subprocess.run(base + ['-c', sql], capture_output=True, text=True, env=env)
         if p.returncode == 0 or 'already exists' in p.stderr:
             return
-    sys.exit('difftest: cannot create database %s: %s' % (PG_DB, p.stderr))
+    raise HarnessError('cannot create database %s: %s' % (PG_DB, p.stderr))
 
 
 def parse_csv_quoted(text):
@@ -2279,10 +2279,13 @@ def main(argv):
             print('difftest: weir binary not found: %s (build it with make, or set WEIR)' % w[0],
                   file=sys.stderr)
             return 2
-    ensure_database()
+    try:
+        ensure_database()
+    except HarnessError as e:
+        print('difftest: %s' % e, file=sys.stderr)
+        return 2
     runner = Runner(args)
     lock = threading.Lock()
-    results = {}
     started = time.time()
 
     def log(msg):
@@ -2310,7 +2313,6 @@ def main(argv):
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
             for case, o, d, info in ex.map(one, seeds):
-                results[case.seed] = o
                 if o.status == 'pass':
                     npass += 1
                     sizes.append(o.nrows)
@@ -2327,13 +2329,16 @@ def main(argv):
         events, models, shrunk = case.events, case.models, False
         if not args.no_shrink and nshrunk < args.max_shrink:
             nshrunk += 1
-            ev2, ms2 = shrink(runner, case, time.time() + args.shrink_time, log)
-            md = tempfile.mkdtemp(prefix='weir-diff-%d-min-' % case.seed)
-            o2, _d, info2 = runner.run_case(case, ev2, ms2, keep_dir=md)
-            if o2.status == 'fail':
-                events, models, o, d, info, shrunk = ev2, ms2, o2, md, info2, True
-            else:
-                shutil.rmtree(md, ignore_errors=True)
+            try:
+                ev2, ms2 = shrink(runner, case, time.time() + args.shrink_time, log)
+                md = tempfile.mkdtemp(prefix='weir-diff-%d-min-' % case.seed)
+                o2, _d, info2 = runner.run_case(case, ev2, ms2, keep_dir=md)
+                if o2.status == 'fail':
+                    events, models, o, d, info, shrunk = ev2, ms2, o2, md, info2, True
+                else:
+                    shutil.rmtree(md, ignore_errors=True)
+            except HarnessError as e:
+                log('seed %d: not minimised: %s' % (case.seed, e))
         print(report(case, events, models, o, d, info, shrunk), flush=True)
 
     if failures:

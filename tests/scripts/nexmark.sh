@@ -27,7 +27,13 @@ if [ ! -x "$GEN" ] || [ bench/nexmark_gen.c -nt "$GEN" ]; then
   ${CC:-cc} -O2 -std=c11 -Wall -Wextra -Werror bench/nexmark_gen.c -o "$GEN"
 fi
 
-PGENV=$(scripts/pg-start) || { echo "nexmark: could not start PostgreSQL" >&2; exit 1; }
+# pg-start picks a random port; another test's server may hold it, so try again
+PGENV=
+for attempt in 1 2 3; do
+  PGENV=$(scripts/pg-start) && break
+  PGENV=
+done
+[ -n "$PGENV" ] || { echo "nexmark: could not start PostgreSQL" >&2; exit 1; }
 eval "$PGENV"
 
 args=(--weir "$WEIR" --gen "$GEN" --tmp "$TMP" --project "$ROOT/bench/nexmark")
