@@ -32,7 +32,10 @@ import time
 from collections import Counter
 from decimal import Decimal
 
-decimal.getcontext().prec = 200
+# Worker threads start from DefaultContext (28 digits): widen it before any starts.
+decimal.DefaultContext.prec = 200
+decimal.setcontext(decimal.Context(prec=200))
+EXACT = decimal.Context(prec=1000)
 
 PG_DB = os.environ.get('DIFFTEST_PGDATABASE', 'weir_difftest')
 PG_TABLE = 't_events'
@@ -1197,7 +1200,8 @@ class QueryGen:
         if depth >= 2 or r.random() < 0.55:
             return self.base_rel()
         kind = r.choice(['sub', 'cte', 'ref'])
-        if kind == 'ref' and depth == 0 and self.nmodel < 2:
+        if kind == 'ref' and self.nmodel < 3:
+            # an upstream model (which may itself read another model: chains of 3)
             own = []
             inner = self.query(depth + 1, own)
             inner.ctes = own
@@ -1399,7 +1403,7 @@ class Bad:
 def canon_decimal(d):
     if not d.is_finite():
         return str(d)
-    d = d.normalize()
+    d = d.normalize(EXACT)
     return format(d, 'f') if d != 0 else '0'
 
 
