@@ -6,6 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+SrcPos diag_text_pos(const char *file, const char *text, size_t len, size_t off)
+{
+    SrcPos p = {file, 1, 1};
+    if (off > len) off = len;
+    for (size_t i = 0; i < off; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n') {
+            p.line++;
+            p.col = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            p.col++;
+        }
+    }
+    return p;
+}
+
 void diag_init(DiagList *dl)
 {
     memset(dl, 0, sizeof *dl);

@@ -40,6 +40,10 @@ typedef struct DiagList {
     int errors, warnings;
 } DiagList;
 
+/* The position (line and column, 1-based, columns in UTF-8 characters) of byte offset
+ * off (clamped to len) in the text of file. */
+SrcPos diag_text_pos(const char *file, const char *text, size_t len, size_t off);
+
 void diag_init(DiagList *dl);
 void diag_fini(DiagList *dl);
 /* Register a file's text so rendered diagnostics can show the offending line.

@@ -21,16 +21,6 @@ static bool ts_valid(int64_t ts) { return ts >= TS_MIN && ts < TM_INFINITY; }
 
 /* ---- civil calendar (H. Hinnant's algorithms) ---- */
 
-int64_t tm_days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 void tm_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
     z += 719468;

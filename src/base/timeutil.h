@@ -42,8 +42,17 @@ typedef enum TmStatus {
 /* ---- civil calendar ---- */
 
 /* Days since 1970-01-01 of the proleptic Gregorian date y-m-d (astronomical year,
- * m 1..12, d 1..31; no validation). */
-int64_t tm_days_from_civil(int64_t y, int m, int d);
+ * m 1..12, d 1..31; no validation). H. Hinnant's algorithm; inline because the
+ * decoders' timestamp fast path runs it per row. */
+static inline int64_t tm_days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
 /* Inverse of tm_days_from_civil. */
 void tm_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 bool tm_is_leap_year(int64_t y);

@@ -520,8 +520,7 @@ static bool parse_bool(const char *s, size_t len, bool *out)
     return false;
 }
 
-/* strtod/strtof over a non-terminated string. 0 ok, 1 syntax, 2 out of range. */
-static int parse_float(const char *s, size_t len, bool f4, double *out)
+int value_parse_float(const char *s, size_t len, bool f4, double *out)
 {
     char stack[128];
     trim(&s, &len);
@@ -643,7 +642,7 @@ bool value_parse(Type t, const char *text, size_t len, Arena *arena, Value *out,
     case T_FLOAT8: {
         double v = 0;
         bool f4 = t.id == T_FLOAT4;
-        int rc = parse_float(text, len, f4, &v);
+        int rc = value_parse_float(text, len, f4, &v);
         const char *tw = f4 ? "real" : "double precision";
         if (rc == 1) return fail(err, errsize, "invalid input syntax for type %s: \"%.*s\"", tw, n, text);
         if (rc == 2) return fail(err, errsize, "\"%.*s\" is out of range for type %s", n, text, tw);

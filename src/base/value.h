@@ -42,6 +42,18 @@ static inline bool type_is_integer(Type t) { return t.id == T_INT2 || t.id == T_
 static inline bool type_is_float(Type t) { return t.id == T_FLOAT4 || t.id == T_FLOAT8; }
 static inline bool type_is_numeric_family(Type t) { return type_is_integer(t) || type_is_float(t) || t.id == T_NUMERIC; }
 static inline bool type_is_temporal(Type t) { return t.id == T_TIMESTAMP || t.id == T_TIMESTAMPTZ || t.id == T_DATE; }
+/* bool, the integers, date and the timestamps: the Value is `i`, and equality, order and
+ * hashing are those of an int64 (the engine's fast paths). */
+static inline bool type_is_int_like(Type t)
+{
+    switch ((TypeId)t.id) {
+    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
+    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
+        return true;
+    default:
+        return false;
+    }
+}
 bool type_equal(Type a, Type b);
 
 /* Parses a PostgreSQL type name ("bigint", "int8", "numeric(12,2)", "varchar(20)",
@@ -125,6 +137,11 @@ void value_format_json(Type t, const Value *v, StrBuf *out);
  * (e.g. "invalid input syntax for type bigint: \"abc\"") on failure. */
 bool value_parse(Type t, const char *text, size_t len, Arena *arena, Value *out,
                  char *err, size_t errsize);
+/* float4 (f4) / float8 input, blanks around it allowed, with PostgreSQL's range rule
+ * (an overflow or an underflow to zero is an error; denormals are accepted): strtof /
+ * strtod over the non-terminated text. Returns 0 (ok, *out set), 1 (syntax) or 2 (out
+ * of range). */
+int value_parse_float(const char *s, size_t len, bool f4, double *out);
 
 /* Cast a non-NULL value from type `from` to type `to` with PostgreSQL semantics
  * (numeric rounding half away from zero, integer overflow errors, float->int rounding

@@ -42,18 +42,7 @@ static SrcPos mark_pos(const Builder *b, yaml_mark_t m)
 /* Position of a byte offset (libyaml reader errors carry only an offset). */
 static SrcPos offset_pos(const Builder *b, size_t off)
 {
-    SrcPos p = {b->file, 1, 1};
-    if (off > b->len) off = b->len;
-    for (size_t i = 0; i < off; i++) {
-        unsigned char c = (unsigned char)b->text[i];
-        if (c == '\n') {
-            p.line++;
-            p.col = 1;
-        } else if ((c & 0xC0) != 0x80) {
-            p.col++;
-        }
-    }
-    return p;
+    return diag_text_pos(b->file, b->text, b->len, off);
 }
 
 static void push_kid(Frame *f, YNode *n)

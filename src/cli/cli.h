@@ -42,10 +42,24 @@ bool cli_load(const CliOptions *o, CliProject *cp);
 void cli_project_free(CliProject *cp);
 /* Print diagnostics (sorted) to stderr as text, or as JSON to stdout when --format json. */
 void cli_print_diags(CliProject *cp, const CliOptions *o);
+/* The start of the commands that work on a project (compile, explain, run, test).
+ * cli_load_project: cli_load; when there is no project at all, prints the diagnostics,
+ * frees cp and returns false (the command exits with EXIT_USAGE).
+ * cli_stop_on_errors: when the project has errors, prints the diagnostics, then `why`
+ * as a line on stderr (unless NULL), frees cp and returns true (the command exits with
+ * EXIT_FAILURES); false, printing nothing, when there are none. */
+bool cli_load_project(const CliOptions *o, CliProject *cp);
+bool cli_stop_on_errors(CliProject *cp, const CliOptions *o, const char *why);
 /* Print a one-line error for the user (to stderr). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write all of buf to stdout. */
 void cli_write_stdout(const char *s, size_t n);
+/* --select lists: comma-separated names. cli_select_next yields the entries in order:
+ * start with *pos = the list; each call sets *name / *len to the next entry (not
+ * NUL-terminated; an empty entry has len 0) and returns false when none is left (a
+ * trailing comma adds no entry). cli_select_is: entry (name, len) equals s exactly. */
+bool cli_select_next(const char **pos, const char **name, size_t *len);
+bool cli_select_is(const char *name, size_t len, const char *s);
 
 int cmd_init(const CliOptions *o);
 int cmd_check(const CliOptions *o);

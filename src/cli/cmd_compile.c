@@ -7,16 +7,9 @@
 int cmd_compile(const CliOptions *o)
 {
     CliProject cp;
-    if (!cli_load(o, &cp)) {
-        cli_print_diags(&cp, o);
-        cli_project_free(&cp);
-        return EXIT_USAGE;
-    }
-    if (cp.dl.errors || cp.dl.warnings) cli_print_diags(&cp, o);
-    if (cp.dl.errors) {
-        cli_project_free(&cp);
-        return EXIT_FAILURES;
-    }
+    if (!cli_load_project(o, &cp)) return EXIT_USAGE;
+    if (cli_stop_on_errors(&cp, o, NULL)) return EXIT_FAILURES;
+    if (cp.dl.warnings) cli_print_diags(&cp, o);
     char err[512];
     if (!manifest_write_all(cp.graph, o->project_dir, err, sizeof err)) {
         cli_error("%s", err);

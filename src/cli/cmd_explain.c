@@ -10,11 +10,7 @@
 int cmd_explain(const CliOptions *o)
 {
     CliProject cp;
-    if (!cli_load(o, &cp)) {
-        cli_print_diags(&cp, o);
-        cli_project_free(&cp);
-        return EXIT_USAGE;
-    }
+    if (!cli_load_project(o, &cp)) return EXIT_USAGE;
     const char *want = o->nargs > 0 ? o->args[0] : o->select;
     int model = -1;
     if (want) {

@@ -11,14 +11,12 @@
 /* --select: comma-separated model names; unknown names are a usage error. */
 static bool select_models(const CliOptions *o, const Project *p, bool *wanted)
 {
-    if (!o->select) return true;
-    const char *s = o->select;
-    while (*s) {
-        const char *e = strchr(s, ',');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
+    const char *pos = o->select, *s;
+    size_t n;
+    while (cli_select_next(&pos, &s, &n)) {
         bool found = false;
         for (int i = 0; i < p->nmodels; i++)
-            if (strlen(p->models[i].name) == n && strncmp(p->models[i].name, s, n) == 0) {
+            if (cli_select_is(s, n, p->models[i].name)) {
                 wanted[i] = true;
                 found = true;
             }
@@ -26,8 +24,6 @@ static bool select_models(const CliOptions *o, const Project *p, bool *wanted)
             cli_error("--select: no model named '%.*s'", (int)n, s);
             return false;
         }
-        if (!e) break;
-        s = e + 1;
     }
     return true;
 }
@@ -35,17 +31,9 @@ static bool select_models(const CliOptions *o, const Project *p, bool *wanted)
 int cmd_run(const CliOptions *o)
 {
     CliProject cp;
-    if (!cli_load(o, &cp)) {
-        cli_print_diags(&cp, o);
-        cli_project_free(&cp);
-        return EXIT_USAGE;
-    }
-    if (cp.dl.errors) {
-        cli_print_diags(&cp, o);
-        fprintf(stderr, "weir run: the project has errors (see above); nothing was run\n");
-        cli_project_free(&cp);
+    if (!cli_load_project(o, &cp)) return EXIT_USAGE;
+    if (cli_stop_on_errors(&cp, o, "weir run: the project has errors (see above); nothing was run"))
         return EXIT_FAILURES;
-    }
     if (cp.dl.warnings) cli_print_diags(&cp, o);
     bool *wanted = o->select ? xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool)) : NULL;
     if (wanted && !select_models(o, cp.project, wanted)) {

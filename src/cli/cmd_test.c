@@ -12,16 +12,10 @@
 static bool selected(const char *select, const TestCase *tc)
 {
     if (!select) return true;
-    const char *p = select;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if ((strlen(tc->name) == n && strncmp(tc->name, p, n) == 0) ||
-            (strlen(tc->model) == n && strncmp(tc->model, p, n) == 0))
-            return true;
-        if (!e) break;
-        p = e + 1;
-    }
+    const char *pos = select, *s;
+    size_t n;
+    while (cli_select_next(&pos, &s, &n))
+        if (cli_select_is(s, n, tc->name) || cli_select_is(s, n, tc->model)) return true;
     return false;
 }
 
@@ -33,17 +27,9 @@ static const char *status_word(TestStatus s)
 int cmd_test(const CliOptions *o)
 {
     CliProject cp;
-    if (!cli_load(o, &cp)) {
-        cli_print_diags(&cp, o);
-        cli_project_free(&cp);
-        return EXIT_USAGE;
-    }
-    if (cp.dl.errors) {
-        cli_print_diags(&cp, o);
-        fprintf(stderr, "weir test: the project has errors (see above); fix them first\n");
-        cli_project_free(&cp);
+    if (!cli_load_project(o, &cp)) return EXIT_USAGE;
+    if (cli_stop_on_errors(&cp, o, "weir test: the project has errors (see above); fix them first"))
         return EXIT_FAILURES;
-    }
     int passed = 0, failed = 0, matched = 0;
     StrBuf js = STRBUF_INIT;
     JsonW w;

@@ -23,6 +23,22 @@ void cli_write_stdout(const char *s, size_t n)
     fflush(stdout);
 }
 
+bool cli_select_next(const char **pos, const char **name, size_t *len)
+{
+    const char *s = *pos;
+    if (!s || !*s) return false;
+    const char *e = strchr(s, ',');
+    *name = s;
+    *len = e ? (size_t)(e - s) : strlen(s);
+    *pos = e ? e + 1 : s + *len;
+    return true;
+}
+
+bool cli_select_is(const char *name, size_t len, const char *s)
+{
+    return strlen(s) == len && strncmp(s, name, len) == 0;
+}
+
 bool cli_load(const CliOptions *o, CliProject *cp)
 {
     memset(cp, 0, sizeof *cp);
@@ -41,6 +57,23 @@ void cli_project_free(CliProject *cp)
     if (cp->project) project_free(cp->project);
     arena_fini(&cp->arena);
     diag_fini(&cp->dl);
+}
+
+bool cli_load_project(const CliOptions *o, CliProject *cp)
+{
+    if (cli_load(o, cp)) return true;
+    cli_print_diags(cp, o);
+    cli_project_free(cp);
+    return false;
+}
+
+bool cli_stop_on_errors(CliProject *cp, const CliOptions *o, const char *why)
+{
+    if (!cp->dl.errors) return false;
+    cli_print_diags(cp, o);
+    if (why) fprintf(stderr, "%s\n", why);
+    cli_project_free(cp);
+    return true;
 }
 
 void cli_print_diags(CliProject *cp, const CliOptions *o)

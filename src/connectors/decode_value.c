@@ -5,10 +5,9 @@
 #include "connectors/decode.h"
 
 #include "base/decimal.h"
+#include "base/timeutil.h"
 
-#include <errno.h>
 #include <float.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -198,17 +197,6 @@ int conn_parse_numeric(Type t, const char *s, size_t len, Value *out)
     return 1;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 static inline int dig2(const char *p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
 static inline bool isdig(char c) { return (unsigned)(c - '0') < 10; }
 
@@ -231,7 +219,7 @@ bool conn_fast_date(const char *s, size_t len, int32_t *days)
 {
     int y, m, d;
     if (len != 10 || !parse_ymd(s, &y, &m, &d)) return false;
-    *days = (int32_t)days_from_civil(y, m, d);
+    *days = (int32_t)tm_days_from_civil(y, m, d);
     return true;
 }
 
@@ -256,7 +244,7 @@ bool conn_fast_timestamp(const char *s, size_t len, int64_t *us)
         }
         for (; nd < 6; nd++) frac *= 10;
     }
-    int64_t days = days_from_civil(y, mo, d);
+    int64_t days = tm_days_from_civil(y, mo, d);
     *us = ((days * 86400 + h * 3600 + mi * 60 + sec) * 1000000) + frac;
     return true;
 }
@@ -283,35 +271,6 @@ static int parse_bool(const char *s, size_t len)
     case '0': return len == 1 ? 0 : -1;
     default: return -1;
     }
-}
-
-/* float4/float8 input with PostgreSQL's range rule: an overflow or an underflow to zero
- * is an error (denormals are accepted). Returns 1, 0 (syntax) or -1 (range). */
-static int parse_float(TypeId id, const char *s, size_t len, double *out)
-{
-    trim(&s, &len);
-    if (len == 0) return 0;
-    char small[64];
-    char *buf = len < sizeof small ? small : malloc(len + 1);
-    if (!buf) return 0;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end;
-    errno = 0;
-    int r = 1;
-    if (id == T_FLOAT4) {
-        float f = strtof(buf, &end);
-        if (end != buf + len) r = 0;
-        else if (errno == ERANGE && (f == 0.0f || isinf(f))) r = -1;
-        *out = (double)f;
-    } else {
-        double d = strtod(buf, &end);
-        if (end != buf + len) r = 0;
-        else if (errno == ERANGE && (d == 0.0 || isinf(d))) r = -1;
-        *out = d;
-    }
-    if (buf != small) free(buf);
-    return r;
 }
 
 /* varchar(n): at most n characters; excess trailing spaces are cut as PostgreSQL does.
@@ -385,9 +344,9 @@ bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *
     }
     case T_FLOAT4: case T_FLOAT8: {
         double d;
-        int r = parse_float((TypeId)t.id, s, len, &d);
-        if (r == 1) { *out = value_float(d); return true; }
-        if (r < 0) col_err(err, errsize, col, "value out of range for %s", conn_type_label(t));
+        int r = value_parse_float(s, len, t.id == T_FLOAT4, &d);
+        if (r == 0) { *out = value_float(d); return true; }
+        if (r == 2) col_err(err, errsize, col, "value out of range for %s", conn_type_label(t));
         else {
             conn_describe_string(s, len, dbuf, sizeof dbuf);
             col_err(err, errsize, col, "expected %s, found %s", conn_type_label(t), dbuf);

@@ -3,17 +3,6 @@
  * per-row hot path is inline there). */
 #include "engine/agg_accum.h"
 
-static bool intlike(Type t)
-{
-    switch (t.id) {
-    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
-    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static ArgClass classify(Type t)
 {
     if (type_is_integer(t)) return AC_INT;
@@ -44,7 +33,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
         bool minmax = c->kind == AGG_MIN || c->kind == AGG_MAX;
         sp->distinct = c->distinct && !minmax && sp->arg;
         sp->extreme_only = minmax && insert_only;
-        sp->argt_intlike = intlike(sp->argt);
+        sp->argt_intlike = type_is_int_like(sp->argt);
         bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG;
         sp->track_scale = sumavg && sp->cls == AC_NUM && !insert_only;
         sp->exact_float = sumavg && sp->cls == AC_FLOAT && !insert_only;
@@ -114,20 +103,18 @@ void aggacc_release(AggAccs *x, Acc *accs)
 
 uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
 {
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
-    MIX(x->n);
+    op_shape_mix(&h, (uint64_t)x->n);
     for (int j = 0; j < x->n; j++) {
         const AggSpec *sp = &x->specs[j];
-        MIX(sp->kind);
-        MIX(sp->cls);
-        MIX(sp->argt.id);
-        MIX(sp->rest.id);
-        MIX(sp->distinct);
-        MIX(sp->extreme_only);
-        if (sp->track_scale) MIX(0x5343414c45ull);  /* checkpoints carry the per-scale counts */
-        if (sp->exact_float) MIX(0x4558414354ull);  /* ... or the exact float sum */
+        op_shape_mix(&h, sp->kind);
+        op_shape_mix(&h, sp->cls);
+        op_shape_mix(&h, sp->argt.id);
+        op_shape_mix(&h, sp->rest.id);
+        op_shape_mix(&h, sp->distinct);
+        op_shape_mix(&h, sp->extreme_only);
+        if (sp->track_scale) op_shape_mix(&h, 0x5343414c45ull);  /* checkpoints carry the per-scale counts */
+        if (sp->exact_float) op_shape_mix(&h, 0x4558414354ull);  /* ... or the exact float sum */
     }
-#undef MIX
     return h;
 }
 

@@ -369,4 +369,16 @@ static inline bool aggacc_out(const AggSpec *sp, const Acc *acc, Arena *arena, V
     }
 }
 
+/* An output row of aggregated state: the nkeys cells of keys (group key, or the input
+ * row of a running aggregate), then the current value of every call (aggacc_out: text
+ * may point into the accumulators or arena). False on a conversion error (err). */
+static inline bool aggacc_row(const AggAccs *x, const Acc *accs, const Value *keys, int nkeys, Value *row,
+                              Arena *arena, char *err, size_t errsize)
+{
+    if (nkeys > 0) memcpy(row, keys, sizeof(Value) * (size_t)nkeys);
+    for (int j = 0; j < x->n; j++)
+        if (!aggacc_out(&x->specs[j], &accs[j], arena, &row[nkeys + j], err, errsize)) return false;
+    return true;
+}
+
 #endif

@@ -76,9 +76,7 @@ Value batch_text(Batch *b, const char *s, uint32_t len)
 void batch_append_row_copy(Batch *b, const Value *row, const Type *types, int64_t weight)
 {
     batch_append_row(b, row, weight);
-    Value *dst = batch_row(b, b->n - 1);
-    for (int c = 0; c < b->ncols; c++)
-        if (types[c].id == T_TEXT && !dst[c].isnull) dst[c] = batch_text(b, row[c].s, row[c].len);
+    batch_copy_text(b, batch_row(b, b->n - 1), types, b->ncols);
 }
 
 void batch_set_origin(Batch *b, int i, const RowOrigin *o)

@@ -44,6 +44,14 @@ Value batch_text(Batch *b, const char *s, uint32_t len);
 /* Append a copy of row (ncols cells of the given types) whose text bytes are copied
  * into the batch arena, so the row stays valid however long the caller's copy lives. */
 void batch_append_row_copy(Batch *b, const Value *row, const Type *types, int64_t weight);
+/* Point the non-NULL text cells among the first n cells of row (of the given types) at
+ * copies of their bytes in the batch arena: for a row already in b whose text points
+ * into state that may change or go away. */
+static inline void batch_copy_text(Batch *b, Value *row, const Type *types, int n)
+{
+    for (int c = 0; c < n; c++)
+        if (types[c].id == T_TEXT && !row[c].isnull) row[c] = batch_text(b, row[c].s, row[c].len);
+}
 /* Record where row i came from. The first call allocates `origins` (rows without a
  * recorded origin read as {NULL, 0, -1, 0}); from then on appends keep it in step with
  * the rows. The RowOrigin (and its `where` string) is copied by value: `where` must

@@ -248,20 +248,14 @@ static int eval_bool(const Expr *e, const Value *row, EvalCtx *ctx)
         return tv_of(&row[e->col]);
     case EX_CONST:
         return tv_of(&e->cval);
-    case EX_AND: {
-        int res = TV_TRUE;
-        for (int i = 0; i < e->nargs; i++) {
-            int r = eval_bool(e->args[i], row, ctx);
-            if (r == TV_FALSE || r == TV_ERR) return r;
-            if (r == TV_NULL) res = TV_NULL;
-        }
-        return res;
-    }
+    case EX_AND:
     case EX_OR: {
-        int res = TV_FALSE;
+        /* one dominant argument decides (AND: FALSE, OR: TRUE); else NULL if any is NULL */
+        int dominant = e->kind == EX_AND ? TV_FALSE : TV_TRUE;
+        int res = e->kind == EX_AND ? TV_TRUE : TV_FALSE;
         for (int i = 0; i < e->nargs; i++) {
             int r = eval_bool(e->args[i], row, ctx);
-            if (r == TV_TRUE || r == TV_ERR) return r;
+            if (r == dominant || r == TV_ERR) return r;
             if (r == TV_NULL) res = TV_NULL;
         }
         return res;
@@ -441,19 +435,23 @@ static bool interval_addsub(bool sub, const Value *a, const Value *b, EvalCtx *c
 static bool fits_int32(double d) { return !isnan(d) && d >= (double)INT32_MIN && d <= (double)INT32_MAX; }
 static bool fits_int64(double d) { return !isnan(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0; }
 
-/* interval * factor, PostgreSQL's interval_mul (fractional months and days cascade
- * into days and time through 30-day months and 86400-second days). */
-static bool interval_mul(const Value *span, double factor, EvalCtx *ctx, Value *out)
+/* interval * factor (div false: PostgreSQL's interval_mul) or interval / factor (div
+ * true: interval_div). Fractional months and days cascade into days and time through
+ * 30-day months and 86400-second days. Each field is multiplied or divided as
+ * PostgreSQL does: dividing is not multiplying by 1 / factor (rounding differs). */
+static bool interval_scale(const Value *span, double factor, bool div, EvalCtx *ctx, Value *out)
 {
-    double rd = span->iv.months * factor;
+#define SCALE(x) (div ? (x) / factor : (x) * factor)
+    if (div && factor == 0.0) return eval_fail(ctx, "division by zero");
+    double rd = SCALE(span->iv.months);
     if (!fits_int32(rd)) return interval_range_error(ctx);
     int32_t months = (int32_t)rd;
-    rd = span->iv.days * factor;
+    rd = SCALE(span->iv.days);
     if (!fits_int32(rd)) return interval_range_error(ctx);
     int32_t days = (int32_t)rd;
-    double month_remainder_days = (span->iv.months * factor - months) * 30.0;
+    double month_remainder_days = (SCALE(span->iv.months) - months) * 30.0;
     month_remainder_days = TSROUND(month_remainder_days);
-    double sec_remainder = (span->iv.days * factor - days + month_remainder_days -
+    double sec_remainder = (SCALE(span->iv.days) - days + month_remainder_days -
                             (int)month_remainder_days) * 86400.0;
     sec_remainder = TSROUND(sec_remainder);
     int64_t days64 = days;
@@ -462,37 +460,11 @@ static bool interval_mul(const Value *span, double factor, EvalCtx *ctx, Value *
         sec_remainder -= (int)(sec_remainder / 86400.0) * 86400.0;
     }
     days64 += (int32_t)month_remainder_days;
-    rd = rint((double)span->i * factor + sec_remainder * 1000000.0);
+    rd = rint(SCALE((double)span->i) + sec_remainder * 1000000.0);
     if (!fits_int64(rd) || days64 < INT32_MIN || days64 > INT32_MAX) return interval_range_error(ctx);
     *out = value_interval(months, (int32_t)days64, (int64_t)rd);
     return true;
-}
-
-/* interval / factor, PostgreSQL's interval_div. */
-static bool interval_div(const Value *span, double factor, EvalCtx *ctx, Value *out)
-{
-    if (factor == 0.0) return eval_fail(ctx, "division by zero");
-    double rd = span->iv.months / factor;
-    if (!fits_int32(rd)) return interval_range_error(ctx);
-    int32_t months = (int32_t)rd;
-    rd = span->iv.days / factor;
-    if (!fits_int32(rd)) return interval_range_error(ctx);
-    int32_t days = (int32_t)rd;
-    double month_remainder_days = (span->iv.months / factor - months) * 30.0;
-    month_remainder_days = TSROUND(month_remainder_days);
-    double sec_remainder = (span->iv.days / factor - days + month_remainder_days -
-                            (int)month_remainder_days) * 86400.0;
-    sec_remainder = TSROUND(sec_remainder);
-    int64_t days64 = days;
-    if (fabs(sec_remainder) >= 86400.0) {
-        days64 += (int)(sec_remainder / 86400.0);
-        sec_remainder -= (int)(sec_remainder / 86400.0) * 86400.0;
-    }
-    days64 += (int32_t)month_remainder_days;
-    rd = rint((double)span->i / factor + sec_remainder * 1000000.0);
-    if (!fits_int64(rd) || days64 < INT32_MIN || days64 > INT32_MAX) return interval_range_error(ctx);
-    *out = value_interval(months, (int32_t)days64, (int64_t)rd);
-    return true;
+#undef SCALE
 }
 
 static double number_as_double(Type t, const Value *v)
@@ -553,10 +525,10 @@ static bool temporal_arith(const Expr *e, const Value *a, const Value *b, EvalCt
     } else if (ia == T_INTERVAL && type_is_numeric_family(tb) && (op == OP_MUL || op == OP_DIV)) {
         natural = type_make(T_INTERVAL);
         double f = number_as_double(tb, b);
-        ok = op == OP_MUL ? interval_mul(a, f, ctx, out) : interval_div(a, f, ctx, out);
+        ok = interval_scale(a, f, op == OP_DIV, ctx, out);
     } else if (type_is_numeric_family(ta) && ib == T_INTERVAL && op == OP_MUL) {
         natural = type_make(T_INTERVAL);
-        ok = interval_mul(b, number_as_double(ta, a), ctx, out);
+        ok = interval_scale(b, number_as_double(ta, a), false, ctx, out);
     } else if ((ia == T_TIMESTAMP || ia == T_TIMESTAMPTZ) && ib == T_INTERVAL &&
                (op == OP_ADD || op == OP_SUB)) {
         natural = ta;

@@ -28,17 +28,6 @@ static inline uint64_t fmix64(uint64_t k)
     return k;
 }
 
-static bool int_like(Type t)
-{
-    switch (t.id) {
-    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
-    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
-        return true;
-    default:
-        return false;
-    }
-}
-
 void ktab_init(KTab *t, int nkey, const Type *types, size_t payload_size)
 {
     memset(t, 0, sizeof *t);
@@ -50,15 +39,24 @@ void ktab_init(KTab *t, int nkey, const Type *types, size_t payload_size)
     t->payload_off = (uint32_t)((off + 15) & ~(size_t)15);
     t->int_keys = true;
     for (int i = 0; i < nkey; i++)
-        if (!int_like(types[i])) t->int_keys = false;
+        if (!type_is_int_like(types[i])) t->int_keys = false;
 }
 
-void ktab_fini(KTab *t)
+void ktab_clear(KTab *t)
 {
     if (t->slots) {
         for (uint32_t i = 0; i <= t->mask; i++) free(t->slots[i].entry);
         free(t->slots);
     }
+    t->slots = NULL;
+    t->mask = 0;
+    t->count = 0;
+    t->bytes = 0;
+}
+
+void ktab_fini(KTab *t)
+{
+    ktab_clear(t);
     free(t->types);
     memset(t, 0, sizeof *t);
 }
@@ -66,7 +64,7 @@ void ktab_fini(KTab *t)
 static inline uint64_t cell_hash(Type ty, const Value *v, uint64_t h)
 {
     if (v->isnull) return fmix64(h ^ NULL_MARK);
-    if (int_like(ty)) return fmix64(h ^ ((uint64_t)v->i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull));
+    if (type_is_int_like(ty)) return fmix64(h ^ ((uint64_t)v->i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull));
     if (ty.id == T_TEXT) return hash_bytes(v->s, v->len, h);
     return value_hash(ty, v, h);
 }
@@ -87,7 +85,7 @@ uint64_t ktab_hash(const KTab *t, const Value *key)
 bool ktab_cell_equal(Type ty, const Value *a, const Value *b)
 {
     if (a->isnull || b->isnull) return a->isnull && b->isnull;
-    if (int_like(ty)) return a->i == b->i;
+    if (type_is_int_like(ty)) return a->i == b->i;
     if (ty.id == T_TEXT) return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
     return value_equal(ty, a, b);
 }

@@ -39,6 +39,10 @@ void ktab_init(KTab *t, int nkey, const Type *types, size_t payload_size);
 /* Free every entry and the table. Payload-owned memory must be released by the caller
  * first (iterate with ktab_next). */
 void ktab_fini(KTab *t);
+/* Remove every entry and the slot array: the table is empty as after ktab_init, with
+ * the same key types and payload size. Payload-owned memory must be released by the
+ * caller first. */
+void ktab_clear(KTab *t);
 
 /* Hash of a key (nkey cells), consistent with the table's equality. */
 uint64_t ktab_hash(const KTab *t, const Value *key);

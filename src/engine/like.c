@@ -122,11 +122,19 @@ static int trailing_escape(EvalCtx *ctx)
     return -1;
 }
 
-/* Case-sensitive: literals compare byte by byte. Text positions only ever stop on
- * character boundaries: '_' and backtracking advance by whole UTF-8 characters, and
- * a literal run consumes whole characters because the pattern is valid UTF-8 too. */
-static int like_bytes(const unsigned char *t, size_t tlen, const unsigned char *p, size_t plen,
-                      EvalCtx *ctx)
+static inline unsigned ascii_lower(unsigned c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* The matcher behind LIKE (fold false) and ILIKE (fold true); inlined into one copy
+ * of each. '%' keeps a backtrack point, '_' takes one character, '\' escapes the next
+ * pattern character. Literals compare:
+ *   LIKE   byte by byte. Text positions only ever stop on character boundaries: '_'
+ *          and backtracking advance by whole UTF-8 characters, and a literal run
+ *          consumes whole characters because the pattern is valid UTF-8 too.
+ *   ILIKE  as code points folded with eval_lower_cp (PostgreSQL lowers both strings
+ *          and then runs LIKE); ASCII pairs without decoding. */
+static inline __attribute__((always_inline)) int like_match(const unsigned char *t, size_t tlen,
+                                                            const unsigned char *p, size_t plen, bool fold,
+                                                            EvalCtx *ctx)
 {
     size_t ti = 0, pi = 0, star_p = NO_STAR, star_t = 0;
 
@@ -145,66 +153,6 @@ static int like_bytes(const unsigned char *t, size_t tlen, const unsigned char *
                 pi++;
                 continue;
             }
-            size_t step = 1;
-            if (c == '\\') {
-                if (pi + 1 >= plen) return trailing_escape(ctx);
-                c = p[pi + 1];
-                step = 2;
-            }
-            if (c == t[ti]) {
-                ti++;
-                pi += step;
-                continue;
-            }
-        }
-        if (star_p == NO_STAR) return 0;
-        /* Retry the pattern after the last '%' one character further on. When that
-         * pattern starts with a literal byte, skip straight to its next occurrence. */
-        star_t += utf8_charlen(t + star_t, tlen - star_t);
-        unsigned first = p[star_p];
-        if (first == '\\' && star_p + 1 < plen) first = p[star_p + 1];
-        else if (first == '_') first = 0x100;
-        if (first < 0x100 && star_t < tlen) {
-            const unsigned char *hit = memchr(t + star_t, (int)first, tlen - star_t);
-            if (!hit) return 0;
-            star_t = (size_t)(hit - t);
-        }
-        if (star_t >= tlen) {
-            ti = tlen;
-            pi = star_p;
-            break;
-        }
-        ti = star_t;
-        pi = star_p;
-    }
-    while (pi < plen && p[pi] == '%') pi++;
-    return pi == plen;
-}
-
-static inline unsigned ascii_lower(unsigned c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-/* Case-insensitive: works on code points folded with eval_lower_cp (PostgreSQL lowers
- * both strings and then runs LIKE). */
-static int like_fold(const unsigned char *t, size_t tlen, const unsigned char *p, size_t plen,
-                     EvalCtx *ctx)
-{
-    size_t ti = 0, pi = 0, star_p = NO_STAR, star_t = 0;
-
-    while (ti < tlen) {
-        if (pi < plen) {
-            unsigned c = p[pi];
-            if (c == '%') {
-                while (pi < plen && p[pi] == '%') pi++;
-                if (pi == plen) return 1;
-                star_p = pi;
-                star_t = ti;
-                continue;
-            }
-            if (c == '_') {
-                ti += utf8_charlen(t + ti, tlen - ti);
-                pi++;
-                continue;
-            }
             size_t esc = 0;
             if (c == '\\') {
                 if (pi + 1 >= plen) return trailing_escape(ctx);
@@ -212,28 +160,38 @@ static int like_fold(const unsigned char *t, size_t tlen, const unsigned char *p
                 c = p[pi + 1];
             }
             unsigned tb = t[ti];
-            if ((c | tb) < 0x80) {   /* both ASCII: no decoding */
-                if (ascii_lower(c) == ascii_lower(tb)) {
+            if (!fold || (c | tb) < 0x80) {   /* bytes; ILIKE: both ASCII, no decoding */
+                if (fold ? ascii_lower(c) == ascii_lower(tb) : c == tb) {
                     ti++;
                     pi += esc + 1;
                     continue;
                 }
-                goto mismatch;
-            }
-            size_t padv, tadv;
-            uint32_t pc = eval_lower_cp(utf8_decode(p + pi + esc, plen - pi - esc, &padv));
-            uint32_t tc = eval_lower_cp(utf8_decode(t + ti, tlen - ti, &tadv));
-            if (pc == tc) {
-                ti += tadv;
-                pi += esc + padv;
-                continue;
+            } else {
+                size_t padv, tadv;
+                uint32_t pc = eval_lower_cp(utf8_decode(p + pi + esc, plen - pi - esc, &padv));
+                uint32_t tc = eval_lower_cp(utf8_decode(t + ti, tlen - ti, &tadv));
+                if (pc == tc) {
+                    ti += tadv;
+                    pi += esc + padv;
+                    continue;
+                }
             }
         }
-    mismatch:
         if (star_p == NO_STAR) return 0;
+        /* Retry the pattern after the last '%' one character further on, skipping
+         * straight to the next candidate for its first character when that is a literal. */
         star_t += utf8_charlen(t + star_t, tlen - star_t);
-        if (p[star_p] < 0x80 && p[star_p] != '_' && p[star_p] != '\\') {
-            /* next candidate start: the pattern's first (ASCII) character in either case */
+        if (!fold) {
+            unsigned first = p[star_p];
+            if (first == '\\' && star_p + 1 < plen) first = p[star_p + 1];
+            else if (first == '_') first = 0x100;
+            if (first < 0x100 && star_t < tlen) {
+                const unsigned char *hit = memchr(t + star_t, (int)first, tlen - star_t);
+                if (!hit) return 0;
+                star_t = (size_t)(hit - t);
+            }
+        } else if (p[star_p] < 0x80 && p[star_p] != '_' && p[star_p] != '\\') {
+            /* the pattern's first (ASCII) character in either case */
             unsigned lo = ascii_lower(p[star_p]), up = lo >= 'a' && lo <= 'z' ? lo - 32 : lo;
             while (star_t < tlen && t[star_t] != lo && t[star_t] != up && t[star_t] < 0x80) star_t++;
         }
@@ -252,6 +210,6 @@ static int like_fold(const unsigned char *t, size_t tlen, const unsigned char *p
 int eval_like_match(const char *t, size_t tlen, const char *p, size_t plen, bool icase, EvalCtx *ctx)
 {
     if (plen == 1 && p[0] == '%') return 1;
-    if (icase) return like_fold((const unsigned char *)t, tlen, (const unsigned char *)p, plen, ctx);
-    return like_bytes((const unsigned char *)t, tlen, (const unsigned char *)p, plen, ctx);
+    if (icase) return like_match((const unsigned char *)t, tlen, (const unsigned char *)p, plen, true, ctx);
+    return like_match((const unsigned char *)t, tlen, (const unsigned char *)p, plen, false, ctx);
 }

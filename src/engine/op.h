@@ -87,9 +87,16 @@ void op_dead_letter(Op *op, int input, int row, const char *reason);
  * test "is this output row unchanged" used before emitting -old/+new. */
 bool op_rows_identical(const Type *types, int n, const Value *a, const Value *b);
 bool op_cell_identical(Type t, const Value *a, const Value *b);
+/* value_compare (NULL last), with the integer-like types compared inline. */
+static inline int op_cell_cmp(Type t, const Value *a, const Value *b)
+{
+    if (!type_is_int_like(t)) return value_compare(t, a, b);
+    if (a->isnull || b->isnull) return (int)a->isnull - (int)b->isnull;
+    return (a->i > b->i) - (a->i < b->i);
+}
 /* Per-cell total order: value_compare, then for equal values a representation
  * tie-break (numeric scale, float bits, interval fields), so that only identical cells
- * compare equal. (Rows are ordered by value over all columns first: see pipeline.c.) */
+ * compare equal. (Rows are ordered by value over all columns first: op_row_order.) */
 int op_cell_order(Type t, const Value *a, const Value *b);
 
 /* The id of the node's state descriptor of `kind`; else its index-th descriptor; else
@@ -123,7 +130,23 @@ static inline Value op_time_value(Type t, int64_t us)
     return value_int(t.id == T_DATE ? op_floor_div(us, 86400000000LL) : us);
 }
 /* Row order used wherever the engine needs a deterministic total order of rows
- * (tie-breaks): value order column by column, then representation (op_cell_order). */
+ * (tie-breaks, output sorting, checkpoints): value order column by column, and only
+ * for rows equal in value the representation (op_cell_order), so identical rows, and
+ * only they, compare equal. op_row_order_inline is the same order for the output sort,
+ * which compares whole rows on every tie of its prefixes; elsewhere the call is
+ * cheaper than the inlined code. */
+static inline int op_row_order_inline(const Type *types, int n, const Value *a, const Value *b)
+{
+    for (int c = 0; c < n; c++) {
+        int r = op_cell_cmp(types[c], &a[c], &b[c]);
+        if (r) return r;
+    }
+    for (int c = 0; c < n; c++) {
+        int r = op_cell_order(types[c], &a[c], &b[c]);
+        if (r) return r;
+    }
+    return 0;
+}
 int op_row_order(const Type *types, int n, const Value *a, const Value *b);
 /* Append row (n cells of types) to out with its text copied into out's arena. */
 static inline Value *op_append_copy(Batch *out, const Value *row, const Type *types, int64_t w)
@@ -163,6 +186,44 @@ i128 op_get_i128(OpReader *r);
 double op_get_f64(OpReader *r);
 /* Text values point into the reader's buffer (copy before the buffer goes away). */
 void op_get_value(OpReader *r, Type t, Value *v);
+/* The n cells of a row (or key) of types, one op_put_value / op_get_value each. */
+void op_put_row(StrBuf *b, const Type *types, int n, const Value *row);
+void op_get_row(OpReader *r, const Type *types, int n, Value *row);
+
+/* ---- checkpoint framing and state statistics (op_common.c) ---- */
+
+/* A state checkpoint starts with the operator kind's magic, its format version and a
+ * hash of the running operator's shape (column types, kinds...), so that a checkpoint
+ * of another kind, version or shape is rejected before anything is read.
+ * op_get_header reads the three fields and returns whether all of them match. */
+void op_put_header(StrBuf *b, uint32_t magic, uint32_t version, uint64_t shape);
+bool op_get_header(OpReader *r, uint32_t magic, uint32_t version, uint64_t shape);
+/* The end of a checkpoint read: true when ok and the reader consumed every byte without
+ * error; else writes "state of <state_id>: truncated or malformed" to err and returns
+ * false (the caller then empties the state it had partly restored). */
+bool op_get_finish(const OpReader *r, bool ok, const char *state_id, char *err, size_t errsize);
+/* Shape hashes are FNV-1a over 64-bit words: start from OP_SHAPE_SEED, mix in each
+ * field with op_shape_mix (the bytes of existing checkpoints depend on this formula). */
+#define OP_SHAPE_SEED 1469598103934665603ull
+static inline void op_shape_mix(uint64_t *h, uint64_t x) { *h = (*h ^ x) * 1099511628211ull; }
+
+struct KTab;
+/* The payloads of the entries of t that keep accepts (every entry when keep is NULL),
+ * in op_row_order of their keys: checkpoints write state in an order that depends only
+ * on its content. Returns a malloc'd array (the caller frees it) of *n payloads. */
+void **op_sorted_entries(const struct KTab *t, bool (*keep)(const void *payload), uint32_t *n);
+
+/* state_stats of an operator with a single state descriptor: fills out[0] when there is
+ * room (max >= 1) and returns 1. */
+static inline int op_state_stats1(EngStateStats *out, int max, const char *id, int64_t entries, int64_t bytes)
+{
+    if (max >= 1) {
+        out[0].id = id;
+        out[0].entries = entries;
+        out[0].bytes = bytes;
+    }
+    return 1;
+}
 
 /* ---- operator constructors (one file each) ---- */
 

@@ -66,10 +66,7 @@ static void clear_groups(AggOp *a)
     Group *g;
     while ((g = ktab_next(&a->tab, &pos)))
         aggacc_release(&a->acc, g->acc);
-    KTab fresh;
-    ktab_init(&fresh, a->tab.nkey, a->tab.types, a->tab.payload_size);
-    ktab_fini(&a->tab);
-    a->tab = fresh;
+    ktab_clear(&a->tab);
     a->gg = NULL;
 }
 
@@ -91,10 +88,7 @@ static void ensure_global(AggOp *a)
 /* The group's output row (keys ++ aggregates) into row. Text points into the state. */
 static bool group_row(AggOp *a, const Group *g, Value *row, Arena *arena, char *err, size_t errsize)
 {
-    if (a->ngroup > 0) memcpy(row, ktab_key(&a->tab, g), sizeof(Value) * (size_t)a->ngroup);
-    for (int j = 0; j < a->naggs; j++)
-        if (!aggacc_out(&a->acc.specs[j], &g->acc[j], arena, &row[a->ngroup + j], err, errsize)) return false;
-    return true;
+    return aggacc_row(&a->acc, g->acc, ktab_key(&a->tab, g), a->ngroup, row, arena, err, errsize);
 }
 
 static bool had_row(const AggOp *a, const Group *g)
@@ -119,9 +113,7 @@ static bool touch(AggOp *a, Group *g, uint64_t step, OpCtx *ctx)
         g->old_idx = out->n;
         Value *dst = batch_append(out, -1);
         if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) return false;
-        if (a->out_has_text)
-            for (int c = 0; c < a->base.ncols; c++)
-                if (a->base.out_types[c].id == T_TEXT && !dst[c].isnull) dst[c] = batch_text(out, dst[c].s, dst[c].len);
+        if (a->out_has_text) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
     }
     return true;
 }
@@ -247,12 +239,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
 static int agg_stats(const Op *op, EngStateStats *out, int max)
 {
     const AggOp *a = (const AggOp *)op;
-    if (max >= 1) {
-        out[0].id = a->state_id;
-        out[0].entries = a->tab.count;
-        out[0].bytes = a->tab.bytes + a->acc.extra_bytes;
-    }
-    return 1;
+    return op_state_stats1(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes);
 }
 
 typedef struct KeySortCtx {
@@ -274,21 +261,16 @@ static int cmp_groups(const void *x, const void *y, void *ctx)
 /* Shape header: agg kinds and argument/result types must match the running plan. */
 static uint64_t shape_hash(const AggOp *a)
 {
-    uint64_t h = 1469598103934665603ull;
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
-    MIX(a->ngroup);
-    for (int k = 0; k < a->ngroup; k++) MIX(a->key_types[k].id);
-    h = aggacc_shape(&a->acc, h);
-#undef MIX
-    return h;
+    uint64_t h = OP_SHAPE_SEED;
+    op_shape_mix(&h, (uint64_t)a->ngroup);
+    for (int k = 0; k < a->ngroup; k++) op_shape_mix(&h, a->key_types[k].id);
+    return aggacc_shape(&a->acc, h);
 }
 
 static bool agg_serialize(const Op *op, StrBuf *sb)
 {
     const AggOp *a = (const AggOp *)op;
-    op_put_u32(sb, AGG_MAGIC);
-    op_put_u32(sb, AGG_VERSION);
-    op_put_u64(sb, shape_hash(a));
+    op_put_header(sb, AGG_MAGIC, AGG_VERSION, shape_hash(a));
     op_put_u8(sb, a->initial_pending ? 1 : 0);
     /* groups sorted by key so the bytes depend only on the state's content */
     Group **gs = xmalloc(sizeof(Group *) * (size_t)(a->tab.count > 0 ? a->tab.count : 1));
@@ -299,8 +281,7 @@ static bool agg_serialize(const Op *op, StrBuf *sb)
     qsort_r(gs, n, sizeof(Group *), cmp_groups, &kc);
     op_put_u64(sb, n);
     for (uint32_t i = 0; i < n; i++) {
-        const Value *k = ktab_key(&a->tab, gs[i]);
-        for (int c = 0; c < a->ngroup; c++) op_put_value(sb, a->key_types[c], &k[c]);
+        op_put_row(sb, a->key_types, a->ngroup, ktab_key(&a->tab, gs[i]));
         op_put_i64(sb, gs[i]->nrows);
         aggacc_put(&a->acc, sb, gs[i]->acc);
     }
@@ -312,7 +293,7 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
 {
     AggOp *a = (AggOp *)op;
     OpReader r = {data, data + len, false};
-    if (op_get_u32(&r) != AGG_MAGIC || op_get_u32(&r) != AGG_VERSION || op_get_u64(&r) != shape_hash(a)) {
+    if (!op_get_header(&r, AGG_MAGIC, AGG_VERSION, shape_hash(a))) {
         snprintf(err, errsize, "state of %s: not an aggregate state of this shape", a->state_id);
         return false;
     }
@@ -321,7 +302,7 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
     uint64_t n = op_get_u64(&r);
     bool ok = pending <= 1;
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        for (int c = 0; c < a->ngroup; c++) op_get_value(&r, a->key_types[c], &a->keybuf[c]);
+        op_get_row(&r, a->key_types, a->ngroup, a->keybuf);
         if (r.bad) break;
         uint64_t h = ktab_hash(&a->tab, a->keybuf);
         if (ktab_find(&a->tab, a->keybuf, h)) {
@@ -332,11 +313,10 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         g->nrows = op_get_i64(&r);
         ok = aggacc_get(&a->acc, &r, g->acc);
     }
-    if (!ok || r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_groups(a);
         a->initial_pending = a->global;
         ensure_global(a);
-        snprintf(err, errsize, "state of %s: truncated or malformed", a->state_id);
         return false;
     }
     a->initial_pending = pending != 0;

@@ -126,12 +126,7 @@ static bool norm_step(Op *op, OpCtx *ctx)
 static int norm_stats(const Op *op, EngStateStats *out, int max)
 {
     const NormOp *n = (const NormOp *)op;
-    if (max >= 1) {
-        out[0].id = n->state_id;
-        out[0].entries = n->tab.count;
-        out[0].bytes = n->tab.bytes + n->extra_bytes;
-    }
-    return 1;
+    return op_state_stats1(out, max, n->state_id, n->tab.count, n->tab.bytes + n->extra_bytes);
 }
 
 static bool norm_serialize(const Op *op, StrBuf *sb)
@@ -143,8 +138,7 @@ static bool norm_serialize(const Op *op, StrBuf *sb)
     op_put_u64(sb, n->tab.count);
     uint32_t pos = 0;
     const NormEntry *e;
-    while ((e = ktab_next(&n->tab, &pos)))
-        for (int c = 0; c < op->ncols; c++) op_put_value(sb, op->out_types[c], &e->row[c]);
+    while ((e = ktab_next(&n->tab, &pos))) op_put_row(sb, op->out_types, op->ncols, e->row);
     return true;
 }
 
@@ -153,10 +147,7 @@ static void clear_state(NormOp *n)
     uint32_t pos = 0;
     NormEntry *e;
     while ((e = ktab_next(&n->tab, &pos))) drop_row(n, e);
-    KTab fresh;
-    ktab_init(&fresh, n->tab.nkey, n->tab.types, sizeof(NormEntry));
-    ktab_fini(&n->tab);
-    n->tab = fresh;
+    ktab_clear(&n->tab);
 }
 
 static bool norm_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -172,7 +163,7 @@ static bool norm_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
     uint64_t cnt = op_get_u64(&r);
     Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
     for (uint64_t i = 0; i < cnt && !r.bad; i++) {
-        for (int c = 0; c < op->ncols; c++) op_get_value(&r, op->out_types[c], &row[c]);
+        op_get_row(&r, op->out_types, op->ncols, row);
         if (r.bad) break;
         for (int k = 0; k < n->src->npk; k++) n->keybuf[k] = row[n->src->pk_cols[k]];
         bool created;
@@ -181,9 +172,8 @@ static bool norm_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         drop_row(n, &old);
     }
     free(row);
-    if (r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, true, n->state_id, err, errsize)) {
         clear_state(n);
-        snprintf(err, errsize, "state of %s: truncated or malformed", n->state_id);
         return false;
     }
     return true;

@@ -1,7 +1,10 @@
 /* Helpers shared by the engine's operators: the common operator part, dead-letter
- * reporting, row identity/order, and the checkpoint byte codec (see op.h). */
+ * reporting, row identity/order, and the checkpoint byte codec and framing (see op.h). */
 #include "engine/op.h"
 
+#include "engine/keyed_table.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,15 +87,7 @@ bool op_rows_identical(const Type *types, int n, const Value *a, const Value *b)
 
 int op_cell_order(Type t, const Value *a, const Value *b)
 {
-    switch (t.id) {
-    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
-    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
-        if (a->isnull || b->isnull) return (int)a->isnull - (int)b->isnull;
-        return (a->i > b->i) - (a->i < b->i);
-    default:
-        break;
-    }
-    int c = value_compare(t, a, b);
+    int c = op_cell_cmp(t, a, b);
     if (c != 0 || a->isnull || b->isnull) return c;
     switch (t.id) {
     case T_NUMERIC:
@@ -115,15 +110,7 @@ int op_cell_order(Type t, const Value *a, const Value *b)
 
 int op_row_order(const Type *types, int n, const Value *a, const Value *b)
 {
-    for (int c = 0; c < n; c++) {
-        int r = value_compare(types[c], &a[c], &b[c]);
-        if (r) return r;
-    }
-    for (int c = 0; c < n; c++) {
-        int r = op_cell_order(types[c], &a[c], &b[c]);
-        if (r) return r;
-    }
-    return 0;
+    return op_row_order_inline(types, n, a, b);
 }
 
 /* ---- codec ---- */
@@ -278,4 +265,58 @@ void op_get_value(OpReader *r, Type t, Value *v)
         memset(v, 0, sizeof *v);
         v->isnull = 1;
     }
+}
+
+void op_put_row(StrBuf *b, const Type *types, int n, const Value *row)
+{
+    for (int c = 0; c < n; c++) op_put_value(b, types[c], &row[c]);
+}
+
+void op_get_row(OpReader *r, const Type *types, int n, Value *row)
+{
+    for (int c = 0; c < n; c++) op_get_value(r, types[c], &row[c]);
+}
+
+/* ---- checkpoint framing ---- */
+
+void op_put_header(StrBuf *b, uint32_t magic, uint32_t version, uint64_t shape)
+{
+    op_put_u32(b, magic);
+    op_put_u32(b, version);
+    op_put_u64(b, shape);
+}
+
+bool op_get_header(OpReader *r, uint32_t magic, uint32_t version, uint64_t shape)
+{
+    return op_get_u32(r) == magic && op_get_u32(r) == version && op_get_u64(r) == shape;
+}
+
+bool op_get_finish(const OpReader *r, bool ok, const char *state_id, char *err, size_t errsize)
+{
+    if (ok && !r->bad && r->p == r->end) return true;
+    snprintf(err, errsize, "state of %s: truncated or malformed", state_id);
+    return false;
+}
+
+typedef struct SortCtx {
+    const KTab *t;
+} SortCtx;
+
+static int cmp_entries(const void *x, const void *y, void *ctx)
+{
+    const KTab *t = ((const SortCtx *)ctx)->t;
+    return op_row_order(t->types, t->nkey, ktab_key(t, *(void *const *)x), ktab_key(t, *(void *const *)y));
+}
+
+void **op_sorted_entries(const KTab *t, bool (*keep)(const void *payload), uint32_t *n)
+{
+    void **es = xmalloc(sizeof(void *) * (size_t)(t->count > 0 ? t->count : 1));
+    uint32_t pos = 0;
+    void *e;
+    *n = 0;
+    while ((e = ktab_next(t, &pos)))
+        if (!keep || keep(e)) es[(*n)++] = e;
+    SortCtx sc = {t};
+    qsort_r(es, *n, sizeof(void *), cmp_entries, &sc);
+    return es;
 }

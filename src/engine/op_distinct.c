@@ -53,12 +53,7 @@ static bool distinct_step(Op *op, OpCtx *ctx)
 static int distinct_stats(const Op *op, EngStateStats *out, int max)
 {
     const DistinctOp *d = (const DistinctOp *)op;
-    if (max >= 1) {
-        out[0].id = d->state_id;
-        out[0].entries = d->tab.count;
-        out[0].bytes = d->tab.bytes;
-    }
-    return 1;
+    return op_state_stats1(out, max, d->state_id, d->tab.count, d->tab.bytes);
 }
 
 static bool distinct_serialize(const Op *op, StrBuf *sb)
@@ -71,8 +66,7 @@ static bool distinct_serialize(const Op *op, StrBuf *sb)
     uint32_t pos = 0;
     const DistinctEntry *e;
     while ((e = ktab_next(&d->tab, &pos))) {
-        const Value *k = ktab_key(&d->tab, e);
-        for (int c = 0; c < op->ncols; c++) op_put_value(sb, op->out_types[c], &k[c]);
+        op_put_row(sb, op->out_types, op->ncols, ktab_key(&d->tab, e));
         op_put_i64(sb, e->count);
     }
     return true;
@@ -80,10 +74,7 @@ static bool distinct_serialize(const Op *op, StrBuf *sb)
 
 static void clear_state(DistinctOp *d)
 {
-    KTab fresh;
-    ktab_init(&fresh, d->tab.nkey, d->tab.types, sizeof(DistinctEntry));
-    ktab_fini(&d->tab);
-    d->tab = fresh;
+    ktab_clear(&d->tab);
 }
 
 static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -99,7 +90,7 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
     uint64_t n = op_get_u64(&r);
     Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
     for (uint64_t i = 0; i < n && !r.bad; i++) {
-        for (int c = 0; c < op->ncols; c++) op_get_value(&r, op->out_types[c], &row[c]);
+        op_get_row(&r, op->out_types, op->ncols, row);
         int64_t count = op_get_i64(&r);
         if (r.bad || count == 0) break;
         bool created;
@@ -107,9 +98,8 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
         e->count += count;
     }
     free(row);
-    if (r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, true, d->state_id, err, errsize)) {
         clear_state(d);
-        snprintf(err, errsize, "state of %s: truncated or malformed", d->state_id);
         return false;
     }
     return true;

@@ -499,56 +499,37 @@ static int join_stats(const Op *op, EngStateStats *out, int max)
     return 2;
 }
 
-typedef struct SortCtx {
-    const JSide *sd;
-} SortCtx;
-
-static int cmp_rows(const void *x, const void *y, void *ctx)
-{
-    const JSide *sd = ((const SortCtx *)ctx)->sd;
-    return op_row_order(sd->types, sd->ncols, ktab_key(&sd->rows, *(void *const *)x),
-                        ktab_key(&sd->rows, *(void *const *)y));
-}
-
 static uint64_t shape_hash(const JoinOp *j)
 {
-    uint64_t h = 1469598103934665603ull;
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
-    MIX(j->type);
-    MIX(j->nkeys);
-    MIX(j->null_aware);
-    MIX(j->bound);
-    MIX(j->lower);
-    MIX(j->upper);
+    uint64_t h = OP_SHAPE_SEED;
+    op_shape_mix(&h, j->type);
+    op_shape_mix(&h, (uint64_t)j->nkeys);
+    op_shape_mix(&h, j->null_aware);
+    op_shape_mix(&h, j->bound);
+    op_shape_mix(&h, (uint64_t)j->lower);
+    op_shape_mix(&h, (uint64_t)j->upper);
     for (int s = 0; s < 2; s++) {
-        MIX(j->side[s].ncols);
-        for (int c = 0; c < j->side[s].ncols; c++) MIX(j->side[s].types[c].id);
+        op_shape_mix(&h, (uint64_t)j->side[s].ncols);
+        for (int c = 0; c < j->side[s].ncols; c++) op_shape_mix(&h, j->side[s].types[c].id);
     }
-#undef MIX
     return h;
 }
+
+static bool live_row(const void *payload) { return ((const JRow *)payload)->bucket != NULL; }
 
 static bool join_serialize(const Op *op, StrBuf *sb)
 {
     const JoinOp *j = (const JoinOp *)op;
-    op_put_u32(sb, JOIN_MAGIC);
-    op_put_u32(sb, JOIN_VERSION);
-    op_put_u64(sb, shape_hash(j));
+    op_put_header(sb, JOIN_MAGIC, JOIN_VERSION, shape_hash(j));
     for (int s = 0; s < 2; s++) {
         const JSide *sd = &j->side[s];
         op_put_i64(sb, sd->wm);
-        void **es = xmalloc(sizeof(void *) * (size_t)(sd->rows.count > 0 ? sd->rows.count : 1));
-        uint32_t pos = 0, n = 0;
-        JRow *r;
-        while ((r = ktab_next(&sd->rows, &pos)))
-            if (r->bucket) es[n++] = r; /* live rows only */
-        SortCtx sc = {sd};
-        qsort_r(es, n, sizeof(void *), cmp_rows, &sc);
+        uint32_t n;
+        void **es = op_sorted_entries(&sd->rows, live_row, &n);
         op_put_u64(sb, n);
         for (uint32_t k = 0; k < n; k++) {
             const JRow *e = es[k];
-            const Value *row = ktab_key(&sd->rows, e);
-            for (int c = 0; c < sd->ncols; c++) op_put_value(sb, sd->types[c], &row[c]);
+            op_put_row(sb, sd->types, sd->ncols, ktab_key(&sd->rows, e));
             op_put_i64(sb, e->mult);
             op_put_i64(sb, e->nmatch);
         }
@@ -559,16 +540,9 @@ static bool join_serialize(const Op *op, StrBuf *sb)
 
 static void clear_side(JSide *sd)
 {
-    KTab fresh;
-    ktab_init(&fresh, sd->rows.nkey, sd->rows.types, sd->rows.payload_size);
-    ktab_fini(&sd->rows);
-    sd->rows = fresh;
-    ktab_init(&fresh, sd->keys.nkey, sd->keys.types, sd->keys.payload_size);
-    ktab_fini(&sd->keys);
-    sd->keys = fresh;
-    ktab_init(&fresh, sd->nullk.nkey, sd->nullk.types, sd->nullk.payload_size);
-    ktab_fini(&sd->nullk);
-    sd->nullk = fresh;
+    ktab_clear(&sd->rows);
+    ktab_clear(&sd->keys);
+    ktab_clear(&sd->nullk);
     iheap_fini(&sd->heap);
     sd->wm = INT64_MIN;
 }
@@ -584,7 +558,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
 {
     JoinOp *j = (JoinOp *)op;
     OpReader r = {data, data + len, false};
-    if (op_get_u32(&r) != JOIN_MAGIC || op_get_u32(&r) != JOIN_VERSION || op_get_u64(&r) != shape_hash(j)) {
+    if (!op_get_header(&r, JOIN_MAGIC, JOIN_VERSION, shape_hash(j))) {
         snprintf(err, errsize, "state of %s: not a join state of this shape", j->side[0].state_id);
         return false;
     }
@@ -597,7 +571,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         sd->wm = op_get_i64(&r);
         uint64_t n = op_get_u64(&r);
         for (uint64_t k = 0; k < n && ok && !r.bad; k++) {
-            for (int c = 0; c < sd->ncols; c++) op_get_value(&r, sd->types[c], &row[c]);
+            op_get_row(&r, sd->types, sd->ncols, row);
             int64_t mult = op_get_i64(&r), nmatch = op_get_i64(&r);
             if (r.bad) break;
             int64_t texp = 0;
@@ -627,9 +601,8 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         }
     }
     free(row);
-    if (!ok || r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, ok, j->side[0].state_id, err, errsize)) {
         clear_state(j);
-        snprintf(err, errsize, "state of %s: truncated or malformed", j->side[0].state_id);
         return false;
     }
     return true;
@@ -705,17 +678,6 @@ static int window_col(const IrNode *n, int col, int64_t *size)
     }
 }
 
-static bool intlike(Type t)
-{
-    switch (t.id) {
-    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
-    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
-        return true;
-    default:
-        return false;
-    }
-}
-
 Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)
 {
     const PlanNode *pn = n->plan;
@@ -731,7 +693,7 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
     }
     for (int k = 0; k < pn->nkeys; k++) {
         Type lt = pn->left_keys[k]->type, rt = pn->right_keys[k]->type;
-        if (lt.id != rt.id && !(intlike(lt) && intlike(rt) && lt.id != T_BOOL && rt.id != T_BOOL)) {
+        if (lt.id != rt.id && !(type_is_int_like(lt) && type_is_int_like(rt) && lt.id != T_BOOL && rt.id != T_BOOL)) {
             snprintf(err, errsize, "%s: join key %d compares different types (the binder must cast)", n->op_id, k + 1);
             return NULL;
         }

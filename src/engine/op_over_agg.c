@@ -166,10 +166,7 @@ static bool accumulate(OverOp *o, const Value *row, int64_t w, PState **ps, Eval
 static bool emit(OverOp *o, const Value *row, const PState *ps, int64_t w, OpCtx *ctx)
 {
     Batch *out = o->base.out;
-    memcpy(o->outrow, row, sizeof(Value) * (size_t)o->nin);
-    for (int j = 0; j < o->naggs; j++)
-        if (!aggacc_out(&o->acc.specs[j], &ps->acc[j], &out->arena, &o->outrow[o->nin + j], ctx->err, ctx->errsize))
-            return false;
+    if (!aggacc_row(&o->acc, ps->acc, row, o->nin, o->outrow, &out->arena, ctx->err, ctx->errsize)) return false;
     /* text copied: the buffer row is freed and an extreme may be replaced below */
     op_append_copy(out, o->outrow, o->base.out_types, w);
     return true;
@@ -237,73 +234,41 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 static int over_stats(const Op *op, EngStateStats *out, int max)
 {
     const OverOp *o = (const OverOp *)op;
-    if (max >= 1) {
-        out[0].id = o->state_id;
-        out[0].entries = (int64_t)o->buf.count + o->parts.count;
-        out[0].bytes = o->buf.bytes + o->parts.bytes + o->acc.extra_bytes + iheap_bytes(&o->heap);
-    }
-    return 1;
-}
-
-typedef struct SortCtx {
-    const KTab *t;
-} SortCtx;
-
-static int cmp_keys(const void *x, const void *y, void *ctx)
-{
-    const KTab *t = ((const SortCtx *)ctx)->t;
-    return op_row_order(t->types, t->nkey, ktab_key(t, *(void *const *)x), ktab_key(t, *(void *const *)y));
-}
-
-static void **sorted(const KTab *t, uint32_t *n)
-{
-    void **es = xmalloc(sizeof(void *) * (size_t)(t->count > 0 ? t->count : 1));
-    uint32_t pos = 0;
-    void *e;
-    *n = 0;
-    while ((e = ktab_next(t, &pos))) es[(*n)++] = e;
-    SortCtx sc = {t};
-    qsort_r(es, *n, sizeof(void *), cmp_keys, &sc);
-    return es;
+    return op_state_stats1(out, max, o->state_id, (int64_t)o->buf.count + o->parts.count,
+                           o->buf.bytes + o->parts.bytes + o->acc.extra_bytes + iheap_bytes(&o->heap));
 }
 
 static uint64_t shape_hash(const OverOp *o)
 {
-    uint64_t h = 1469598103934665603ull;
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
-    MIX(o->nin);
-    MIX(o->npart);
-    MIX(o->rows_frame);
-    for (int c = 0; c < o->nin; c++) MIX(o->base.out_types[c].id);
-    for (int k = 0; k < o->npart; k++) MIX(o->part_types[k].id);
-#undef MIX
+    uint64_t h = OP_SHAPE_SEED;
+    op_shape_mix(&h, (uint64_t)o->nin);
+    op_shape_mix(&h, (uint64_t)o->npart);
+    op_shape_mix(&h, o->rows_frame);
+    for (int c = 0; c < o->nin; c++) op_shape_mix(&h, o->base.out_types[c].id);
+    for (int k = 0; k < o->npart; k++) op_shape_mix(&h, o->part_types[k].id);
     return aggacc_shape(&o->acc, h);
 }
 
 static bool over_serialize(const Op *op, StrBuf *sb)
 {
     const OverOp *o = (const OverOp *)op;
-    op_put_u32(sb, OVER_MAGIC);
-    op_put_u32(sb, OVER_VERSION);
-    op_put_u64(sb, shape_hash(o));
+    op_put_header(sb, OVER_MAGIC, OVER_VERSION, shape_hash(o));
     op_put_i64(sb, o->seq);
     uint32_t n;
-    void **es = sorted(&o->buf, &n);
+    void **es = op_sorted_entries(&o->buf, NULL, &n);
     op_put_u64(sb, n);
     for (uint32_t i = 0; i < n; i++) {
         const BufRow *b = es[i];
-        const Value *row = ktab_key(&o->buf, b);
-        for (int c = 0; c < o->nin; c++) op_put_value(sb, o->base.out_types[c], &row[c]);
+        op_put_row(sb, o->base.out_types, o->nin, ktab_key(&o->buf, b));
         op_put_i64(sb, b->w);
         op_put_i64(sb, b->seq);
     }
     free(es);
-    es = sorted(&o->parts, &n);
+    es = op_sorted_entries(&o->parts, NULL, &n);
     op_put_u64(sb, n);
     for (uint32_t i = 0; i < n; i++) {
         const PState *ps = es[i];
-        const Value *k = ktab_key(&o->parts, ps);
-        for (int c = 0; c < o->npart; c++) op_put_value(sb, o->part_types[c], &k[c]);
+        op_put_row(sb, o->part_types, o->npart, ktab_key(&o->parts, ps));
         op_put_i64(sb, ps->nrows);
         aggacc_put(&o->acc, sb, ps->acc);
     }
@@ -316,13 +281,8 @@ static void clear_state(OverOp *o)
     uint32_t pos = 0;
     PState *ps;
     while ((ps = ktab_next(&o->parts, &pos))) aggacc_release(&o->acc, ps->acc);
-    KTab fresh;
-    ktab_init(&fresh, o->parts.nkey, o->parts.types, o->parts.payload_size);
-    ktab_fini(&o->parts);
-    o->parts = fresh;
-    ktab_init(&fresh, o->buf.nkey, o->buf.types, o->buf.payload_size);
-    ktab_fini(&o->buf);
-    o->buf = fresh;
+    ktab_clear(&o->parts);
+    ktab_clear(&o->buf);
     iheap_fini(&o->heap);
     o->seq = 0;
 }
@@ -331,7 +291,7 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
 {
     OverOp *o = (OverOp *)op;
     OpReader r = {data, data + len, false};
-    if (op_get_u32(&r) != OVER_MAGIC || op_get_u32(&r) != OVER_VERSION || op_get_u64(&r) != shape_hash(o)) {
+    if (!op_get_header(&r, OVER_MAGIC, OVER_VERSION, shape_hash(o))) {
         snprintf(err, errsize, "state of %s: not an OVER aggregate state of this shape", o->state_id);
         return false;
     }
@@ -343,7 +303,7 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
     bool ok = true;
     uint64_t n = op_get_u64(&r);
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        for (int c = 0; c < o->nin; c++) op_get_value(&r, o->base.out_types[c], &row[c]);
+        op_get_row(&r, o->base.out_types, o->nin, row);
         int64_t w = op_get_i64(&r), seq = op_get_i64(&r);
         int64_t t = 0;
         bool tnull = true;
@@ -361,7 +321,7 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
     }
     n = ok ? op_get_u64(&r) : 0;
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        for (int c = 0; c < o->npart; c++) op_get_value(&r, o->part_types[c], &row[c]);
+        op_get_row(&r, o->part_types, o->npart, row);
         bool created;
         PState *ps = ktab_upsert(&o->parts, row, ktab_hash(&o->parts, row), &created);
         if (!created) ok = false;
@@ -369,9 +329,8 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         ok = ok && aggacc_get(&o->acc, &r, ps->acc);
     }
     free(row);
-    if (!ok || r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, ok, o->state_id, err, errsize)) {
         clear_state(o);
-        snprintf(err, errsize, "state of %s: truncated or malformed", o->state_id);
         return false;
     }
     return true;

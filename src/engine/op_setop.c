@@ -77,23 +77,7 @@ static bool setop_step(Op *op, OpCtx *ctx)
 static int setop_stats(const Op *op, EngStateStats *out, int max)
 {
     const SetOp *s = (const SetOp *)op;
-    if (max >= 1) {
-        out[0].id = s->state_id;
-        out[0].entries = s->tab.count;
-        out[0].bytes = s->tab.bytes;
-    }
-    return 1;
-}
-
-typedef struct SortCtx {
-    const SetOp *s;
-} SortCtx;
-
-static int cmp_entries(const void *x, const void *y, void *ctx)
-{
-    const SetOp *s = ((const SortCtx *)ctx)->s;
-    return op_row_order(s->base.out_types, s->base.ncols, ktab_key(&s->tab, *(void *const *)x),
-                        ktab_key(&s->tab, *(void *const *)y));
+    return op_state_stats1(out, max, s->state_id, s->tab.count, s->tab.bytes);
 }
 
 static bool setop_serialize(const Op *op, StrBuf *sb)
@@ -104,16 +88,11 @@ static bool setop_serialize(const Op *op, StrBuf *sb)
     op_put_u32(sb, (uint32_t)op->ncols);
     for (int c = 0; c < op->ncols; c++) op_put_u8(sb, op->out_types[c].id);
     /* entries in row order so the bytes depend only on the content */
-    void **es = xmalloc(sizeof(void *) * (size_t)(s->tab.count > 0 ? s->tab.count : 1));
-    uint32_t pos = 0, n = 0;
-    void *e;
-    while ((e = ktab_next(&s->tab, &pos))) es[n++] = e;
-    SortCtx sc = {s};
-    qsort_r(es, n, sizeof(void *), cmp_entries, &sc);
+    uint32_t n;
+    void **es = op_sorted_entries(&s->tab, NULL, &n);
     op_put_u64(sb, n);
     for (uint32_t i = 0; i < n; i++) {
-        const Value *k = ktab_key(&s->tab, es[i]);
-        for (int c = 0; c < op->ncols; c++) op_put_value(sb, op->out_types[c], &k[c]);
+        op_put_row(sb, op->out_types, op->ncols, ktab_key(&s->tab, es[i]));
         const SetEntry *se = es[i];
         op_put_i64(sb, se->l);
         op_put_i64(sb, se->r);
@@ -124,10 +103,7 @@ static bool setop_serialize(const Op *op, StrBuf *sb)
 
 static void clear_state(SetOp *s)
 {
-    KTab fresh;
-    ktab_init(&fresh, s->tab.nkey, s->tab.types, sizeof(SetEntry));
-    ktab_fini(&s->tab);
-    s->tab = fresh;
+    ktab_clear(&s->tab);
 }
 
 static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -145,7 +121,7 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
     uint64_t n = op_get_u64(&r);
     Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        for (int c = 0; c < op->ncols; c++) op_get_value(&r, op->out_types[c], &row[c]);
+        op_get_row(&r, op->out_types, op->ncols, row);
         int64_t l = op_get_i64(&r), rr = op_get_i64(&r);
         if (r.bad || (l == 0 && rr == 0)) {
             ok = false;
@@ -158,9 +134,8 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
         e->r = rr;
     }
     free(row);
-    if (!ok || r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, ok, s->state_id, err, errsize)) {
         clear_state(s);
-        snprintf(err, errsize, "state of %s: truncated or malformed", s->state_id);
         return false;
     }
     return true;

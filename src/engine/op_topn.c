@@ -23,6 +23,7 @@
  * they are dropped at the end of the step: the state per partition stays at about
  * `limit` rows (one for deduplication). A retraction of such an input is an IR
  * contract violation (fatal). */
+#include "engine/avl.h"
 #include "engine/keyed_table.h"
 #include "engine/op.h"
 
@@ -35,15 +36,14 @@
 
 typedef struct TNode TNode;
 struct TNode {
-    TNode *l, *r;
+    AvlNode avl;             /* first member: the tree links (avl.h); avl.aux = bytes of
+                                the block */
     int64_t count;
-    int32_t height;
-    uint32_t size;           /* bytes of the block */
     Value cells[];           /* norder sort keys, then the row; text follows */
 };
 
 typedef struct Part {
-    TNode *root;
+    AvlNode *root;           /* of the TNodes */
     int64_t nodes;
     uint64_t touched;
     int32_t old_start, old_n;  /* snapshot in TopNOp.old */
@@ -79,7 +79,6 @@ typedef struct TopNOp {
     int nold, cap_old, ncur, cap_cur;
     TNode **grave;
     int ngrave, cap_grave;
-    TNode *stack[96];
 } TopNOp;
 
 /* ---------- order ---------- */
@@ -107,71 +106,31 @@ static int cmp_cells(const TopNOp *t, const Value *a, const Value *b)
     return op_row_order(t->base.out_types, t->nin, a + t->norder, b + t->norder);
 }
 
-/* ---------- AVL tree ---------- */
+/* ---------- AVL tree (balancing in avl.h) ---------- */
 
-static inline int32_t height(const TNode *n) { return n ? n->height : 0; }
+/* The node of a tree link (AvlNode is its first member); NULL stays NULL. */
+static inline TNode *node_of(const AvlNode *a) { return (TNode *)a; }
 
-static inline void fix_height(TNode *n)
+static inline Type cell_type(const TopNOp *t, int k)
 {
-    int32_t hl = height(n->l), hr = height(n->r);
-    n->height = (hl > hr ? hl : hr) + 1;
-}
-
-static TNode *rotate_right(TNode *n)
-{
-    TNode *l = n->l;
-    n->l = l->r;
-    l->r = n;
-    fix_height(n);
-    fix_height(l);
-    return l;
-}
-
-static TNode *rotate_left(TNode *n)
-{
-    TNode *r = n->r;
-    n->r = r->l;
-    r->l = n;
-    fix_height(n);
-    fix_height(r);
-    return r;
-}
-
-static TNode *balance(TNode *n)
-{
-    fix_height(n);
-    int32_t bf = height(n->l) - height(n->r);
-    if (bf > 1) {
-        if (height(n->l->l) < height(n->l->r)) n->l = rotate_left(n->l);
-        return rotate_right(n);
-    }
-    if (bf < -1) {
-        if (height(n->r->r) < height(n->r->l)) n->r = rotate_right(n->r);
-        return rotate_left(n);
-    }
-    return n;
+    return k < t->norder ? t->order_types[k] : t->base.out_types[k - t->norder];
 }
 
 static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
 {
     int ncells = t->norder + t->nin;
-    const Type *types_row = t->base.out_types;
     size_t text = 0;
-    for (int k = 0; k < ncells; k++) {
-        Type ty = k < t->norder ? t->order_types[k] : types_row[k - t->norder];
-        if (ty.id == T_TEXT && !cells[k].isnull) text += cells[k].len;
-    }
+    for (int k = 0; k < ncells; k++)
+        if (cell_type(t, k).id == T_TEXT && !cells[k].isnull) text += cells[k].len;
     size_t size = sizeof(TNode) + sizeof(Value) * (size_t)ncells + text;
     TNode *n = xmalloc(size);
-    n->l = n->r = NULL;
+    avl_init_leaf(&n->avl);
+    n->avl.aux = (uint32_t)size;
     n->count = count;
-    n->height = 1;
-    n->size = (uint32_t)size;
     memcpy(n->cells, cells, sizeof(Value) * (size_t)ncells);
     char *tp = (char *)(n->cells + ncells);
     for (int k = 0; k < ncells; k++) {
-        Type ty = k < t->norder ? t->order_types[k] : types_row[k - t->norder];
-        if (ty.id == T_TEXT && !cells[k].isnull) {
+        if (cell_type(t, k).id == T_TEXT && !cells[k].isnull) {
             if (cells[k].len) memcpy(tp, cells[k].s, cells[k].len);
             n->cells[k].s = tp;
             tp += cells[k].len;
@@ -182,16 +141,6 @@ static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
     return n;
 }
 
-static TNode *take_min(TNode *n, TNode **min)
-{
-    if (!n->l) {
-        *min = n;
-        return n->r;
-    }
-    n->l = take_min(n->l, min);
-    return balance(n);
-}
-
 typedef struct AddCtx {
     TopNOp *t;
     const Value *cells;
@@ -200,31 +149,25 @@ typedef struct AddCtx {
     bool created;
 } AddCtx;
 
-static TNode *add_rec(TNode *n, AddCtx *c)
+static AvlNode *add_rec(AvlNode *a, AddCtx *c)
 {
-    if (!n) {
+    if (!a) {
         c->created = true;
-        return new_node(c->t, c->cells, c->w);
+        return &new_node(c->t, c->cells, c->w)->avl;
     }
+    TNode *n = node_of(a);
     int cmp = cmp_cells(c->t, c->cells, n->cells);
     if (cmp < 0) {
-        n->l = add_rec(n->l, c);
+        a->l = add_rec(a->l, c);
     } else if (cmp > 0) {
-        n->r = add_rec(n->r, c);
+        a->r = add_rec(a->r, c);
     } else {
         n->count += c->w;
-        if (n->count != 0) return n;
+        if (n->count != 0) return a;
         c->removed = n;
-        TNode *l = n->l, *r = n->r;
-        if (!l) return r;
-        if (!r) return l;
-        TNode *m;
-        TNode *rest = take_min(r, &m);
-        m->l = l;
-        m->r = rest;
-        return balance(m);
+        return avl_join(a->l, a->r);
     }
-    return balance(n);
+    return avl_balance(a);
 }
 
 static void to_grave(TopNOp *t, TNode *n)
@@ -238,46 +181,23 @@ static void to_grave(TopNOp *t, TNode *n)
 
 static void free_node(TopNOp *t, TNode *n)
 {
-    t->node_bytes -= n->size;
+    t->node_bytes -= n->avl.aux;
     t->nnodes--;
     free(n);
 }
 
-static void free_tree(TopNOp *t, TNode *n)
+static void free_tree(TopNOp *t, AvlNode *n)
 {
     if (!n) return;
     free_tree(t, n->l);
     free_tree(t, n->r);
-    free_node(t, n);
+    free_node(t, node_of(n));
 }
 
 /* ---------- top region ---------- */
 
-typedef struct Walk {
-    TNode **stack;
-    int sp;
-    TNode *cur;
-} Walk;
-
-static void walk_init(Walk *w, TNode **stack, TNode *root)
-{
-    w->stack = stack;
-    w->sp = 0;
-    w->cur = root;
-}
-
-/* Next node in order, or NULL. */
-static TNode *walk_next(Walk *w)
-{
-    while (w->cur) {
-        w->stack[w->sp++] = w->cur;
-        w->cur = w->cur->l;
-    }
-    if (w->sp == 0) return NULL;
-    TNode *n = w->stack[--w->sp];
-    w->cur = n->r;
-    return n;
-}
+/* Next node in tree order, or NULL. */
+static inline TNode *walk_next(AvlIter *it) { return node_of(avl_iter_next(it)); }
 
 static void push_ent(TEnt **arr, int *n, int *cap, TNode *node, int64_t rank, int64_t count)
 {
@@ -293,10 +213,10 @@ static void push_ent(TEnt **arr, int *n, int *cap, TNode *node, int64_t rank, in
 
 /* Append the partition's top region (tree order, ranks ascending) to arr. Returns the
  * last node inside it (NULL when empty). */
-static TNode *top_region(TopNOp *t, TNode *root, TEnt **arr, int *n, int *cap)
+static TNode *top_region(TopNOp *t, AvlNode *root, TEnt **arr, int *n, int *cap)
 {
-    Walk w;
-    walk_init(&w, t->stack, root);
+    AvlIter w;
+    avl_iter_init(&w, root);
     int64_t seen = 0, rank = 0;
     TNode *prev = NULL, *last = NULL, *node;
     while ((node = walk_next(&w))) {
@@ -340,9 +260,7 @@ static void emit(TopNOp *t, const TEnt *e, int64_t w, bool copy)
     Value *o = batch_append(out, w);
     memcpy(o, e->node->cells + t->norder, sizeof(Value) * (size_t)t->nin);
     if (t->emit_rank) o[t->nin] = value_int(e->rank);
-    if (copy)
-        for (int c = 0; c < t->nin; c++)
-            if (t->base.out_types[c].id == T_TEXT && !o[c].isnull) o[c] = batch_text(out, o[c].s, o[c].len);
+    if (copy) batch_copy_text(out, o, t->base.out_types, t->nin);
 }
 
 /* Order of snapshot entries: tree order of the rows, then rank. */
@@ -380,8 +298,8 @@ static void diff(TopNOp *t, const TEnt *old, int nold, const TEnt *cur, int ncur
 static void trim(TopNOp *t, Part *pt, TNode *last)
 {
     for (;;) {
-        Walk w;
-        walk_init(&w, t->stack, pt->root);
+        AvlIter w;
+        avl_iter_init(&w, pt->root);
         TNode *node, *victim = NULL;
         bool past = last == NULL;
         while ((node = walk_next(&w))) {
@@ -471,62 +389,37 @@ static bool topn_step(Op *op, OpCtx *ctx)
 static int topn_stats(const Op *op, EngStateStats *out, int max)
 {
     const TopNOp *t = (const TopNOp *)op;
-    if (max >= 1) {
-        out[0].id = t->state_id;
-        out[0].entries = t->nnodes;
-        out[0].bytes = t->parts.bytes + t->node_bytes;
-    }
-    return 1;
-}
-
-typedef struct SortCtx {
-    const KTab *tab;
-} SortCtx;
-
-static int cmp_parts(const void *x, const void *y, void *ctx)
-{
-    const KTab *tab = ((const SortCtx *)ctx)->tab;
-    return op_row_order(tab->types, tab->nkey, ktab_key(tab, *(void *const *)x), ktab_key(tab, *(void *const *)y));
+    return op_state_stats1(out, max, t->state_id, t->nnodes, t->parts.bytes + t->node_bytes);
 }
 
 static uint64_t shape_hash(const TopNOp *t)
 {
-    uint64_t h = 1469598103934665603ull;
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
-    MIX(t->nin);
-    MIX(t->npart);
-    MIX(t->norder);
-    MIX(t->rank_kind);
-    for (int c = 0; c < t->nin; c++) MIX(t->base.out_types[c].id);
-    for (int k = 0; k < t->npart; k++) MIX(t->part_types[k].id);
-#undef MIX
+    uint64_t h = OP_SHAPE_SEED;
+    op_shape_mix(&h, (uint64_t)t->nin);
+    op_shape_mix(&h, (uint64_t)t->npart);
+    op_shape_mix(&h, (uint64_t)t->norder);
+    op_shape_mix(&h, (uint64_t)t->rank_kind);
+    for (int c = 0; c < t->nin; c++) op_shape_mix(&h, t->base.out_types[c].id);
+    for (int k = 0; k < t->npart; k++) op_shape_mix(&h, t->part_types[k].id);
     return h;
 }
 
 static bool topn_serialize(const Op *op, StrBuf *sb)
 {
     const TopNOp *t = (const TopNOp *)op;
-    op_put_u32(sb, TOPN_MAGIC);
-    op_put_u32(sb, TOPN_VERSION);
-    op_put_u64(sb, shape_hash(t));
-    void **ps = xmalloc(sizeof(void *) * (size_t)(t->parts.count > 0 ? t->parts.count : 1));
-    uint32_t pos = 0, n = 0;
-    void *e;
-    while ((e = ktab_next(&t->parts, &pos))) ps[n++] = e;
-    SortCtx sc = {&t->parts};
-    qsort_r(ps, n, sizeof(void *), cmp_parts, &sc);
+    op_put_header(sb, TOPN_MAGIC, TOPN_VERSION, shape_hash(t));
+    uint32_t n;
+    void **ps = op_sorted_entries(&t->parts, NULL, &n);
     op_put_u64(sb, n);
-    TNode *stack[96];
     for (uint32_t i = 0; i < n; i++) {
         const Part *pt = ps[i];
-        const Value *k = ktab_key(&t->parts, pt);
-        for (int c = 0; c < t->npart; c++) op_put_value(sb, t->part_types[c], &k[c]);
+        op_put_row(sb, t->part_types, t->npart, ktab_key(&t->parts, pt));
         op_put_u64(sb, (uint64_t)pt->nodes);
-        Walk w;
-        walk_init(&w, stack, pt->root);
+        AvlIter w;
+        avl_iter_init(&w, pt->root);
         TNode *node;
         while ((node = walk_next(&w))) {
-            for (int c = 0; c < t->nin; c++) op_put_value(sb, t->base.out_types[c], &node->cells[t->norder + c]);
+            op_put_row(sb, t->base.out_types, t->nin, node->cells + t->norder);
             op_put_i64(sb, node->count);
         }
     }
@@ -539,34 +432,32 @@ static void clear_state(TopNOp *t)
     uint32_t pos = 0;
     Part *pt;
     while ((pt = ktab_next(&t->parts, &pos))) free_tree(t, pt->root);
-    KTab fresh;
-    ktab_init(&fresh, t->parts.nkey, t->parts.types, t->parts.payload_size);
-    ktab_fini(&t->parts);
-    t->parts = fresh;
+    ktab_clear(&t->parts);
 }
 
 static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     TopNOp *t = (TopNOp *)op;
     OpReader r = {data, data + len, false};
-    if (op_get_u32(&r) != TOPN_MAGIC || op_get_u32(&r) != TOPN_VERSION || op_get_u64(&r) != shape_hash(t)) {
+    if (!op_get_header(&r, TOPN_MAGIC, TOPN_VERSION, shape_hash(t))) {
         snprintf(err, errsize, "state of %s: not a top-N state of this shape", t->state_id);
         return false;
     }
     clear_state(t);
     EvalCtx ec = {0};
     ec.arena = &op->out->arena;
-    Value *row = xmalloc(sizeof(Value) * (size_t)(t->nin + 1));
+    int cells = t->nin > t->npart ? t->nin : t->npart; /* holds a partition key or a row */
+    Value *row = xmalloc(sizeof(Value) * (size_t)(cells + 1));
     uint64_t n = op_get_u64(&r);
     bool ok = true;
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        for (int c = 0; c < t->npart; c++) op_get_value(&r, t->part_types[c], &row[c]);
+        op_get_row(&r, t->part_types, t->npart, row);
         bool created;
         Part *pt = ktab_upsert(&t->parts, row, ktab_hash(&t->parts, row), &created);
         if (!created) ok = false;
         uint64_t nn = op_get_u64(&r);
         for (uint64_t k = 0; k < nn && ok && !r.bad; k++) {
-            for (int c = 0; c < t->nin; c++) op_get_value(&r, t->base.out_types[c], &row[c]);
+            op_get_row(&r, t->base.out_types, t->nin, row);
             int64_t count = op_get_i64(&r);
             if (r.bad || count == 0 || !eval_cells(t, row, &ec)) {
                 ok = false;
@@ -579,9 +470,8 @@ static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         }
     }
     free(row);
-    if (!ok || r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, ok, t->state_id, err, errsize)) {
         clear_state(t);
-        snprintf(err, errsize, "state of %s: truncated or malformed", t->state_id);
         return false;
     }
     return true;

@@ -106,12 +106,8 @@ static inline bool *ev_active(const WAggOp *a, SEvent *e) { return (bool *)(e->a
 static bool emit_row(WAggOp *a, const Value *keys, const Acc *accs, OpCtx *ctx)
 {
     Batch *out = a->base.out;
-    Value *row = a->rowbuf;
-    memcpy(row, keys, sizeof(Value) * (size_t)a->ngroup);
-    for (int j = 0; j < a->naggs; j++)
-        if (!aggacc_out(&a->acc.specs[j], &accs[j], &out->arena, &row[a->ngroup + j], ctx->err, ctx->errsize))
-            return false;
-    op_append_copy(out, row, a->base.out_types, 1);
+    if (!aggacc_row(&a->acc, accs, keys, a->ngroup, a->rowbuf, &out->arena, ctx->err, ctx->errsize)) return false;
+    op_append_copy(out, a->rowbuf, a->base.out_types, 1);
     return true;
 }
 
@@ -236,15 +232,25 @@ static void free_event(WAggOp *a, SEvent *e)
     free(e);
 }
 
-/* End of the first session of k (its events are non-empty). */
-static int64_t first_session_end(const WAggOp *a, const SKey *k)
+/* End of the session of k that starts at event `from` (< k->nev); *last = one past
+ * its last event. */
+static int64_t session_end(const WAggOp *a, const SKey *k, int from, int *last)
 {
-    int64_t end = op_sat_add(k->ev[0]->t, a->gap);
-    for (int i = 1; i < k->nev && k->ev[i]->t < end; i++) {
+    int64_t end = op_sat_add(k->ev[from]->t, a->gap);
+    int i = from + 1;
+    for (; i < k->nev && k->ev[i]->t < end; i++) {
         int64_t e = op_sat_add(k->ev[i]->t, a->gap);
         if (e > end) end = e;
     }
+    *last = i;
     return end;
+}
+
+/* End of the first session of k (its events are non-empty). */
+static int64_t first_session_end(const WAggOp *a, const SKey *k)
+{
+    int last;
+    return session_end(a, k, 0, &last);
 }
 
 static void reschedule(WAggOp *a, SKey *k)
@@ -400,13 +406,8 @@ static bool close_key_sessions(WAggOp *a, SKey *k, int64_t wm, OpCtx *ctx)
     const Value *skey = ktab_key(&a->skeys, k);
     int done = 0;
     while (done < k->nev) {
-        int64_t end = op_sat_add(k->ev[done]->t, a->gap);
-        int last = done + 1;
-        while (last < k->nev && k->ev[last]->t < end) {
-            int64_t e = op_sat_add(k->ev[last]->t, a->gap);
-            if (e > end) end = e;
-            last++;
-        }
+        int last;
+        int64_t end = session_end(a, k, done, &last);
         if (end > wm) break;
         /* aggregate the session's events [done, last) */
         memset(a->scratch, 0, sizeof(Acc) * (size_t)a->naggs);
@@ -482,17 +483,10 @@ static bool wagg_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 static int wagg_stats(const Op *op, EngStateStats *out, int max)
 {
     const WAggOp *a = (const WAggOp *)op;
-    if (max >= 1) {
-        out[0].id = a->state_id;
-        if (a->kind == WTVF_SESSION) {
-            out[0].entries = a->nevents;
-            out[0].bytes = a->skeys.bytes + a->ev_bytes + a->acc.extra_bytes + iheap_bytes(&a->heap);
-        } else {
-            out[0].entries = a->groups.count;
-            out[0].bytes = a->groups.bytes + a->wins.bytes + a->acc.extra_bytes + iheap_bytes(&a->heap);
-        }
-    }
-    return 1;
+    int64_t common = a->acc.extra_bytes + iheap_bytes(&a->heap);
+    if (a->kind == WTVF_SESSION)
+        return op_state_stats1(out, max, a->state_id, a->nevents, a->skeys.bytes + a->ev_bytes + common);
+    return op_state_stats1(out, max, a->state_id, a->groups.count, a->groups.bytes + a->wins.bytes + common);
 }
 
 static void clear_state(WAggOp *a)
@@ -509,72 +503,38 @@ static void clear_state(WAggOp *a)
     } else {
         while ((e = ktab_next(&a->groups, &pos))) aggacc_release(&a->acc, ((WGroup *)e)->acc);
     }
-    KTab fresh;
-    ktab_init(&fresh, a->groups.nkey, a->groups.types, a->groups.payload_size);
-    ktab_fini(&a->groups);
-    a->groups = fresh;
-    ktab_init(&fresh, a->wins.nkey, a->wins.types, a->wins.payload_size);
-    ktab_fini(&a->wins);
-    a->wins = fresh;
-    ktab_init(&fresh, a->skeys.nkey, a->skeys.types, a->skeys.payload_size);
-    ktab_fini(&a->skeys);
-    a->skeys = fresh;
+    ktab_clear(&a->groups);
+    ktab_clear(&a->wins);
+    ktab_clear(&a->skeys);
     iheap_fini(&a->heap);
 }
 
 /* ---------- checkpoints ---------- */
 
-typedef struct SortCtx {
-    const KTab *t;
-} SortCtx;
-
-static int cmp_keys(const void *x, const void *y, void *ctx)
-{
-    const KTab *t = ((const SortCtx *)ctx)->t;
-    return op_row_order(t->types, t->nkey, ktab_key(t, *(void *const *)x), ktab_key(t, *(void *const *)y));
-}
-
-static void **sorted_entries(const KTab *t, uint32_t *n)
-{
-    void **es = xmalloc(sizeof(void *) * (size_t)(t->count > 0 ? t->count : 1));
-    uint32_t pos = 0;
-    void *e;
-    *n = 0;
-    while ((e = ktab_next(t, &pos))) es[(*n)++] = e;
-    SortCtx sc = {t};
-    qsort_r(es, *n, sizeof(void *), cmp_keys, &sc);
-    return es;
-}
-
 static uint64_t shape_hash(const WAggOp *a)
 {
-    uint64_t h = 1469598103934665603ull;
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
-    MIX(a->kind);
-    MIX(a->ngroup);
-    MIX(a->ws_k);
-    MIX(a->we_k);
-    MIX(a->size);
-    MIX(a->gap);
-    for (int k = 0; k < a->ngroup; k++) MIX(a->key_types[k].id);
-#undef MIX
+    uint64_t h = OP_SHAPE_SEED;
+    op_shape_mix(&h, a->kind);
+    op_shape_mix(&h, (uint64_t)a->ngroup);
+    op_shape_mix(&h, (uint64_t)a->ws_k);
+    op_shape_mix(&h, (uint64_t)a->we_k);
+    op_shape_mix(&h, (uint64_t)a->size);
+    op_shape_mix(&h, (uint64_t)a->gap);
+    for (int k = 0; k < a->ngroup; k++) op_shape_mix(&h, a->key_types[k].id);
     return aggacc_shape(&a->acc, h);
 }
 
 static bool wagg_serialize(const Op *op, StrBuf *sb)
 {
     const WAggOp *a = (const WAggOp *)op;
-    op_put_u32(sb, WAGG_MAGIC);
-    op_put_u32(sb, WAGG_VERSION);
-    op_put_u64(sb, shape_hash(a));
+    op_put_header(sb, WAGG_MAGIC, WAGG_VERSION, shape_hash(a));
     uint32_t n;
     if (a->kind == WTVF_SESSION) {
-        void **es = sorted_entries(&a->skeys, &n);
+        void **es = op_sorted_entries(&a->skeys, NULL, &n);
         op_put_u64(sb, n);
         for (uint32_t i = 0; i < n; i++) {
             const SKey *k = es[i];
-            const Value *key = ktab_key(&a->skeys, k);
-            for (int c = 0; c < a->nskey; c++) op_put_value(sb, a->skey_types[c], &key[c]);
+            op_put_row(sb, a->skey_types, a->nskey, ktab_key(&a->skeys, k));
             op_put_i64(sb, k->closed_end);
             op_put_u32(sb, (uint32_t)k->nev);
             for (int m = 0; m < k->nev; m++) {
@@ -590,12 +550,11 @@ static bool wagg_serialize(const Op *op, StrBuf *sb)
         }
         free(es);
     } else {
-        void **es = sorted_entries(&a->groups, &n);
+        void **es = op_sorted_entries(&a->groups, NULL, &n);
         op_put_u64(sb, n);
         for (uint32_t i = 0; i < n; i++) {
             const WGroup *g = es[i];
-            const Value *key = ktab_key(&a->groups, g);
-            for (int c = 0; c < a->ngroup; c++) op_put_value(sb, a->key_types[c], &key[c]);
+            op_put_row(sb, a->key_types, a->ngroup, ktab_key(&a->groups, g));
             op_put_i64(sb, g->nrows);
             aggacc_put(&a->acc, sb, g->acc);
         }
@@ -608,7 +567,7 @@ static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
 {
     WAggOp *a = (WAggOp *)op;
     OpReader r = {data, data + len, false};
-    if (op_get_u32(&r) != WAGG_MAGIC || op_get_u32(&r) != WAGG_VERSION || op_get_u64(&r) != shape_hash(a)) {
+    if (!op_get_header(&r, WAGG_MAGIC, WAGG_VERSION, shape_hash(a))) {
         snprintf(err, errsize, "state of %s: not a window aggregate state of this shape", a->state_id);
         return false;
     }
@@ -617,7 +576,7 @@ static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
     bool ok = true;
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
         if (a->kind == WTVF_SESSION) {
-            for (int c = 0; c < a->nskey; c++) op_get_value(&r, a->skey_types[c], &a->skeybuf[c]);
+            op_get_row(&r, a->skey_types, a->nskey, a->skeybuf);
             if (r.bad) break;
             bool created;
             SKey *k = ktab_upsert(&a->skeys, a->skeybuf, ktab_hash(&a->skeys, a->skeybuf), &created);
@@ -644,7 +603,7 @@ static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             }
             if (ok && !r.bad && k->nev == 0) reschedule(a, k);
         } else {
-            for (int c = 0; c < a->ngroup; c++) op_get_value(&r, a->key_types[c], &a->keybuf[c]);
+            op_get_row(&r, a->key_types, a->ngroup, a->keybuf);
             if (r.bad) break;
             bool wok;
             int64_t we = window_end_us(a, a->keybuf, &wok);
@@ -659,9 +618,8 @@ static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             ok = aggacc_get(&a->acc, &r, g->acc);
         }
     }
-    if (!ok || r.bad || r.p != r.end) {
+    if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_state(a);
-        snprintf(err, errsize, "state of %s: truncated or malformed", a->state_id);
         return false;
     }
     return true;

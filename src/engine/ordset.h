@@ -8,19 +8,19 @@
 #define WEIR_ENGINE_ORDSET_H
 
 #include "base/value.h"
+#include "engine/avl.h"
 
 #include <stdint.h>
 
 typedef struct OSetNode OSetNode;
 struct OSetNode {
-    OSetNode *l, *r;
+    AvlNode avl;             /* first member: the tree links (avl.h) */
     int64_t count;           /* multiplicity (never 0: such nodes are removed) */
-    int32_t height;
     Value v;                 /* text points into the node's trailing bytes */
 };
 
 typedef struct OSet {
-    OSetNode *root;
+    AvlNode *root;           /* of the OSetNodes */
     int64_t n;               /* distinct values held */
     OSetNode *min, *max;     /* cached extremes (nodes never move between values) */
 } OSet;

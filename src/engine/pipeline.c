@@ -279,39 +279,11 @@ typedef struct SortCtx {
     int nkey;
 } SortCtx;
 
-/* value_compare with the integer-like types inline. */
-static inline int cell_cmp(Type t, const Value *a, const Value *b)
-{
-    switch (t.id) {
-    case T_BOOL: case T_INT2: case T_INT4: case T_INT8:
-    case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
-        if (a->isnull || b->isnull) return (int)a->isnull - (int)b->isnull;
-        return (a->i > b->i) - (a->i < b->i);
-    default:
-        return value_compare(t, a, b);
-    }
-}
-
 static int key_cmp(const SortCtx *c, const Value *x, const Value *y)
 {
     for (int k = 0; k < c->nkey; k++) {
         int col = c->key[k];
-        int r = cell_cmp(c->types[col], &x[col], &y[col]);
-        if (r) return r;
-    }
-    return 0;
-}
-
-/* Whole-row order: value_compare column by column, and only for rows equal in value a
- * representation tie-break (1.5 before 1.50), so identical rows end up adjacent. */
-static int row_order(const SortCtx *c, const Value *x, const Value *y)
-{
-    for (int col = 0; col < c->b->ncols; col++) {
-        int r = cell_cmp(c->types[col], &x[col], &y[col]);
-        if (r) return r;
-    }
-    for (int col = 0; col < c->b->ncols; col++) {
-        int r = op_cell_order(c->types[col], &x[col], &y[col]);
+        int r = op_cell_cmp(c->types[col], &x[col], &y[col]);
         if (r) return r;
     }
     return 0;
@@ -354,7 +326,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
     const Value *x = batch_row(c->b, i), *y = batch_row(c->b, j);
     int r = key_cmp(c, x, y);
     if (r) return r;
-    r = row_order(c, x, y);
+    /* whole rows: representation breaks ties of value (1.5 before 1.50), so identical
+     * rows end up adjacent */
+    r = op_row_order_inline(c->types, c->b->ncols, x, y);
     if (r) return r;
     return (i > j) - (i < j);
 }

@@ -31,6 +31,19 @@ static uint64_t hash_exprs(Expr **es, int n, uint64_t h)
     return h;
 }
 
+/* Aggregate calls (kind, DISTINCT, argument, FILTER, result type), in order. */
+static uint64_t hash_aggs(const AggCall *aggs, int n, uint64_t h)
+{
+    for (int i = 0; i < n; i++) {
+        const AggCall *a = &aggs[i];
+        h = hash_u64((uint64_t)a->kind * 2 + a->distinct, h);
+        h = a->arg ? plan_expr_hash(a->arg, h) : hash_u64(1, h);
+        h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
+        h = hash_type(a->type, h);
+    }
+    return h;
+}
+
 static uint64_t hash_source_def(const SourceDef *s, uint64_t h)
 {
     h = hash_str(s->name, h);
@@ -67,13 +80,7 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
     case PL_PROJECT: h = hash_exprs(p->exprs, p->nexprs, h); break;
     case PL_AGGREGATE:
         h = hash_exprs(p->group, p->ngroup, h);
-        for (int i = 0; i < p->naggs; i++) {
-            const AggCall *a = &p->aggs[i];
-            h = hash_u64((uint64_t)a->kind * 2 + a->distinct, h);
-            h = a->arg ? plan_expr_hash(a->arg, h) : hash_u64(1, h);
-            h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
-            h = hash_type(a->type, h);
-        }
+        h = hash_aggs(p->aggs, p->naggs, h);
         /* only window aggregates hash their window keys: plain aggregates keep their fingerprints */
         if (p->window_start_key >= 0 || p->window_end_key >= 0) {
             h = hash_u64((uint64_t)(int64_t)p->window_start_key, h);
@@ -110,13 +117,7 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
         h = hash_u64((uint64_t)p->limit, h);
         h = hash_u64((uint64_t)p->rank_kind * 2 + p->emit_rank, h);
         h = hash_u64((uint64_t)p->frame_rows, h);
-        for (int i = 0; i < p->naggs; i++) {
-            const AggCall *a = &p->aggs[i];
-            h = hash_u64((uint64_t)a->kind * 2 + a->distinct, h);
-            h = a->arg ? plan_expr_hash(a->arg, h) : hash_u64(1, h);
-            h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
-            h = hash_type(a->type, h);
-        }
+        h = hash_aggs(p->aggs, p->naggs, h);
         break;
     case PL_SETOP: h = hash_u64((uint64_t)p->setop * 2 + p->all, h); break;
     case PL_DISTINCT:
@@ -186,6 +187,24 @@ void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const P
     }
 }
 
+void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
+{
+    ColList v = {0};
+    ir_col_add(&v, a, "__rows", type_make(T_INT8));
+    ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + p->ngroup);
+    s->values = v.cols;
+    s->nvalues = v.n;
+}
+
+/* Make s, unbounded (or ttl: ir_finish_state), the only state descriptor of n. */
+static void set_single_state(IrNode *n, StateDesc *s, const ModelDef *m)
+{
+    s->bound = BOUND_UNBOUNDED;
+    ir_finish_state(s, n, m);
+    n->state = s;
+    n->nstate = 1;
+}
+
 static void aggregate_state(IrNode *n, Arena *a, const ModelDef *m)
 {
     const PlanNode *p = n->plan;
@@ -195,15 +214,8 @@ static void aggregate_state(IrNode *n, Arena *a, const ModelDef *m)
     s->nkey = p->ngroup;
     s->key = ARENA_ARRAY(a, PlanColumn, p->ngroup > 0 ? p->ngroup : 1);
     for (int i = 0; i < p->ngroup; i++) s->key[i] = p->cols[i];
-    ColList v = {0};
-    ir_col_add(&v, a, "__rows", type_make(T_INT8));
-    ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + p->ngroup);
-    s->values = v.cols;
-    s->nvalues = v.n;
-    s->bound = BOUND_UNBOUNDED;
-    ir_finish_state(s, n, m);
-    n->state = s;
-    n->nstate = 1;
+    ir_group_state_values(s, a, p);
+    set_single_state(n, s, m);
 }
 
 static void distinct_state(IrNode *n, Arena *a, const ModelDef *m)
@@ -217,10 +229,7 @@ static void distinct_state(IrNode *n, Arena *a, const ModelDef *m)
     s->values = ARENA_NEW(a, PlanColumn);
     s->values[0].name = "__count";
     s->values[0].type = type_make(T_INT8);
-    s->bound = BOUND_UNBOUNDED;
-    ir_finish_state(s, n, m);
-    n->state = s;
-    n->nstate = 1;
+    set_single_state(n, s, m);
 }
 
 static void normalize_state(IrNode *n, Arena *a, const SourceDef *src)
@@ -233,10 +242,7 @@ static void normalize_state(IrNode *n, Arena *a, const SourceDef *src)
     for (int i = 0; i < src->npk; i++) s->key[i] = n->plan->cols[src->pk_cols[i]];
     s->nvalues = n->plan->ncols;
     s->values = n->plan->cols;
-    s->bound = BOUND_UNBOUNDED;
-    ir_finish_state(s, n, NULL);
-    n->state = s;
-    n->nstate = 1;
+    set_single_state(n, s, NULL);
 }
 
 /* ---------- modes and keys ---------- */

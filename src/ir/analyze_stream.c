@@ -15,27 +15,6 @@
 
 #include <string.h>
 
-const char *ir_duration_text(Arena *a, int64_t us)
-{
-    if (us == 0) return "0s";
-    StrBuf sb = STRBUF_INIT;
-    uint64_t u = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
-    if (us < 0) sb_putc(&sb, '-');
-    static const struct {
-        uint64_t us;
-        const char *unit;
-    } units[] = {{86400000000ULL, "d"}, {3600000000ULL, "h"}, {60000000ULL, "m"}, {1000000ULL, "s"},
-                 {1000ULL, "ms"}, {1ULL, "us"}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (u >= units[i].us) {
-            sb_printf(&sb, "%llu%s", (unsigned long long)(u / units[i].us), units[i].unit);
-            u %= units[i].us;
-        }
-    const char *s = arena_strdup(a, sb_cstr(&sb));
-    sb_free(&sb);
-    return s;
-}
-
 /* ---- tracing columns ----------------------------------------------------------------------- */
 
 bool ir_is_window_aggregate(const PlanNode *p)
@@ -158,7 +137,7 @@ static const char *bound_text(Arena *a, const char *col, int64_t off)
 {
     if (off == 0) return col;
     return arena_printf(a, "%s %c %s", col, off < 0 ? '-' : '+',
-                        ir_duration_text(a, off < 0 ? (off == INT64_MIN ? INT64_MAX : -off) : off));
+                        plan_duration_text(a, off < 0 ? (off == INT64_MIN ? INT64_MAX : -off) : off));
 }
 
 /* ---- joins -------------------------------------------------------------------------------- */
@@ -296,16 +275,12 @@ static void analyze_window_aggregate(const IrGraph *g, IrNode *n, Arena *a, cons
     if (p->window_end_key >= 0) s->key[nk++] = p->cols[p->window_end_key];
     for (int i = 0; i < p->ngroup; i++)
         if (i != p->window_start_key && i != p->window_end_key) s->key[nk++] = p->cols[i];
-    ColList v = {0};
-    ir_col_add(&v, a, "__rows", type_make(T_INT8));
-    ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + p->ngroup);
-    s->values = v.cols;
-    s->nvalues = v.n;
+    ir_group_state_values(s, a, p);
     s->bound = BOUND_WATERMARK;
     int wcol = p->window_end_key >= 0 ? p->window_end_key : p->window_start_key;
     int64_t delay = time_delay(g, n, wcol);
     const char *end = p->window_end_key >= 0 ? "window_end" : "window_start + size";
-    s->bound_detail = delay > 0 ? arena_printf(a, "%s + %s", end, ir_duration_text(a, delay)) : end;
+    s->bound_detail = delay > 0 ? arena_printf(a, "%s + %s", end, plan_duration_text(a, delay)) : end;
 }
 
 /* ---- TopN and OVER aggregates -------------------------------------------------------------- */

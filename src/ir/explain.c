@@ -5,23 +5,13 @@
 
 #include <string.h>
 
+/* The node's title in explain output: plan_kind_name, except for the two kinds whose
+ * explain titles differ from their plan names. */
 static const char *op_title(PlanKind k)
 {
-    switch (k) {
-    case PL_SOURCE: return "Source";
-    case PL_REF: return "Ref";
-    case PL_FILTER: return "Filter";
-    case PL_PROJECT: return "Project";
-    case PL_AGGREGATE: return "Aggregate";
-    case PL_DISTINCT: return "Distinct";
-    case PL_UNION_ALL: return "UnionAll";
-    case PL_JOIN: return "Join";
-    case PL_WINDOW_TVF: return "Window";
-    case PL_TOPN: return "TopN";
-    case PL_SETOP: return "SetOp";
-    case PL_OVER_AGG: return "OverAggregate";
-    }
-    return "?";
+    if (k == PL_WINDOW_TVF) return "Window";
+    if (k == PL_OVER_AGG) return "OverAggregate";
+    return plan_kind_name(k);
 }
 
 static void type_text(Type t, StrBuf *sb)
@@ -134,20 +124,20 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
         if (p->interval_join && p->left_time_col >= 0 && p->right_time_col >= 0)
             sb_printf(&sb, " (interval join: %s BETWEEN %s%s%s AND %s%s%s)", l->cols[p->left_time_col].name,
                       r->cols[p->right_time_col].name, p->lower_us < 0 ? " - " : " + ",
-                      ir_duration_text(a, p->lower_us < 0 ? (p->lower_us == INT64_MIN ? INT64_MAX : -p->lower_us)
-                                                          : p->lower_us),
+                      plan_duration_text(a, p->lower_us < 0 ? (p->lower_us == INT64_MIN ? INT64_MAX : -p->lower_us)
+                                                            : p->lower_us),
                       r->cols[p->right_time_col].name, p->upper_us < 0 ? " - " : " + ",
-                      ir_duration_text(a, p->upper_us < 0 ? (p->upper_us == INT64_MIN ? INT64_MAX : -p->upper_us)
-                                                          : p->upper_us));
+                      plan_duration_text(a, p->upper_us < 0 ? (p->upper_us == INT64_MIN ? INT64_MAX : -p->upper_us)
+                                                            : p->upper_us));
         break;
     }
     case PL_WINDOW_TVF: {
         const char *t = p->time_col >= 0 && p->time_col < nic ? ic[p->time_col].name : "?";
-        if (p->wtvf == WTVF_TUMBLE) sb_printf(&sb, " TUMBLE(%s, %s)", t, ir_duration_text(a, p->size_us));
+        if (p->wtvf == WTVF_TUMBLE) sb_printf(&sb, " TUMBLE(%s, %s)", t, plan_duration_text(a, p->size_us));
         else if (p->wtvf == WTVF_HOP)
-            sb_printf(&sb, " HOP(%s, slide %s, size %s)", t, ir_duration_text(a, p->slide_us),
-                      ir_duration_text(a, p->size_us));
-        else sb_printf(&sb, " SESSION(%s, gap %s)", t, ir_duration_text(a, p->gap_us));
+            sb_printf(&sb, " HOP(%s, slide %s, size %s)", t, plan_duration_text(a, p->slide_us),
+                      plan_duration_text(a, p->size_us));
+        else sb_printf(&sb, " SESSION(%s, gap %s)", t, plan_duration_text(a, p->gap_us));
         break;
     }
     case PL_TOPN:

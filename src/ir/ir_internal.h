@@ -17,6 +17,9 @@ void ir_col_add(ColList *l, Arena *a, const char *name, Type t);
 void ir_set_key(IrNode *n, Arena *a, const int *cols, int k);
 /* Accumulator columns of aggregate calls; out_names[i] names call i. */
 void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *out_names);
+/* The values of a GROUP BY state (plain or window aggregate p): __rows, then the
+ * accumulator columns of p's calls (named by p's output columns after the keys). */
+void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p);
 /* Schema/logic fingerprints of a descriptor; an unbounded state becomes `ttl` when the
  * model has state_ttl. */
 void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m);
@@ -31,7 +34,5 @@ bool ir_is_window_aggregate(const PlanNode *p);
 void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl);
 /* Why a node of those kinds emits updates (append contract), or NULL. */
 const char *ir_stream_update_reason(const IrNode *n, Arena *a);
-/* "10s", "1h30m", "-5m", "0s". */
-const char *ir_duration_text(Arena *a, int64_t us);
 
 #endif

@@ -127,19 +127,3 @@ bool project_expect_duration(ProjectLoader *L, const YNode *n, const char *what,
                "invalid duration '%s' for %s", s, what);
     return false;
 }
-
-SrcPos project_text_pos(const char *file, const char *text, size_t len, size_t off)
-{
-    SrcPos p = {file, 1, 1};
-    if (off > len) off = len;
-    for (size_t i = 0; i < off; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c == '\n') {
-            p.line++;
-            p.col = 1;
-        } else if ((c & 0xC0) != 0x80) {
-            p.col++;
-        }
-    }
-    return p;
-}

@@ -35,29 +35,33 @@ static const char *unknown_var_hint(ProjectLoader *L, const char *name)
 /* A reference found in text: `${` at start, `}` at end-1. */
 typedef enum { REF_VAR, REF_ENV, REF_ESCAPE, REF_BAD } RefKind;
 
-/* Scan a reference starting at s[i] == '$' && s[i+1] == '{' (or an escape `$${`).
- * Sets *end (one past the reference) and the name span. */
-static RefKind scan_ref(const char *s, size_t n, size_t i, size_t *end, size_t *name_off,
-                        size_t *name_len)
+typedef struct Ref {
+    RefKind kind;
+    size_t end;              /* one past the reference */
+    size_t name_off, name_len;
+} Ref;
+
+/* Scan a reference starting at s[i] == '$' && s[i+1] == '{' (or an escape `$${`):
+ * its kind, end and (but for escapes) name span. */
+static void scan_ref(const char *s, size_t n, size_t i, Ref *r)
 {
+    r->name_off = r->name_len = 0;
     if (s[i + 1] == '$') { /* `$${` */
-        *end = i + 3;
-        return REF_ESCAPE;
+        r->end = i + 3;
+        r->kind = REF_ESCAPE;
+        return;
     }
     size_t j = i + 2;
     while (j < n && s[j] != '}' && s[j] != '\n' && s[j] != '$' && s[j] != '{') j++;
+    r->name_off = i + 2;
     if (j >= n || s[j] != '}') {
-        *end = i + 2;
-        *name_off = i + 2;
-        *name_len = 0;
-        return REF_BAD;
+        r->end = i + 2;
+        r->kind = REF_BAD;
+        return;
     }
-    *end = j + 1;
-    *name_off = i + 2;
-    *name_len = j - (i + 2);
-    if (is_env_ref(s + i + 2, *name_len)) return REF_ENV;
-    if (*name_len == 0) return REF_BAD;
-    return REF_VAR;
+    r->end = j + 1;
+    r->name_len = j - (i + 2);
+    r->kind = is_env_ref(s + i + 2, r->name_len) ? REF_ENV : r->name_len == 0 ? REF_BAD : REF_VAR;
 }
 
 static bool at_ref(const char *s, size_t n, size_t i)
@@ -65,6 +69,24 @@ static bool at_ref(const char *s, size_t n, size_t i)
     if (s[i] != '$' || i + 1 >= n) return false;
     if (s[i + 1] == '{') return true;
     return s[i + 1] == '$' && i + 2 < n && s[i + 2] == '{';
+}
+
+/* The scanning loop of every interpolation: copies s from *i up to the next reference
+ * into out, leaving *i at that reference, and scans it into r. False at the end of s
+ * (everything copied). The caller handles the reference and continues at r->end. */
+static bool next_ref(const char *s, size_t n, size_t *i, StrBuf *out, Ref *r)
+{
+    while (*i < n && !at_ref(s, n, *i)) sb_putc(out, s[(*i)++]);
+    if (*i >= n) return false;
+    scan_ref(s, n, *i, r);
+    return true;
+}
+
+/* A REF_BAD reference (`${}` when empty, else an unterminated `${`). */
+static void bad_ref_error(ProjectLoader *L, SrcPos pos, bool empty)
+{
+    diag_error(L->dl, pos, "bad-interpolation", "write ${name} to insert a var, or $${ for a literal ${",
+               empty ? "empty variable reference '${}'" : "unterminated variable reference '${'");
 }
 
 /* ---- YAML ---- */
@@ -93,7 +115,7 @@ static SrcPos ref_pos(const YNode *n, const char *text, size_t len, const char *
     size_t at = text_offset(text, len, n->pos.line, n->pos.col);
     for (; at + rl <= len; at++) {
         if (memcmp(text + at, ref, rl) == 0) {
-            if (k-- == 0) return project_text_pos(n->pos.file, text, len, at);
+            if (k-- == 0) return diag_text_pos(n->pos.file, text, len, at);
         }
     }
     return n->pos;
@@ -115,29 +137,22 @@ static void interpolate_scalar(ProjectLoader *L, YNode *n, const char *text, siz
     StrBuf out = STRBUF_INIT;
     bool changed = false;
     size_t i = 0;
-    while (i < sl) {
-        if (!at_ref(s, sl, i)) {
-            sb_putc(&out, s[i++]);
-            continue;
-        }
-        size_t end, no = 0, nl = 0;
-        RefKind k = scan_ref(s, sl, i, &end, &no, &nl);
-        if (k == REF_ESCAPE) {
+    Ref ref;
+    while (next_ref(s, sl, &i, &out, &ref)) {
+        size_t end = ref.end;
+        if (ref.kind == REF_ESCAPE) {
             /* keep `$${ENV:` escaped for project_resolve_env */
             if (is_env_ref(s + i + 3, sl - i - 3)) sb_append(&out, "$${", 3);
             else sb_append(&out, "${", 2);
             changed = true;
-        } else if (k == REF_ENV) {
+        } else if (ref.kind == REF_ENV) {
             sb_append(&out, s + i, end - i);
-        } else if (k == REF_BAD) {
+        } else if (ref.kind == REF_BAD) {
             int nth = count_before(s, i, "${", 2);
-            diag_error(L->dl, ref_pos(n, text, len, "${", 2, nth), "bad-interpolation",
-                       "write ${name} to insert a var, or $${ for a literal ${",
-                       end == i + 3 ? "empty variable reference '${}'"
-                                                           : "unterminated variable reference '${'");
+            bad_ref_error(L, ref_pos(n, text, len, "${", 2, nth), end == i + 3);
             sb_append(&out, s + i, end - i);
         } else {
-            char *name = arena_strndup(&L->p->arena, s + no, nl);
+            char *name = arena_strndup(&L->p->arena, s + ref.name_off, ref.name_len);
             const VarDef *v = project_find_var(L->p, name);
             if (v) {
                 sb_puts(&out, v->text);
@@ -218,31 +233,24 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
     MapBuilder mb = {0};
     map_add(&mb, 0, 0);
     size_t i = 0;
-    while (i < sl) {
-        if (!at_ref(s, sl, i)) {
-            sb_putc(&out, s[i++]);
-            continue;
-        }
-        size_t end, no = 0, nl = 0;
-        RefKind k = scan_ref(s, sl, i, &end, &no, &nl);
+    Ref ref;
+    while (next_ref(s, sl, &i, &out, &ref)) {
+        size_t end = ref.end;
         const char *ins = NULL;
         size_t insl = 0;
-        SrcPos pos = project_text_pos(m->sql_file, s, sl, i);
-        if (k == REF_ESCAPE) {
+        SrcPos pos = diag_text_pos(m->sql_file, s, sl, i);
+        if (ref.kind == REF_ESCAPE) {
             ins = "${";
             insl = 2;
-        } else if (k == REF_ENV) {
+        } else if (ref.kind == REF_ENV) {
             diag_error(L->dl, pos, "env-in-sql",
                        "pass the value through a var (--vars) or keep secrets in weir.yml targets",
                        "environment references are not allowed in model SQL: it is compiled "
                        "into artifacts and printed by explain");
-        } else if (k == REF_BAD) {
-            diag_error(L->dl, pos, "bad-interpolation",
-                       "write ${name} to insert a var, or $${ for a literal ${",
-                       end == i + 3 ? "empty variable reference '${}'"
-                                                           : "unterminated variable reference '${'");
+        } else if (ref.kind == REF_BAD) {
+            bad_ref_error(L, pos, end == i + 3);
         } else {
-            char *name = arena_strndup(&L->p->arena, s + no, nl);
+            char *name = arena_strndup(&L->p->arena, s + ref.name_off, ref.name_len);
             const VarDef *v = project_find_var(L->p, name);
             if (v) {
                 ins = v->text;
@@ -297,7 +305,7 @@ SrcPos project_sql_pos(const ModelDef *m, int sql_offset)
     }
     if (raw < 0) raw = 0;
     if ((size_t)raw > rawlen) raw = (int)rawlen;
-    return project_text_pos(m->sql_file, m->raw_sql, rawlen, (size_t)raw);
+    return diag_text_pos(m->sql_file, m->raw_sql, rawlen, (size_t)raw);
 }
 
 /* ---- --vars ---- */
@@ -344,17 +352,13 @@ const char *project_resolve_env(Project *p, const char *s, char *err, size_t err
     size_t sl = strlen(s);
     StrBuf out = STRBUF_INIT;
     size_t i = 0;
-    while (i < sl) {
-        if (!at_ref(s, sl, i)) {
-            sb_putc(&out, s[i++]);
-            continue;
-        }
-        size_t end, no = 0, nl = 0;
-        RefKind k = scan_ref(s, sl, i, &end, &no, &nl);
-        if (k == REF_ESCAPE) {
+    Ref ref;
+    while (next_ref(s, sl, &i, &out, &ref)) {
+        size_t end = ref.end;
+        if (ref.kind == REF_ESCAPE) {
             sb_append(&out, "${", 2);
-        } else if (k == REF_ENV) {
-            char *name = arena_strndup(&p->arena, s + no + 4, nl - 4);
+        } else if (ref.kind == REF_ENV) {
+            char *name = arena_strndup(&p->arena, s + ref.name_off + 4, ref.name_len - 4);
             const char *val = name[0] ? getenv(name) : NULL;
             if (!val) {
                 if (err && errsize)

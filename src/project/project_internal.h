@@ -95,8 +95,6 @@ bool project_expect_str_list(ProjectLoader *L, const YNode *n, const char *what,
 bool project_expect_duration(ProjectLoader *L, const YNode *n, const char *what, int64_t *us);
 /* "a, b, c" in the list's arena, for hints. */
 const char *project_join_names(ProjectLoader *L, const char *const *names, int count);
-/* Line and column (1-based, in characters) of byte offset off in text. */
-SrcPos project_text_pos(const char *file, const char *text, size_t len, size_t off);
 
 /* --- interpolation (interpolate.c) --- */
 

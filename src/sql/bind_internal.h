@@ -213,8 +213,6 @@ PlanNode *bind_filter_node(Binder *b, PlanNode *input, Expr *pred, int loc);
 /* Microseconds of a fixed-length interval constant (months rejected): false when e is
  * not a constant interval (or has months). A day counts 24 hours. */
 bool bind_interval_us(const Expr *e, int64_t *us);
-/* "10s", "1h30m", "-5m", "0s": a duration for messages and explain. */
-const char *bind_duration_text(Arena *a, int64_t us);
 /* PostgreSQL's output column name for a select-list expression ("?column?" when none). */
 const char *bind_figure_colname(const Ast *a);
 /* Quotes a list of candidate names as a hint; NULL when nothing is close. */

@@ -220,17 +220,12 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
 PlanNode *bind_topn_node(Binder *b, PlanNode *input, Expr **partition, int npartition, SortKey *order, int norder,
                          int64_t limit, int loc)
 {
-    PlanNode *t = plan_node_new(b->arena, PL_TOPN, loc);
-    t->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
-    t->inputs[0] = input;
-    t->ninputs = 1;
+    PlanNode *t = bind_unary_node(b, PL_TOPN, input, loc);
     t->partition = partition;
     t->npartition = npartition;
     t->order = order;
     t->norder = norder;
     t->limit = limit;
-    t->cols = input->cols;
-    t->ncols = input->ncols;
     return t;
 }
 
@@ -314,10 +309,7 @@ PlanNode *bind_window_node(Binder *b, WinList *w, PlanNode *input, Expr **exprs,
                        "a running aggregate ordered by descending time is not supported yet");
             return NULL;
         }
-        node = plan_node_new(b->arena, PL_OVER_AGG, c->loc);
-        node->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
-        node->inputs[0] = input;
-        node->ninputs = 1;
+        node = bind_unary_node(b, PL_OVER_AGG, input, c->loc);
         node->partition = c->partition;
         node->npartition = c->npartition;
         node->order = c->order;

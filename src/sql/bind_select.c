@@ -53,10 +53,7 @@ typedef struct SelectCtx {
 
 PlanNode *bind_project_node(Binder *b, PlanNode *input, Expr **exprs, PlanColumn *cols, int n, int loc)
 {
-    PlanNode *p = plan_node_new(b->arena, PL_PROJECT, loc);
-    p->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
-    p->inputs[0] = input;
-    p->ninputs = 1;
+    PlanNode *p = bind_unary_node(b, PL_PROJECT, input, loc);
     p->exprs = exprs;
     p->nexprs = n;
     p->cols = cols;
@@ -544,10 +541,7 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     if (!ok) return NULL;
 
     /* the Aggregate: keys first, then one column per aggregate call */
-    PlanNode *agg = plan_node_new(b->arena, PL_AGGREGATE, sel->group_by.n ? bind_ast_start(sel->group_by.items[0]) : sel->loc);
-    agg->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
-    agg->inputs[0] = cur;
-    agg->ninputs = 1;
+    PlanNode *agg = bind_unary_node(b, PL_AGGREGATE, cur, sel->group_by.n ? bind_ast_start(sel->group_by.items[0]) : sel->loc);
     agg->group = keys;
     agg->ngroup = nkeys;
     agg->aggs = naggs ? aggs.items : NULL;

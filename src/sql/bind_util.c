@@ -335,23 +335,3 @@ bool bind_interval_us(const Expr *e, int64_t *us)
     return true;
 }
 
-const char *bind_duration_text(Arena *a, int64_t us)
-{
-    if (us == 0) return "0s";
-    StrBuf sb = STRBUF_INIT;
-    uint64_t u = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
-    if (us < 0) sb_putc(&sb, '-');
-    static const struct {
-        uint64_t us;
-        const char *unit;
-    } units[] = {{86400000000ULL, "d"}, {3600000000ULL, "h"}, {60000000ULL, "m"}, {1000000ULL, "s"},
-                 {1000ULL, "ms"}, {1ULL, "us"}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (u >= units[i].us) {
-            sb_printf(&sb, "%llu%s", (unsigned long long)(u / units[i].us), units[i].unit);
-            u %= units[i].us;
-        }
-    const char *s = arena_strdup(a, sb_cstr(&sb));
-    sb_free(&sb);
-    return s;
-}

@@ -205,8 +205,8 @@ PlanNode *bind_window_tvf(Binder *b, Ast *item, const CteEnv *env, const char **
     if (kind == WTVF_HOP && a2 % a1 != 0) {
         bind_error(b, bind_ast_start(fc->args.items[3]), "invalid-window",
                    "choose a size that is a whole number of slides, e.g. slide 1 minute and size 5 minutes",
-                   "the size of HOP (%s) must be a multiple of its slide (%s)", bind_duration_text(b->arena, a2),
-                   bind_duration_text(b->arena, a1));
+                   "the size of HOP (%s) must be a multiple of its slide (%s)", plan_duration_text(b->arena, a2),
+                   plan_duration_text(b->arena, a1));
         return NULL;
     }
     for (int i = 0; i < rel->ncols; i++)
@@ -216,10 +216,7 @@ PlanNode *bind_window_tvf(Binder *b, Ast *item, const CteEnv *env, const char **
                        "the relation of %s already has a column named \"%s\"", fn, rel->cols[i].name);
             return NULL;
         }
-    PlanNode *n = plan_node_new(b->arena, PL_WINDOW_TVF, fc->loc);
-    n->inputs = ARENA_ARRAY(b->arena, PlanNode *, 1);
-    n->inputs[0] = rel;
-    n->ninputs = 1;
+    PlanNode *n = bind_unary_node(b, PL_WINDOW_TVF, rel, fc->loc);
     n->wtvf = kind;
     n->time_col = col;
     if (kind == WTVF_SESSION) {

@@ -215,6 +215,9 @@ const char *op_kind_symbol(OpKind op);
 const char *func_kind_name(FuncKind f);
 const char *agg_kind_name(AggKind k);
 const char *join_type_name(JoinType j);
+/* A duration in microseconds (window sizes, interval-join bounds) for messages and
+ * explain: "10s", "1h30m", "-5m", "0s" (largest units first, d h m s ms us). */
+const char *plan_duration_text(Arena *a, int64_t us);
 /* Print an expression as PostgreSQL SQL text, naming input columns with `colnames`
  * (may be NULL: then $N). Used by explain and backends. */
 struct StrBuf;
