@@ -78,14 +78,13 @@ bool cli_stop_on_errors(CliProject *cp, const CliOptions *o, const char *why)
 
 void cli_print_diags(CliProject *cp, const CliOptions *o)
 {
+    /* Diagnostics are for the person: always text on stderr, so a command's JSON
+     * output on stdout stays one document (`weir check --format json` renders its
+     * diagnostics as data itself). */
+    (void)o;
     diag_sort(&cp->dl);
     StrBuf sb = STRBUF_INIT;
-    if (o->format == OUT_JSON) {
-        diag_render_json(&cp->dl, &sb);
-        cli_write_stdout(sb.data, sb.len);
-    } else {
-        diag_render_text(&cp->dl, &sb, isatty(2) && !getenv("NO_COLOR"));
-        fputs(sb_cstr(&sb), stderr);
-    }
+    diag_render_text(&cp->dl, &sb, isatty(2) && !getenv("NO_COLOR"));
+    fputs(sb_cstr(&sb), stderr);
     sb_free(&sb);
 }

@@ -327,10 +327,12 @@ static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderIt
         dloc[nd] = don[i].loc;
         d[nd++] = bind_default_unknown(b, e);
     }
+    /* PostgreSQL: the DISTINCT ON expressions must be the leftmost ORDER BY items (in any
+     * order). Once they all appeared, repeating one of them later is a no-op (it is
+     * constant within a partition) and is dropped. */
     bool *matched = ARENA_ARRAY(b->arena, bool, nd + 1);
     SortKey *rest = ARENA_ARRAY(b->arena, SortKey, sc->nord + 1);
-    int nrest = 0;
-    bool skipped = false;
+    int nrest = 0, nmatched = 0;
     const char *msg = "SELECT DISTINCT ON expressions must match initial ORDER BY expressions";
     for (int i = 0; i < sc->nord; i++) {
         OrderItem *o = &sc->ord[i];
@@ -339,24 +341,21 @@ static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderIt
         for (int k = 0; k < nd && m < 0; k++)
             if (plan_expr_equal(d[k], e)) m = k;
         if (m >= 0) {
-            if (skipped) {
-                bind_error(b, dloc[m], "invalid-distinct-on", NULL, "%s", msg);
-                return NULL;
-            }
+            if (!matched[m]) nmatched++;
             matched[m] = true;
             continue;
         }
-        skipped = true;
+        if (nmatched < nd) {
+            int k = 0;
+            while (matched[k]) k++;
+            bind_error(b, dloc[k], "invalid-distinct-on", NULL, "%s", msg);
+            return NULL;
+        }
         rest[nrest].expr = bind_default_unknown(b, e);
         rest[nrest].desc = o->desc;
         rest[nrest].nulls_first = o->nulls_first;
         nrest++;
     }
-    for (int k = 0; k < nd; k++)
-        if (!matched[k] && skipped) {
-            bind_error(b, dloc[k], "invalid-distinct-on", NULL, "%s", msg);
-            return NULL;
-        }
     if (nrest == 0) {
         bind_error(b, dloc[0], "unsupported",
                    "add ORDER BY keys after the DISTINCT ON expressions to choose the row to keep, e.g. "
