@@ -40,7 +40,7 @@ typedef struct CliProject {
  * (diagnostics say why). Errors in the project leave cp->dl.errors > 0. */
 bool cli_load(const CliOptions *o, CliProject *cp);
 void cli_project_free(CliProject *cp);
-/* Print diagnostics (sorted) to stderr as text, or as JSON to stdout when --format json. */
+/* Print diagnostics (sorted) as text on stderr, whatever --format says. */
 void cli_print_diags(CliProject *cp, const CliOptions *o);
 /* The start of the commands that work on a project (compile, explain, run, test).
  * cli_load_project: cli_load; when there is no project at all, prints the diagnostics,
