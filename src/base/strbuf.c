@@ -2,6 +2,7 @@
 #include "base/strbuf.h"
 #include "base/arena.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,18 @@ void sb_json_str(StrBuf *sb, const char *s, size_t n)
     sb_putc(sb, '"');
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
+        /* skip 8 plain bytes at a time: none < 0x20, '"' or '\\' (SWAR; bytes >= 0x80
+         * never match) */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+            uint64_t hit = ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b);
+            if (hit & highs) break;
+            i += 8;
+        }
+        if (i >= n) break;
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\') continue;
         sb_append(sb, s + start, i - start);

@@ -386,6 +386,66 @@ static size_t format_float(double v, bool f4, char *buf)
     return o;
 }
 
+static char *put_2d(char *p, int v)
+{
+    p[0] = (char)('0' + v / 10);
+    p[1] = (char)('0' + v % 10);
+    return p + 2;
+}
+
+/* Hand-written timestamp / date text, byte for byte tm_format_timestamp(tz) /
+ * tm_format_date ("YYYY-MM-DD[ HH:MM:SS[.ffffff without trailing zeros]][+00][ BC]")
+ * without printf. Years beyond 4 digits and infinities take timeutil's path. */
+static void put_datetime(int64_t v, bool is_date, bool tz, StrBuf *out)
+{
+    if (v == TM_INFINITY || v == TM_NEG_INFINITY) goto slow;
+    int64_t days = v, tod = 0;
+    if (!is_date) {
+        days = v / TM_USECS_PER_DAY;
+        tod = v % TM_USECS_PER_DAY;
+        if (tod < 0) { tod += TM_USECS_PER_DAY; days--; }
+    }
+    int64_t y;
+    int m, d;
+    tm_civil_from_days(days, &y, &m, &d);
+    bool bc = y <= 0;
+    if (bc) y = 1 - y;
+    if (y > 9999) goto slow;
+    char buf[40], *p = buf;
+    p = put_2d(p, (int)(y / 100));
+    p = put_2d(p, (int)(y % 100));
+    *p++ = '-';
+    p = put_2d(p, m);
+    *p++ = '-';
+    p = put_2d(p, d);
+    if (!is_date) {
+        int64_t secs = tod / TM_USECS_PER_SEC, usec = tod % TM_USECS_PER_SEC;
+        *p++ = ' ';
+        p = put_2d(p, (int)(secs / 3600));
+        *p++ = ':';
+        p = put_2d(p, (int)(secs / 60 % 60));
+        *p++ = ':';
+        p = put_2d(p, (int)(secs % 60));
+        if (usec) {
+            char f[6];
+            for (int k = 5; k >= 0; k--) { f[k] = (char)('0' + usec % 10); usec /= 10; }
+            int n = 6;
+            while (n > 0 && f[n - 1] == '0') n--;
+            *p++ = '.';
+            memcpy(p, f, (size_t)n);
+            p += n;
+        }
+        if (tz) { memcpy(p, "+00", 3); p += 3; }
+    }
+    if (bc) { memcpy(p, " BC", 3); p += 3; }
+    sb_append(out, buf, (size_t)(p - buf));
+    return;
+slow:
+    if (is_date) tm_format_date(v, out);
+    else if (tz) tm_format_timestamptz(v, out);
+    else tm_format_timestamp(v, out);
+}
+
 void value_format_text(Type t, const Value *v, StrBuf *out)
 {
     if (v->isnull) return;
@@ -398,9 +458,9 @@ void value_format_text(Type t, const Value *v, StrBuf *out)
     case T_FLOAT4:
     case T_FLOAT8: sb_append(out, buf, format_float(v->f, t.id == T_FLOAT4, buf)); break;
     case T_NUMERIC: sb_append(out, buf, dec_format_buf(value_num(v), v->scale, buf)); break;
-    case T_TIMESTAMP: tm_format_timestamp(v->i, out); break;
-    case T_TIMESTAMPTZ: tm_format_timestamptz(v->i, out); break;
-    case T_DATE: tm_format_date(v->i, out); break;
+    case T_TIMESTAMP: put_datetime(v->i, false, false, out); break;
+    case T_TIMESTAMPTZ: put_datetime(v->i, false, true, out); break;
+    case T_DATE: put_datetime(v->i, true, false, out); break;
     case T_INTERVAL: tm_format_interval(v->iv.months, v->iv.days, v->i, out); break;
     case T_TEXT:
     case T_UNKNOWN:

@@ -89,9 +89,9 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
         }
     }
     if (acc->dist) {
-        oset_clear(acc->dist, sp->argt, &x->extra_bytes);
+        dset_clear(acc->dist, sp->argt, &x->extra_bytes);
         free(acc->dist);
-        x->extra_bytes -= (int64_t)sizeof(OSet);
+        x->extra_bytes -= (int64_t)sizeof(DSet);
         acc->dist = NULL;
     }
 }
@@ -379,6 +379,27 @@ static bool get_set(OpReader *r, Type t, OSet *s, int64_t *bytes)
     return !r->bad;
 }
 
+/* DISTINCT sets: the same bytes as put_set / get_set (values in ascending order). */
+static void put_dset(StrBuf *sb, Type t, const DSet *s)
+{
+    op_put_u64(sb, (uint64_t)s->n);
+    SetWriter w = {sb, t};
+    dset_walk_sorted(s, t, put_entry, &w);
+}
+
+static bool get_dset(OpReader *r, Type t, DSet *s, int64_t *bytes)
+{
+    uint64_t n = op_get_u64(r);
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        Value v;
+        op_get_value(r, t, &v);
+        int64_t c = op_get_i64(r);
+        if (r->bad || v.isnull || c == 0) return false;
+        dset_add(s, t, &v, c, bytes);
+    }
+    return !r->bad;
+}
+
 static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc)
 {
     op_put_i64(sb, acc->n);
@@ -426,7 +447,7 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc)
         break;
     }
     op_put_u8(sb, acc->dist ? 1 : 0);
-    if (acc->dist) put_set(sb, sp->argt, acc->dist);
+    if (acc->dist) put_dset(sb, sp->argt, acc->dist);
 }
 
 static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc)
@@ -497,9 +518,9 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc)
     uint8_t has_dist = op_get_u8(r);
     if (has_dist > 1) return false;
     if (has_dist) {
-        acc->dist = xcalloc(1, sizeof(OSet));
-        x->extra_bytes += (int64_t)sizeof(OSet);
-        if (!get_set(r, sp->argt, acc->dist, &x->extra_bytes)) return false;
+        acc->dist = xcalloc(1, sizeof(DSet));
+        x->extra_bytes += (int64_t)sizeof(DSet);
+        if (!get_dset(r, sp->argt, acc->dist, &x->extra_bytes)) return false;
     }
     return !r->bad;
 }

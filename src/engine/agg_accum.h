@@ -26,7 +26,8 @@
  *                               retracting the extreme falls back to the next value;
  *                               over an insert-only input only the extreme is kept
  *   BOOL_AND/BOOL_OR            counts of true and false
- *   DISTINCT                    per-group value -> multiplicity; the accumulator sees a
+ *   DISTINCT                    per-group value -> multiplicity (hash multiset,
+ *                               distset.h); the accumulator sees a
  *                               value only on 0 -> 1 and 1 -> 0 transitions
  *   FILTER (WHERE p)            evaluated per change; the aggregate skips it unless true
  *
@@ -39,6 +40,7 @@
 
 #include "base/decimal.h"
 #include "engine/op.h"
+#include "engine/distset.h"
 #include "engine/ordset.h"
 
 #include <math.h>
@@ -69,7 +71,7 @@ typedef struct AggSpec {
  * cache-friendly). Zeroed memory is the empty accumulator. */
 typedef struct Acc {
     int64_t n;               /* non-NULL values counted (weighted) */
-    OSet *dist;              /* DISTINCT: value -> multiplicity, NULL until used */
+    DSet *dist;              /* DISTINCT: value -> multiplicity (hash), NULL until used */
     union {
         struct { i128 sum; int32_t scale; int32_t pad_; int64_t *scnt; } s; /* int / numeric;
                                                                   scnt: values per scale (track_scale) */
@@ -154,7 +156,7 @@ static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *acc, int
     const Value *v = &x->argv[j];
     int64_t eff = w;
     if (sp->distinct) {
-        int64_t prev = acc->dist ? oset_add(acc->dist, sp->argt, v, 0, NULL) : 0;
+        int64_t prev = acc->dist ? dset_count(acc->dist, sp->argt, v) : 0;
         int64_t nc = prev + w;
         eff = (prev <= 0 && nc > 0) ? 1 : (prev > 0 && nc <= 0) ? -1 : 0;
     }
@@ -231,10 +233,10 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
     int64_t eff = x->eff[j];
     if (sp->distinct) {
         if (!acc->dist) {
-            acc->dist = xcalloc(1, sizeof(OSet));
-            x->extra_bytes += (int64_t)sizeof(OSet);
+            acc->dist = xcalloc(1, sizeof(DSet));
+            x->extra_bytes += (int64_t)sizeof(DSet);
         }
-        oset_add(acc->dist, sp->argt, v, w, &x->extra_bytes);
+        dset_add(acc->dist, sp->argt, v, w, &x->extra_bytes);
     }
     if (eff == 0) return true;
     switch (sp->kind) {
