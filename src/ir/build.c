@@ -110,6 +110,7 @@ IrGraph *ir_build(const BoundProject *bp, Arena *arena, DiagList *dl)
         if (!bm->root) continue;
         memset(b.kind_count, 0, sizeof b.kind_count);
         int before = g->nnodes;
+        ir_prune_columns(arena, bm->root);
         IrNode *root = build_node(&b, m, bm->root);
         if (!root) {
             g->nnodes = before; /* an upstream model failed: its error is already reported */

@@ -8,6 +8,12 @@
  * check each model's materialization contract (adds diagnostics). */
 void ir_analyze(IrGraph *g, Arena *arena, DiagList *dl);
 
+/* Column pruning (prune.c): rewrites the plan under root in place so that joins,
+ * window TVFs and the nodes between them carry only the columns read above them,
+ * inserting projections under join and TVF inputs where needed. The root keeps its
+ * columns; new memory comes from arena. */
+void ir_prune_columns(Arena *a, PlanNode *root);
+
 /* ---- analyze.c helpers shared with analyze_stream.c ---- */
 typedef struct ColList {
     PlanColumn *cols;
