@@ -44,10 +44,8 @@ void ktab_init(KTab *t, int nkey, const Type *types, size_t payload_size)
 
 void ktab_clear(KTab *t)
 {
-    if (t->slots) {
-        for (uint32_t i = 0; i <= t->mask; i++) free(t->slots[i].entry);
-        free(t->slots);
-    }
+    free(t->slots);
+    pool_fini(&t->pool);
     t->slots = NULL;
     t->mask = 0;
     t->count = 0;
@@ -154,7 +152,7 @@ static void *new_entry(KTab *t, const Value *key, uint64_t hash)
     for (int i = 0; i < t->nkey; i++)
         if (t->types[i].id == T_TEXT && !key[i].isnull) text += key[i].len;
     size_t size = t->payload_off + t->payload_size + text;
-    char *blk = xmalloc(size);
+    char *blk = pool_alloc(&t->pool, size);
     EntryHdr *h = (EntryHdr *)blk;
     h->hash = hash;
     h->size = (uint32_t)size;
@@ -222,7 +220,7 @@ void ktab_remove(KTab *t, void *payload)
     t->slots[i].hash = 0;
     t->bytes -= (int64_t)h->size;
     t->count--;
-    free(entry);
+    pool_free(&t->pool, entry, h->size);
 }
 
 void *ktab_next(const KTab *t, uint32_t *pos)

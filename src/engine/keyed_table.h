@@ -2,14 +2,16 @@
  * backward-shift deletion, doubling growth) mapping a key of typed Value cells to a
  * fixed-size per-key state block. Grouping semantics: NULL equals NULL, numerics
  * compare by value (1.50 == 1.5), floats as value_equal. Each entry is one heap block
- * holding the key cells, their text bytes and the caller's zeroed payload, so an
- * insert costs one malloc and lookups never allocate. Memory is counted (entries and
+ * holding the key cells, their text bytes and the caller's zeroed payload, carved
+ * from the table's pool (pool.h), so an insert costs no malloc and lookups never
+ * allocate. Memory is counted (entries and
  * bytes) for eng_state_stats. Used by aggregate, distinct, changelog normalize and the
  * later join/TopN operators. */
 #ifndef WEIR_ENGINE_KEYED_TABLE_H
 #define WEIR_ENGINE_KEYED_TABLE_H
 
 #include "base/value.h"
+#include "engine/pool.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +31,7 @@ typedef struct KTab {
     uint32_t count;          /* live entries */
     KTabSlot *slots;
     int64_t bytes;           /* entry blocks + slot array */
+    Pool pool;               /* the entry blocks */
     bool int_keys;           /* every key cell is compared as an int64 (fast path) */
 } KTab;
 

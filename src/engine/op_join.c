@@ -9,13 +9,17 @@
  * product. null_aware (ANTI from NOT IN): pair 0 matches when equal OR either side is
  * NULL; pairs 1.. are plain equalities.
  *
- * State, per side: a keyed table over the whole row -> JRow {multiplicity, match
- * count, bucket links, expiry}, and a keyed table join key -> bucket (the list of the
- * side's rows with that key). Rows whose key can never match (a NULL key) are not
- * stored: their output (a NULL-padded row, an ANTI row) is emitted directly with
- * their weight. The match count of a row (the weighted number of matching rows on
- * the other side) is kept for the sides that need it: the outer sides, and the left
- * side of SEMI/ANTI.
+ * State, per side: a keyed table join key -> bucket (the chain of the side's stored
+ * rows with that key), and the rows themselves as pool blocks (JRow) holding the row
+ * in the compact encoding of row_codec.h with its multiplicity. A side whose input
+ * can retract also indexes its rows by their encoded bytes, so that a retraction
+ * finds the row it cancels; an insert-only side stores every insertion as it comes
+ * and needs no index (a retraction there is an IR contract violation). Rows whose key
+ * can never match (a NULL key) are not stored: their output (a NULL-padded row, an
+ * ANTI row) is emitted directly with their weight. The match count of a row (the
+ * weighted number of matching rows on the other side) is kept for the sides that need
+ * it: the outer sides, and the left side of SEMI/ANTI. Fields a side does not need
+ * (match count, back links, expiry) take no room in its rows (JSide.off_*).
  *
  * A step first applies the left changes against the right state, then the right
  * changes against the updated left state (dL x R + L' x dR). A change of weight w to
@@ -48,9 +52,12 @@
  * Text lifetime: output rows point into the input batches and into stored rows. A row
  * whose multiplicity reaches zero or that expires is unlinked at once and freed at the
  * start of the next step, after every consumer has read this step's output. */
+#include "base/hash.h"
 #include "engine/iheap.h"
 #include "engine/keyed_table.h"
 #include "engine/op.h"
+#include "engine/pool.h"
+#include "engine/row_codec.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -59,35 +66,63 @@
 
 #define JOIN_MAGIC 0x574a4f49u /* "WJOI" */
 #define JOIN_VERSION 1u
+#define ROW_SEED 0x6a6f696e5f726f77ull
 
 typedef struct JBucket JBucket;
 typedef struct JRow JRow;
 
+/* The fixed head of a stored row; the side's optional fields and the encoded row
+ * follow at the offsets in JSide. */
 struct JRow {
+    JRow *next;              /* bucket chain */
     int64_t mult;
-    int64_t nmatch;
-    JRow *next, *prev;       /* bucket list */
-    JBucket *bucket;         /* NULL when not linked */
-    IHeapItem h;             /* expiry (bounded joins): key = last watermark of the other
-                                side it survives */
-    bool pending;            /* on the free list */
-    bool expired;
-    uint8_t side;            /* 0 left, 1 right: the table the block belongs to */
+    uint32_t len;            /* bytes of the encoded row */
+    uint8_t side;            /* 0 left, 1 right */
+    uint8_t flags;           /* JR_* */
+    uint16_t pad_;
 };
+
+enum { JR_LINKED = 1, JR_PENDING = 2, JR_EXPIRED = 4 };
+
+/* Back links of a row that can leave its bucket before the end (retracting or bounded
+ * sides). */
+typedef struct JLinks {
+    JRow *prev;
+    JBucket *bucket;
+} JLinks;
 
 struct JBucket {
     JRow *head;
     bool nullk;              /* null-aware: the table of rows with a NULL pair-0 key */
 };
 
+/* Index of a retracting side's rows by their encoded bytes (open addressing, linear
+ * probing, backward-shift deletion). */
+typedef struct RowSlot {
+    uint64_t hash;
+    JRow *row;               /* NULL = empty */
+} RowSlot;
+
+typedef struct RowIndex {
+    RowSlot *slots;
+    uint32_t mask, count;
+} RowIndex;
+
 typedef enum Bound { B_NONE, B_INTERVAL, B_WINDOW } Bound;
 
 typedef struct JSide {
     int ncols;
     const Type *types;
-    KTab rows;               /* whole row -> JRow */
+    RowCodec codec;
+    Pool pool;               /* the side's JRow blocks */
     KTab keys;               /* join key -> JBucket (null-aware: non-NULL pair-0 rows) */
     KTab nullk;              /* null-aware: pairs 1.. -> JBucket of rows with NULL pair 0 */
+    RowIndex index;          /* retracting sides: encoded row -> JRow */
+    bool indexed;
+    bool unlinkable;         /* rows may leave their bucket (retractions, expiry) */
+    int64_t nrows;           /* linked rows */
+    uint16_t off_nmatch, off_links, off_heap, off_data;  /* 0: the row has no such field */
+    Value *cbuf;             /* a decoded stored row (ncols) */
     Type *key_types;
     Expr **keyx;
     Value *kbuf;             /* nkeys */
@@ -113,15 +148,17 @@ typedef struct JoinOp {
     const Expr *pred;
     JSide side[2];
     int nl, nr;
-    Value *pair;             /* nl + nr cells: pred input / output row */
+    Value *pair;             /* nl + nr cells: pred input */
+    uint8_t *enc;            /* the probing row, encoded */
+    size_t enc_cap;
     JRow **freelist;
     int nfree, capfree;
     EvalCtx ec;
     int64_t late_rows;
-    /* per-batch hashes (plain-column keys), computed ahead so that the tables' memory
-     * can be prefetched: the state is far bigger than the caches */
+    /* per-batch key hashes (plain-column keys), computed ahead so that the tables'
+     * memory can be prefetched: the state is far bigger than the caches */
     bool col_keys[2];
-    uint64_t *hrow, *hkey;
+    uint64_t *hkey;
     int hcap;
     uint64_t cur_hkey;       /* key hash of the row being applied, when have_hkey */
     bool have_hkey;
@@ -129,7 +166,112 @@ typedef struct JoinOp {
 
 #define PF_DIST 16
 
-static inline JRow *row_of(IHeapItem *it) { return (JRow *)((char *)it - offsetof(JRow, h)); }
+/* ---------- stored rows ---------- */
+
+static inline int64_t *jr_nmatch(const JSide *sd, JRow *r) { return (int64_t *)((char *)r + sd->off_nmatch); }
+static inline JLinks *jr_links(const JSide *sd, JRow *r) { return (JLinks *)((char *)r + sd->off_links); }
+static inline IHeapItem *jr_heap(const JSide *sd, JRow *r) { return (IHeapItem *)((char *)r + sd->off_heap); }
+static inline const uint8_t *jr_data(const JSide *sd, const JRow *r) { return (const uint8_t *)r + sd->off_data; }
+static inline JRow *jr_of_heap(const JSide *sd, IHeapItem *it) { return (JRow *)((char *)it - sd->off_heap); }
+static inline size_t jr_size(const JSide *sd, const JRow *r) { return (size_t)sd->off_data + r->len; }
+static inline int64_t jr_count(const JSide *sd, JRow *r) { return sd->counts ? *jr_nmatch(sd, r) : 0; }
+
+/* Decode stored row r of side sd into sd->cbuf. */
+static inline const Value *jr_decode(JSide *sd, const JRow *r)
+{
+    rowc_decode(&sd->codec, jr_data(sd, r), sd->cbuf);
+    return sd->cbuf;
+}
+
+/* Lay out the optional fields of the side's rows after the fixed head. */
+static void layout(JSide *sd, bool bounded)
+{
+    size_t off = sizeof(JRow);
+    if (sd->counts) {
+        sd->off_nmatch = (uint16_t)off;
+        off += sizeof(int64_t);
+    }
+    if (sd->unlinkable) {
+        sd->off_links = (uint16_t)off;
+        off += sizeof(JLinks);
+    }
+    if (bounded) {
+        sd->off_heap = (uint16_t)off;
+        off += sizeof(IHeapItem);
+    }
+    sd->off_data = (uint16_t)off;
+}
+
+static JRow *row_new(JSide *sd, int s, const uint8_t *enc, size_t len)
+{
+    JRow *r = pool_alloc(&sd->pool, (size_t)sd->off_data + len);
+    memset(r, 0, sd->off_data);
+    r->len = (uint32_t)len;
+    r->side = (uint8_t)s;
+    if (sd->off_heap) iheap_item_init(jr_heap(sd, r));
+    memcpy((uint8_t *)r + sd->off_data, enc, len);
+    return r;
+}
+
+/* ---------- the row index of retracting sides ---------- */
+
+static JRow *index_find(const JSide *sd, const uint8_t *enc, size_t len, uint64_t h)
+{
+    const RowIndex *x = &sd->index;
+    if (!x->slots) return NULL;
+    for (uint32_t i = (uint32_t)h & x->mask;; i = (i + 1) & x->mask) {
+        const RowSlot *s = &x->slots[i];
+        if (!s->row) return NULL;
+        if (s->hash == h && s->row->len == len && memcmp(jr_data(sd, s->row), enc, len) == 0) return s->row;
+    }
+}
+
+static void index_place(RowSlot *slots, uint32_t mask, uint64_t h, JRow *r)
+{
+    uint32_t i = (uint32_t)h & mask;
+    while (slots[i].row) i = (i + 1) & mask;
+    slots[i].hash = h;
+    slots[i].row = r;
+}
+
+static void index_add(RowIndex *x, uint64_t h, JRow *r)
+{
+    if (!x->slots || (uint64_t)(x->count + 1) * 4 > ((uint64_t)x->mask + 1) * 3) {
+        uint32_t cap = x->slots ? (x->mask + 1) * 2 : 64;
+        RowSlot *ns = xcalloc(cap, sizeof(RowSlot));
+        for (uint32_t i = 0; x->slots && i <= x->mask; i++)
+            if (x->slots[i].row) index_place(ns, cap - 1, x->slots[i].hash, x->slots[i].row);
+        free(x->slots);
+        x->slots = ns;
+        x->mask = cap - 1;
+    }
+    index_place(x->slots, x->mask, h, r);
+    x->count++;
+}
+
+static void index_remove(RowIndex *x, uint64_t h, const JRow *r)
+{
+    uint32_t i = (uint32_t)h & x->mask;
+    while (x->slots[i].row != r) i = (i + 1) & x->mask;
+    for (uint32_t j = i;;) {
+        j = (j + 1) & x->mask;
+        if (!x->slots[j].row) break;
+        uint32_t home = (uint32_t)x->slots[j].hash & x->mask;
+        if (((j - home) & x->mask) < ((j - i) & x->mask)) continue;
+        x->slots[i] = x->slots[j];
+        i = j;
+    }
+    x->slots[i].row = NULL;
+    x->count--;
+}
+
+static void index_clear(RowIndex *x)
+{
+    free(x->slots);
+    memset(x, 0, sizeof *x);
+}
+
+static inline uint64_t row_hash(const uint8_t *enc, size_t len) { return hash_bytes(enc, len, ROW_SEED); }
 
 /* ---------- output ---------- */
 
@@ -173,22 +315,26 @@ static void emit_count_output(JoinOp *j, int s, const Value *row, int64_t w, con
 static void unlink_row(JoinOp *j, int s, JRow *r)
 {
     JSide *sd = &j->side[s];
-    JBucket *b = r->bucket;
-    if (b) {
-        if (r->prev) r->prev->next = r->next;
+    if (r->flags & JR_LINKED) {
+        JLinks *lk = jr_links(sd, r);
+        JBucket *b = lk->bucket;
+        if (lk->prev) lk->prev->next = r->next;
         else b->head = r->next;
-        if (r->next) r->next->prev = r->prev;
-        r->next = r->prev = NULL;
-        r->bucket = NULL;
+        if (r->next) jr_links(sd, r->next)->prev = lk->prev;
+        r->next = NULL;
+        lk->prev = NULL;
+        lk->bucket = NULL;
+        r->flags &= (uint8_t)~JR_LINKED;
+        sd->nrows--;
         if (!b->head) ktab_remove(b->nullk ? &sd->nullk : &sd->keys, b);
     }
-    iheap_remove(&sd->heap, &r->h);
+    if (sd->off_heap) iheap_remove(&sd->heap, jr_heap(sd, r));
 }
 
 static void to_freelist(JoinOp *j, JRow *r)
 {
-    if (r->pending) return;
-    r->pending = true;
+    if (r->flags & JR_PENDING) return;
+    r->flags |= JR_PENDING;
     if (j->nfree == j->capfree) {
         j->capfree = j->capfree ? j->capfree * 2 : 64;
         j->freelist = xrealloc(j->freelist, sizeof(JRow *) * (size_t)j->capfree);
@@ -201,9 +347,11 @@ static void purge(JoinOp *j)
 {
     for (int k = 0; k < j->nfree; k++) {
         JRow *r = j->freelist[k];
-        r->pending = false;
-        if (r->mult != 0 && !r->expired) continue; /* revived */
-        ktab_remove(&j->side[r->side].rows, r);
+        JSide *sd = &j->side[r->side];
+        r->flags &= (uint8_t)~JR_PENDING;
+        if (r->mult != 0 && !(r->flags & JR_EXPIRED)) continue; /* revived */
+        if (sd->indexed) index_remove(&sd->index, row_hash(jr_data(sd, r), r->len), r);
+        pool_free(&sd->pool, r, jr_size(sd, r));
     }
     j->nfree = 0;
 }
@@ -241,11 +389,16 @@ static void link_row(JoinOp *j, int s, JRow *r)
         uint64_t h = j->have_hkey ? j->cur_hkey : ktab_hash(&sd->keys, sd->kbuf);
         b = ktab_upsert(&sd->keys, sd->kbuf, h, &created);
     }
-    r->bucket = b;
-    r->prev = NULL;
+    if (sd->unlinkable) {
+        JLinks *lk = jr_links(sd, r);
+        lk->bucket = b;
+        lk->prev = NULL;
+        if (b->head) jr_links(sd, b->head)->prev = r;
+    }
     r->next = b->head;
-    if (b->head) b->head->prev = r;
     b->head = r;
+    r->flags |= JR_LINKED;
+    sd->nrows++;
 }
 
 /* ---------- probing ---------- */
@@ -261,12 +414,11 @@ typedef struct Probe {
 } Probe;
 
 /* P (side pr->s) against stored row C (the other side): pred check, pair output, C's
- * match count. */
-static void visit(JoinOp *j, Probe *pr, JRow *c)
+ * match count. crow is C decoded. */
+static void visit(JoinOp *j, Probe *pr, JRow *c, const Value *crow)
 {
     int o = 1 - pr->s;
     JSide *os = &j->side[o];
-    const Value *crow = ktab_key(&os->rows, c);
     const Value *l = pr->s == 0 ? pr->row : crow;
     const Value *r = pr->s == 0 ? crow : pr->row;
     if (j->pred) {
@@ -279,10 +431,11 @@ static void visit(JoinOp *j, Probe *pr, JRow *c)
     pr->matched += c->mult;
     if (!j->semi_anti) emit(j, l, r, pr->w * c->mult, pr->in, pr->i);
     if (os->counts) {
-        int64_t before = c->nmatch;
-        c->nmatch += pr->w;
+        int64_t *nm = jr_nmatch(os, c);
+        int64_t before = *nm;
+        *nm += pr->w;
         if (immediate(j, o)) {
-            int64_t d = count_output(j, o, c->nmatch) - count_output(j, o, before);
+            int64_t d = count_output(j, o, *nm) - count_output(j, o, before);
             if (d) emit_count_output(j, o, crow, d * c->mult, NULL, 0);
         }
     }
@@ -290,10 +443,11 @@ static void visit(JoinOp *j, Probe *pr, JRow *c)
 
 static void visit_list(JoinOp *j, Probe *pr, JBucket *b)
 {
-    for (JRow *c = b ? b->head : NULL; c; c = c->next) visit(j, pr, c);
+    JSide *os = &j->side[1 - pr->s];
+    for (JRow *c = b ? b->head : NULL; c; c = c->next) visit(j, pr, c, jr_decode(os, c));
 }
 
-/* Correlation keys (null-aware pairs 1..) of stored row c equal pr's (SQL `=`). */
+/* Correlation keys (null-aware pairs 1..) of stored row crow equal pr's (SQL `=`). */
 static bool corr_equal(JoinOp *j, int s, const Value *k, int o, const Value *crow)
 {
     JSide *os = &j->side[o];
@@ -305,6 +459,19 @@ static bool corr_equal(JoinOp *j, int s, const Value *k, int o, const Value *cro
         if (ck.isnull || k[p].isnull || !ktab_cell_equal(j->side[s].key_types[p], &k[p], &ck)) return false;
     }
     return true;
+}
+
+static void scan_table(JoinOp *j, Probe *pr, const KTab *t)
+{
+    int s = pr->s, o = 1 - s;
+    JSide *os = &j->side[o];
+    uint32_t pos = 0;
+    JBucket *b;
+    while ((b = ktab_next(t, &pos)))
+        for (JRow *c = b->head; c; c = c->next) {
+            const Value *crow = jr_decode(os, c);
+            if (corr_equal(j, s, j->side[s].kbuf, o, crow)) visit(j, pr, c, crow);
+        }
 }
 
 /* Visit every row of the other side that can match P (keys in side[s].kbuf). */
@@ -324,12 +491,8 @@ static void probe(JoinOp *j, Probe *pr)
         return;
     }
     /* a NULL pair-0 key may match every row of its correlation group: scan */
-    uint32_t pos = 0;
-    JRow *c;
-    while ((c = ktab_next(&os->rows, &pos))) {
-        if (!c->bucket) continue; /* dead, or waiting to be freed */
-        if (corr_equal(j, s, k, o, ktab_key(&os->rows, c))) visit(j, pr, c);
-    }
+    scan_table(j, pr, &os->keys);
+    scan_table(j, pr, &os->nullk);
 }
 
 /* ---------- bounded joins ---------- */
@@ -349,18 +512,29 @@ static void expire(JoinOp *j, int s)
     int64_t owm = j->side[1 - s].wm;
     IHeapItem *it;
     while ((it = iheap_min(&sd->heap)) && it->key < owm) {
-        JRow *r = row_of(it);
-        if (!immediate(j, s) && r->mult != 0 && count_output(j, s, r->nmatch))
-            emit_count_output(j, s, ktab_key(&sd->rows, r), r->mult, NULL, 0);
+        JRow *r = jr_of_heap(sd, it);
+        if (!immediate(j, s) && r->mult != 0 && count_output(j, s, jr_count(sd, r)))
+            emit_count_output(j, s, jr_decode(sd, r), r->mult, NULL, 0);
         unlink_row(j, s, r);
-        r->expired = true;
+        r->flags |= JR_EXPIRED;
         to_freelist(j, r);
     }
 }
 
 /* ---------- the step ---------- */
 
-static bool apply(JoinOp *j, int s, const Batch *in, int i, const uint64_t *hrow)
+static const uint8_t *encode(JoinOp *j, const JSide *sd, const Value *row, size_t *len)
+{
+    size_t n = rowc_size(&sd->codec, row);
+    if (n > j->enc_cap) {
+        j->enc_cap = n * 2;
+        j->enc = xrealloc(j->enc, j->enc_cap);
+    }
+    *len = rowc_encode(&sd->codec, row, j->enc);
+    return j->enc;
+}
+
+static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
 {
     JSide *sd = &j->side[s];
     int64_t w = in->weights[i];
@@ -394,25 +568,35 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, const uint64_t *hrow
         if (count_output(j, s, 0)) emit_count_output(j, s, row, w, in, i);
         return true;
     }
-    bool created;
-    JRow *r = ktab_upsert(&sd->rows, row, hrow ? *hrow : ktab_hash(&sd->rows, row), &created);
-    if (created) {
-        iheap_item_init(&r->h);
-        r->side = (uint8_t)s;
+    size_t len;
+    const uint8_t *enc = encode(j, sd, row, &len);
+    JRow *r = NULL;
+    if (sd->indexed) {
+        uint64_t h = row_hash(enc, len);
+        r = index_find(sd, enc, len, h);
+        if (!r) {
+            r = row_new(sd, s, enc, len);
+            index_add(&sd->index, h, r);
+        }
+    } else if (w < 0) {
+        snprintf(ctx->err, ctx->errsize, "internal error: retraction on the insert-only input of %s", sd->state_id);
+        return false;
+    } else {
+        r = row_new(sd, s, enc, len);
     }
-    bool fresh = !r->bucket; /* new, or revived after its multiplicity reached 0 */
+    bool fresh = !(r->flags & JR_LINKED); /* new, or revived after its multiplicity reached 0 */
     bool need_probe = !(j->semi_anti && s == 0 && !fresh);
     Probe pr = {s, row, w, in, i, 0, false};
     if (need_probe) probe(j, &pr);
     if (pr.pred_failed) op_dead_letter(&j->base, s, i, j->ec.err);
     if (fresh) {
-        r->nmatch = pr.matched;
-        r->expired = false;
+        if (sd->counts) *jr_nmatch(sd, r) = pr.matched;
+        r->flags &= (uint8_t)~JR_EXPIRED;
         link_row(j, s, r);
-        if (j->bound != B_NONE) iheap_push(&sd->heap, &r->h, texp);
+        if (j->bound != B_NONE) iheap_push(&sd->heap, jr_heap(sd, r), texp);
     }
     r->mult += w;
-    if (immediate(j, s) && count_output(j, s, r->nmatch)) emit_count_output(j, s, row, w, in, i);
+    if (immediate(j, s) && count_output(j, s, jr_count(sd, r))) emit_count_output(j, s, row, w, in, i);
     if (r->mult == 0) {
         unlink_row(j, s, r);
         to_freelist(j, r);
@@ -422,7 +606,6 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, const uint64_t *hrow
 
 static bool join_step(Op *op, OpCtx *ctx)
 {
-    (void)ctx;
     JoinOp *j = (JoinOp *)op;
     purge(j);
     j->ec.arena = &op->out->arena;
@@ -433,30 +616,24 @@ static bool join_step(Op *op, OpCtx *ctx)
         if (pre) {
             if (in->n > j->hcap) {
                 j->hcap = in->n;
-                j->hrow = xrealloc(j->hrow, sizeof(uint64_t) * (size_t)j->hcap);
                 j->hkey = xrealloc(j->hkey, sizeof(uint64_t) * (size_t)j->hcap);
             }
             for (int i = 0; i < in->n; i++) {
                 const Value *row = batch_row(in, i);
-                j->hrow[i] = ktab_hash(&sd->rows, row);
                 for (int k = 0; k < j->nkeys; k++) sd->kbuf[k] = row[sd->keyx[k]->col];
                 j->hkey[i] = ktab_hash(&sd->keys, sd->kbuf);
             }
         }
         for (int i = 0; i < in->n; i++) {
             if (pre && i + PF_DIST < in->n) {
-                ktab_prefetch_slot(&sd->rows, j->hrow[i + PF_DIST]);
                 ktab_prefetch_slot(&os->keys, j->hkey[i + PF_DIST]);
                 ktab_prefetch_slot(&sd->keys, j->hkey[i + PF_DIST]);
             }
-            if (pre && i + PF_DIST / 2 < in->n) {
-                ktab_prefetch_entry(&sd->rows, j->hrow[i + PF_DIST / 2], 64);
-                ktab_prefetch_entry(&os->keys, j->hkey[i + PF_DIST / 2], 64);
-            }
+            if (pre && i + PF_DIST / 2 < in->n) ktab_prefetch_entry(&os->keys, j->hkey[i + PF_DIST / 2], 64);
             if (in->weights[i] == 0) continue;
             j->have_hkey = pre;
             if (pre) j->cur_hkey = j->hkey[i];
-            bool ok = apply(j, s, in, i, pre ? &j->hrow[i] : NULL);
+            bool ok = apply(j, s, in, i, ctx);
             j->have_hkey = false;
             if (!ok) return false;
         }
@@ -488,13 +665,12 @@ static int64_t join_out_watermark(const Op *op, int64_t in_wm)
 static int join_stats(const Op *op, EngStateStats *out, int max)
 {
     const JoinOp *j = (const JoinOp *)op;
-    int64_t pending[2] = {0, 0};
-    for (int k = 0; k < j->nfree; k++) pending[j->freelist[k]->side]++;
     for (int s = 0; s < 2 && s < max; s++) {
         const JSide *sd = &j->side[s];
         out[s].id = sd->state_id;
-        out[s].entries = (int64_t)sd->rows.count - pending[s];
-        out[s].bytes = sd->rows.bytes + sd->keys.bytes + sd->nullk.bytes + iheap_bytes(&sd->heap);
+        out[s].entries = sd->nrows;
+        out[s].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes + iheap_bytes(&sd->heap) +
+                       (sd->index.slots ? (int64_t)(sd->index.mask + 1) * (int64_t)sizeof(RowSlot) : 0);
     }
     return 2;
 }
@@ -515,35 +691,79 @@ static uint64_t shape_hash(const JoinOp *j)
     return h;
 }
 
-static bool live_row(const void *payload) { return ((const JRow *)payload)->bucket != NULL; }
+typedef struct SortRow {
+    const Value *cells;
+    int64_t mult, nmatch;
+} SortRow;
+
+static int cmp_sort_rows(const void *a, const void *b, void *ctx)
+{
+    const JSide *sd = ctx;
+    const SortRow *x = a, *y = b;
+    int c = op_row_order(sd->types, sd->ncols, x->cells, y->cells);
+    if (c) return c;
+    /* copies of one row (an insert-only side stores each insertion): their counts
+     * decide, so the bytes depend only on the content */
+    if (x->mult != y->mult) return x->mult < y->mult ? -1 : 1;
+    return (x->nmatch > y->nmatch) - (x->nmatch < y->nmatch);
+}
+
+/* The side's linked rows decoded, in op_row_order (checkpoints write state in an order
+ * that depends only on its content). *cells is a malloc'd array of n * ncols cells. */
+static SortRow *sorted_rows(JSide *sd, int64_t *n, Value **cells)
+{
+    SortRow *rows = xmalloc(sizeof(SortRow) * (size_t)(sd->nrows + 1));
+    *cells = xmalloc(sizeof(Value) * (size_t)(sd->nrows * sd->ncols + 1));
+    int64_t k = 0;
+    const KTab *tabs[2] = {&sd->keys, &sd->nullk};
+    for (int t = 0; t < 2; t++) {
+        uint32_t pos = 0;
+        JBucket *b;
+        while ((b = ktab_next(tabs[t], &pos)))
+            for (JRow *r = b->head; r; r = r->next) {
+                Value *c = *cells + k * sd->ncols;
+                rowc_decode(&sd->codec, jr_data(sd, r), c);
+                rows[k].cells = c;
+                rows[k].mult = r->mult;
+                rows[k].nmatch = jr_count(sd, r);
+                k++;
+            }
+    }
+    qsort_r(rows, (size_t)k, sizeof(SortRow), cmp_sort_rows, sd);
+    *n = k;
+    return rows;
+}
 
 static bool join_serialize(const Op *op, StrBuf *sb)
 {
-    const JoinOp *j = (const JoinOp *)op;
+    JoinOp *j = (JoinOp *)op;
     op_put_header(sb, JOIN_MAGIC, JOIN_VERSION, shape_hash(j));
     for (int s = 0; s < 2; s++) {
-        const JSide *sd = &j->side[s];
+        JSide *sd = &j->side[s];
         op_put_i64(sb, sd->wm);
-        uint32_t n;
-        void **es = op_sorted_entries(&sd->rows, live_row, &n);
-        op_put_u64(sb, n);
-        for (uint32_t k = 0; k < n; k++) {
-            const JRow *e = es[k];
-            op_put_row(sb, sd->types, sd->ncols, ktab_key(&sd->rows, e));
-            op_put_i64(sb, e->mult);
-            op_put_i64(sb, e->nmatch);
+        int64_t n;
+        Value *cells;
+        SortRow *rows = sorted_rows(sd, &n, &cells);
+        op_put_u64(sb, (uint64_t)n);
+        for (int64_t k = 0; k < n; k++) {
+            op_put_row(sb, sd->types, sd->ncols, rows[k].cells);
+            op_put_i64(sb, rows[k].mult);
+            op_put_i64(sb, rows[k].nmatch);
         }
-        free(es);
+        free(rows);
+        free(cells);
     }
     return true;
 }
 
 static void clear_side(JSide *sd)
 {
-    ktab_clear(&sd->rows);
     ktab_clear(&sd->keys);
     ktab_clear(&sd->nullk);
+    index_clear(&sd->index);
+    pool_fini(&sd->pool);
     iheap_fini(&sd->heap);
+    sd->nrows = 0;
     sd->wm = INT64_MIN;
 }
 
@@ -575,7 +795,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             int64_t mult = op_get_i64(&r), nmatch = op_get_i64(&r);
             if (r.bad) break;
             int64_t texp = 0;
-            if (mult == 0 || !eval_keys(j, s, row)) {
+            if (mult == 0 || !eval_keys(j, s, row) || (!sd->indexed && mult < 0)) {
                 ok = false;
                 break;
             }
@@ -586,18 +806,28 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
                 matchable = matchable && !tnull;
                 texp = op_sat_add(t, sd->exp_off);
             }
-            bool created;
-            JRow *e = ktab_upsert(&sd->rows, row, ktab_hash(&sd->rows, row), &created);
-            if (!created || !matchable) {
+            if (!matchable) {
                 ok = false;
                 break;
             }
-            iheap_item_init(&e->h);
-            e->side = (uint8_t)s;
+            size_t elen;
+            const uint8_t *enc = encode(j, sd, row, &elen);
+            JRow *e;
+            if (sd->indexed) {
+                uint64_t h = row_hash(enc, elen);
+                if (index_find(sd, enc, elen, h)) {
+                    ok = false;
+                    break;
+                }
+                e = row_new(sd, s, enc, elen);
+                index_add(&sd->index, h, e);
+            } else {
+                e = row_new(sd, s, enc, elen);
+            }
             e->mult = mult;
-            e->nmatch = nmatch;
+            if (sd->counts) *jr_nmatch(sd, e) = nmatch;
             link_row(j, s, e);
-            if (j->bound != B_NONE) iheap_push(&sd->heap, &e->h, texp);
+            if (j->bound != B_NONE) iheap_push(&sd->heap, jr_heap(sd, e), texp);
         }
     }
     free(row);
@@ -613,17 +843,18 @@ static void join_free(Op *op)
     JoinOp *j = (JoinOp *)op;
     for (int s = 0; s < 2; s++) {
         JSide *sd = &j->side[s];
-        ktab_fini(&sd->rows);
+        clear_side(sd);
         ktab_fini(&sd->keys);
         ktab_fini(&sd->nullk);
-        iheap_fini(&sd->heap);
+        rowc_fini(&sd->codec);
+        free(sd->cbuf);
         free(sd->key_types);
         free(sd->keyx);
         free(sd->kbuf);
     }
     free(j->freelist);
     free(j->pair);
-    free(j->hrow);
+    free(j->enc);
     free(j->hkey);
     op_base_fini(op);
     free(j);
@@ -727,7 +958,8 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
             /* both sides hash keys alike: the left key types */
             sd->key_types[k] = pn->left_keys[k]->type;
         }
-        ktab_init(&sd->rows, sd->ncols, sd->types, sizeof(JRow));
+        rowc_init(&sd->codec, sd->types, sd->ncols);
+        sd->cbuf = xcalloc((size_t)(sd->ncols + 1), sizeof(Value));
         ktab_init(&sd->keys, j->nkeys, sd->key_types, sizeof(JBucket));
         ktab_init(&sd->nullk, j->nkeys > 0 ? j->nkeys - 1 : 0, sd->key_types + 1, sizeof(JBucket));
         sd->wm = INT64_MIN;
@@ -787,6 +1019,12 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
                 sd->late_off = -1;
             }
         }
+    }
+    for (int s = 0; s < 2; s++) {
+        JSide *sd = &j->side[s];
+        sd->indexed = n->inputs[s]->mode != CL_INSERT_ONLY;
+        sd->unlinkable = sd->indexed || j->bound != B_NONE;
+        layout(sd, j->bound != B_NONE);
     }
     return &j->base;
 }

@@ -26,6 +26,7 @@
 #include "engine/avl.h"
 #include "engine/keyed_table.h"
 #include "engine/op.h"
+#include "engine/pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,7 @@ typedef struct TopNOp {
     Value *keybuf;           /* npart */
     Value *cellbuf;          /* norder + nin */
     KTab parts;
+    Pool pool;               /* the TNodes */
     int64_t node_bytes;
     int64_t nnodes;
     Part **touched;
@@ -123,7 +125,7 @@ static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
     for (int k = 0; k < ncells; k++)
         if (cell_type(t, k).id == T_TEXT && !cells[k].isnull) text += cells[k].len;
     size_t size = sizeof(TNode) + sizeof(Value) * (size_t)ncells + text;
-    TNode *n = xmalloc(size);
+    TNode *n = pool_alloc(&t->pool, size);
     avl_init_leaf(&n->avl);
     n->avl.aux = (uint32_t)size;
     n->count = count;
@@ -183,15 +185,7 @@ static void free_node(TopNOp *t, TNode *n)
 {
     t->node_bytes -= n->avl.aux;
     t->nnodes--;
-    free(n);
-}
-
-static void free_tree(TopNOp *t, AvlNode *n)
-{
-    if (!n) return;
-    free_tree(t, n->l);
-    free_tree(t, n->r);
-    free_node(t, node_of(n));
+    pool_free(&t->pool, n, n->avl.aux);
 }
 
 /* ---------- top region ---------- */
@@ -352,6 +346,20 @@ static bool eval_cells(TopNOp *t, const Value *row, EvalCtx *ec)
     return true;
 }
 
+/* Over an insert-only input, a row that already has `limit` rows ahead of it in its
+ * partition can never rank: ranks only grow. True when t->cellbuf is such a row
+ * (ROW_NUMBER: after the last node in tree order; RANK: with sort keys after the last
+ * node's; DENSE_RANK is not decided here). Such rows are not stored at all. */
+static bool beyond_limit(const TopNOp *t, const Part *pt)
+{
+    if (!pt->root || pt->nodes < t->limit || t->rank_kind == 2) return false;
+    const AvlNode *a = pt->root;
+    while (a->r) a = a->r;
+    const TNode *last = node_of(a);
+    if (t->rank_kind == 0) return cmp_cells(t, t->cellbuf, last->cells) >= 0;
+    return cmp_sort_keys(t, t->cellbuf, last->cells) > 0;
+}
+
 static bool topn_step(Op *op, OpCtx *ctx)
 {
     TopNOp *t = (TopNOp *)op;
@@ -371,6 +379,7 @@ static bool topn_step(Op *op, OpCtx *ctx)
         }
         bool created;
         Part *pt = ktab_upsert(&t->parts, t->keybuf, ktab_hash(&t->parts, t->keybuf), &created);
+        if (t->insert_only && beyond_limit(t, pt)) continue;
         touch(t, pt, ctx->step);
         AddCtx c = {t, t->cellbuf, w, NULL, false};
         pt->root = add_rec(pt->root, &c);
@@ -427,12 +436,14 @@ static bool topn_serialize(const Op *op, StrBuf *sb)
     return true;
 }
 
+/* Drop every partition and node (pending graves included: they are pool blocks). */
 static void clear_state(TopNOp *t)
 {
-    uint32_t pos = 0;
-    Part *pt;
-    while ((pt = ktab_next(&t->parts, &pos))) free_tree(t, pt->root);
     ktab_clear(&t->parts);
+    pool_fini(&t->pool);
+    t->node_bytes = 0;
+    t->nnodes = 0;
+    t->ngrave = 0;
 }
 
 static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -482,7 +493,6 @@ static void topn_free(Op *op)
     TopNOp *t = (TopNOp *)op;
     clear_state(t);
     ktab_fini(&t->parts);
-    for (int g = 0; g < t->ngrave; g++) free_node(t, t->grave[g]);
     free(t->grave);
     free(t->touched);
     free(t->old);
