@@ -14,6 +14,7 @@ typedef struct Builder {
     int cap;
     /* per-model counters of operator kinds, for stable ids */
     int kind_count[PL_OVER_AGG + 1];
+    int model_start;         /* index in g->nodes of the model's first node */
 } Builder;
 
 static const char *op_kind_slug(PlanKind k)
@@ -55,6 +56,21 @@ static int source_index(const Project *p, const char *name)
     return -1;
 }
 
+/* A node of the model being built that computes what n computes: same inputs and an
+ * equal plan node. Common subexpressions (a subquery or CTE written twice, as in
+ * Nexmark q5) run once and keep their state once; the tree refers to the node twice. */
+static IrNode *find_equal(const Builder *b, const IrNode *n)
+{
+    for (int i = b->model_start; i < b->g->nnodes; i++) {
+        IrNode *c = b->g->nodes[i];
+        if (c->ninputs != n->ninputs) continue;
+        bool same = true;
+        for (int k = 0; k < n->ninputs && same; k++) same = c->inputs[k] == n->inputs[k];
+        if (same && plan_node_local_equal(c->plan, n->plan)) return c;
+    }
+    return NULL;
+}
+
 /* Post-order: inputs first, so ids count from the leaves and adding an operator on
  * top of a model does not renumber the operators below it. Returns NULL when a
  * referenced model failed to bind. */
@@ -81,6 +97,8 @@ static IrNode *build_node(Builder *b, int model, PlanNode *pn)
         }
     }
     if (pn->kind == PL_SOURCE) n->source = source_index(b->bp->project, pn->name);
+    IrNode *same = find_equal(b, n);
+    if (same) return same;
     const char *model_name = b->bp->project->models[model].name;
     n->op_id = arena_printf(b->arena, "%s/%s%d", model_name, op_kind_slug(pn->kind),
                             b->kind_count[pn->kind]++);
@@ -110,6 +128,7 @@ IrGraph *ir_build(const BoundProject *bp, Arena *arena, DiagList *dl)
         if (!bm->root) continue;
         memset(b.kind_count, 0, sizeof b.kind_count);
         int before = g->nnodes;
+        b.model_start = before;
         ir_prune_columns(arena, bm->root);
         IrNode *root = build_node(&b, m, bm->root);
         if (!root) {

@@ -219,19 +219,27 @@ static void state_text(const StateDesc *s, StrBuf *sb, const char *prefix)
     sb_printf(sb, "  logic %s\n", fp);
 }
 
+/* A node reached a second time in one model's tree (a common subexpression the IR
+ * computes once) is printed without its state and inputs, pointing at the first. */
 static void tree_text(const IrGraph *g, const IrNode *n, Arena *a, StrBuf *sb, const char *prefix,
-                      bool last, bool top)
+                      bool last, bool top, bool *seen)
 {
     sb_puts(sb, prefix);
     if (!top) sb_puts(sb, last ? "└── " : "├── ");
-    sb_printf(sb, "%s  -> %s\n", ir_node_detail(g, n, a), ir_mode_text(n, a));
+    sb_printf(sb, "%s  -> %s", ir_node_detail(g, n, a), ir_mode_text(n, a));
+    if (seen[n->index] && n->plan->kind != PL_SOURCE && n->plan->kind != PL_REF) {
+        sb_printf(sb, "   (shared: %s, shown above)\n", n->op_id);
+        return;
+    }
+    seen[n->index] = true;
+    sb_putc(sb, '\n');
     const char *child_prefix = top ? prefix : arena_printf(a, "%s%s", prefix, last ? "    " : "│   ");
     bool expand = n->plan->kind != PL_REF;
     const char *state_prefix = arena_printf(a, "%s%s", child_prefix, expand && n->ninputs ? "│   " : "    ");
     for (int i = 0; i < n->nstate; i++) state_text(&n->state[i], sb, state_prefix);
     if (!expand) return;
     for (int i = 0; i < n->ninputs; i++)
-        tree_text(g, n->inputs[i], a, sb, child_prefix, i == n->ninputs - 1, false);
+        tree_text(g, n->inputs[i], a, sb, child_prefix, i == n->ninputs - 1, false, seen);
 }
 
 static bool model_selected(const IrGraph *g, int want, int m)
@@ -257,7 +265,8 @@ static void model_text(const IrGraph *g, int m, Arena *a, StrBuf *sb)
     sb_puts(sb, "  columns: ");
     cols_text(im->root->plan->cols, im->root->plan->ncols, sb);
     sb_puts(sb, "\n\n");
-    tree_text(g, im->root, a, sb, "  ", true, true);
+    bool *seen = ARENA_ARRAY(a, bool, g->nnodes + 1);
+    tree_text(g, im->root, a, sb, "  ", true, true, seen);
 }
 
 void ir_explain_text(const IrGraph *g, int model, StrBuf *out)
@@ -323,9 +332,13 @@ static void key_json(JsonW *w, const PlanNode *p, const int *key, int nkey)
     jw_end_arr(w);
 }
 
-static void node_json(JsonW *w, const IrGraph *g, const IrNode *n, Arena *a)
+/* A node reached a second time in one model's tree is written again, with "shared":
+ * true and without its state and inputs (listed at its first occurrence). */
+static void node_json(JsonW *w, const IrGraph *g, const IrNode *n, Arena *a, bool *seen)
 {
     char fp[17];
+    bool repeat = seen[n->index] && n->plan->kind != PL_SOURCE && n->plan->kind != PL_REF;
+    seen[n->index] = true;
     jw_obj(w);
     jw_kstr(w, "id", n->op_id);
     jw_kstr(w, "op", op_title(n->plan->kind));
@@ -339,15 +352,19 @@ static void node_json(JsonW *w, const IrGraph *g, const IrNode *n, Arena *a)
     jw_kstr(w, "logic_fingerprint", fp);
     jw_key(w, "state");
     jw_arr(w);
-    for (int i = 0; i < n->nstate; i++) ir_state_json(w, &n->state[i]);
+    for (int i = 0; i < n->nstate && !repeat; i++) ir_state_json(w, &n->state[i]);
     jw_end_arr(w);
     if (n->plan->kind == PL_REF) jw_kstr(w, "ref", n->plan->name);
     if (n->plan->kind == PL_SOURCE) jw_kstr(w, "source", n->plan->name);
     jw_key(w, "inputs");
     jw_arr(w);
-    if (n->plan->kind != PL_REF)
-        for (int i = 0; i < n->ninputs; i++) node_json(w, g, n->inputs[i], a);
+    if (n->plan->kind != PL_REF && !repeat)
+        for (int i = 0; i < n->ninputs; i++) node_json(w, g, n->inputs[i], a, seen);
     jw_end_arr(w);
+    if (repeat) {
+        jw_key(w, "shared");
+        jw_bool(w, true);
+    }
     jw_end_obj(w);
 }
 
@@ -384,7 +401,7 @@ void ir_model_json(JsonW *w, const IrGraph *g, int m)
     names_json(w, im->bound->dep_models, im->bound->ndep_models);
     jw_end_obj(w);
     jw_key(w, "plan");
-    if (im->root) node_json(w, g, im->root, &a);
+    if (im->root) node_json(w, g, im->root, &a, ARENA_ARRAY(&a, bool, g->nnodes + 1));
     else jw_null(w);
     jw_end_obj(w);
     arena_fini(&a);

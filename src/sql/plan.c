@@ -273,6 +273,54 @@ bool plan_expr_equal(const Expr *a, const Expr *b)
     return true;
 }
 
+static bool exprs_equal(Expr *const *a, Expr *const *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!plan_expr_equal(a[i], b[i])) return false;
+    return true;
+}
+
+static bool str_equal(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool plan_node_local_equal(const PlanNode *a, const PlanNode *b)
+{
+    if (a->kind != b->kind || a->ninputs != b->ninputs || a->ncols != b->ncols) return false;
+    if (!str_equal(a->name, b->name)) return false;
+    for (int i = 0; i < a->ncols; i++)
+        if (!str_equal(a->cols[i].name, b->cols[i].name) || !type_same(a->cols[i].type, b->cols[i].type)) return false;
+    if (!plan_expr_equal(a->pred, b->pred)) return false;
+    if (a->nexprs != b->nexprs || !exprs_equal(a->exprs, b->exprs, a->nexprs)) return false;
+    if (a->ngroup != b->ngroup || !exprs_equal(a->group, b->group, a->ngroup)) return false;
+    if (a->naggs != b->naggs) return false;
+    for (int i = 0; i < a->naggs; i++) {
+        const AggCall *x = &a->aggs[i], *y = &b->aggs[i];
+        if (x->kind != y->kind || x->distinct != y->distinct || !type_same(x->type, y->type) ||
+            !plan_expr_equal(x->arg, y->arg) || !plan_expr_equal(x->filter, y->filter))
+            return false;
+    }
+    if (a->join_type != b->join_type || a->nkeys != b->nkeys || a->null_aware != b->null_aware ||
+        !exprs_equal(a->left_keys, b->left_keys, a->nkeys) || !exprs_equal(a->right_keys, b->right_keys, a->nkeys))
+        return false;
+    if (a->interval_join != b->interval_join || a->left_time_col != b->left_time_col ||
+        a->right_time_col != b->right_time_col || a->lower_us != b->lower_us || a->upper_us != b->upper_us)
+        return false;
+    if (a->window_start_key != b->window_start_key || a->window_end_key != b->window_end_key) return false;
+    if (a->wtvf != b->wtvf || a->time_col != b->time_col || a->size_us != b->size_us || a->slide_us != b->slide_us ||
+        a->gap_us != b->gap_us)
+        return false;
+    if (a->npartition != b->npartition || !exprs_equal(a->partition, b->partition, a->npartition)) return false;
+    if (a->norder != b->norder) return false;
+    for (int i = 0; i < a->norder; i++)
+        if (a->order[i].desc != b->order[i].desc || a->order[i].nulls_first != b->order[i].nulls_first ||
+            !plan_expr_equal(a->order[i].expr, b->order[i].expr))
+            return false;
+    return a->limit == b->limit && a->rank_kind == b->rank_kind && a->emit_rank == b->emit_rank &&
+           a->frame_rows == b->frame_rows && a->setop == b->setop && a->all == b->all;
+}
+
 static uint64_t hash_words(const uint64_t *w, size_t n, uint64_t seed)
 {
     return hash_bytes(w, n * sizeof *w, seed);

@@ -229,6 +229,10 @@ uint64_t plan_expr_hash(const Expr *e, uint64_t seed);
 uint64_t plan_node_hash(const PlanNode *n, uint64_t seed);
 /* Structural equality of expressions, ignoring positions. */
 bool plan_expr_equal(const Expr *a, const Expr *b);
+/* Structural equality of two nodes' own fields (kind, names, column types, every
+ * expression and parameter; positions ignored), not of their inputs: with equal inputs,
+ * equal nodes compute equal outputs (common subexpressions). */
+bool plan_node_local_equal(const PlanNode *a, const PlanNode *b);
 /* Deep copies into arena (a CTE referenced twice becomes two subtrees). */
 Expr *plan_expr_copy(Arena *a, const Expr *e);
 PlanNode *plan_node_copy(Arena *a, const PlanNode *n);
