@@ -872,43 +872,6 @@ static const OpVtbl join_vt = {
 
 /* ---------- construction ---------- */
 
-/* Does column col of n's output carry a window bound? Returns 2 for window_end, 1 for
- * window_start (then *size is the window size), 0 otherwise. */
-static int window_col(const IrNode *n, int col, int64_t *size)
-{
-    const PlanNode *p = n->plan;
-    switch (p->kind) {
-    case PL_WINDOW_TVF:
-        if (col == p->ncols - 1) return 2;
-        if (col == p->ncols - 2 && p->wtvf != WTVF_SESSION) {
-            *size = p->size_us;
-            return 1;
-        }
-        return 0;
-    case PL_FILTER:
-    case PL_REF:
-        return n->ninputs == 1 ? window_col(n->inputs[0], col, size) : 0;
-    case PL_PROJECT:
-        if (col < p->nexprs && p->exprs[col]->kind == EX_COLUMN) return window_col(n->inputs[0], p->exprs[col]->col, size);
-        return 0;
-    case PL_AGGREGATE:
-        if (col < p->ngroup && p->group[col]->kind == EX_COLUMN) {
-            int r = window_col(n->inputs[0], p->group[col]->col, size);
-            /* a session's start is only known with its end */
-            return r;
-        }
-        return 0;
-    case PL_JOIN: {
-        int nl = n->inputs[0]->plan->ncols;
-        if (col < nl) return window_col(n->inputs[0], col, size);
-        if (p->join_type == JOIN_SEMI || p->join_type == JOIN_ANTI) return 0;
-        return window_col(n->inputs[1], col - nl, size);
-    }
-    default:
-        return 0;
-    }
-}
-
 Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)
 {
     const PlanNode *pn = n->plan;
@@ -995,19 +958,9 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         j->side[1].exp_off = pn->upper_us;
     } else {
         /* a window join: a key pair that is the same window bound on both sides */
-        int best = -1, best_kind = 0;
+        int best_kind;
         int64_t sz[2] = {0, 0};
-        for (int k = 0; k < j->nkeys && best_kind < 2; k++) {
-            const Expr *le = pn->left_keys[k], *re = pn->right_keys[k];
-            if (le->kind != EX_COLUMN || re->kind != EX_COLUMN) continue;
-            int64_t s0 = 0, s1 = 0;
-            int a = window_col(n->inputs[0], le->col, &s0), b = window_col(n->inputs[1], re->col, &s1);
-            if (a == 0 || a != b || a <= best_kind) continue;
-            best = k;
-            best_kind = a;
-            sz[0] = s0;
-            sz[1] = s1;
-        }
+        int best = ir_window_join_key(n, &best_kind, sz);
         if (best >= 0 && !j->null_aware) {
             j->bound = B_WINDOW;
             for (int s = 0; s < 2; s++) {

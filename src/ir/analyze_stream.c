@@ -22,35 +22,46 @@ bool ir_is_window_aggregate(const PlanNode *p)
     return p->kind == PL_AGGREGATE && (p->window_start_key >= 0 || p->window_end_key >= 0);
 }
 
-/* 1: the column is a window_start, 2: a window_end (of a window TVF or window
- * aggregate, through projections, filters, joins and ref()), 0: neither. */
-static int window_col(const IrNode *n, int col)
+int ir_window_col(const IrNode *n, int col, int64_t *size_us)
 {
     const PlanNode *p = n->plan;
     if (col < 0 || col >= p->ncols) return 0;
     switch (p->kind) {
     case PL_WINDOW_TVF:
-        if (col == p->ncols - 2) return 1;
         if (col == p->ncols - 1) return 2;
-        return window_col(n->inputs[0], col);
-    case PL_AGGREGATE: return col == p->window_start_key ? 1 : col == p->window_end_key ? 2 : 0;
+        if (col == p->ncols - 2) {
+            if (p->wtvf == WTVF_SESSION) return 0; /* a session's start is known only with its end */
+            *size_us = p->size_us;
+            return 1;
+        }
+        return ir_window_col(n->inputs[0], col, size_us);
+    case PL_AGGREGATE: {
+        const Expr *e = col < p->ngroup ? p->group[col] : NULL;
+        return e && e->kind == EX_COLUMN ? ir_window_col(n->inputs[0], e->col, size_us) : 0;
+    }
     case PL_PROJECT: {
         const Expr *e = p->exprs[col];
-        return e->kind == EX_COLUMN ? window_col(n->inputs[0], e->col) : 0;
+        return e->kind == EX_COLUMN ? ir_window_col(n->inputs[0], e->col, size_us) : 0;
     }
     case PL_FILTER:
     case PL_REF:
-    case PL_DISTINCT: return n->ninputs ? window_col(n->inputs[0], col) : 0;
+    case PL_DISTINCT: return n->ninputs ? ir_window_col(n->inputs[0], col, size_us) : 0;
     case PL_JOIN: {
         int nl = n->inputs[0]->plan->ncols;
-        return col < nl ? window_col(n->inputs[0], col) : window_col(n->inputs[1], col - nl);
+        if (col < nl) return ir_window_col(n->inputs[0], col, size_us);
+        if (p->join_type == JOIN_SEMI || p->join_type == JOIN_ANTI) return 0;
+        return ir_window_col(n->inputs[1], col - nl, size_us);
     }
     case PL_TOPN:
-    case PL_OVER_AGG: return col < n->inputs[0]->plan->ncols ? window_col(n->inputs[0], col) : 0;
+    case PL_OVER_AGG: return col < n->inputs[0]->plan->ncols ? ir_window_col(n->inputs[0], col, size_us) : 0;
     case PL_UNION_ALL: {
-        int k = n->ninputs ? window_col(n->inputs[0], col) : 0;
-        for (int i = 1; i < n->ninputs && k; i++)
-            if (window_col(n->inputs[i], col) != k) k = 0;
+        int64_t s0 = 0;
+        int k = n->ninputs ? ir_window_col(n->inputs[0], col, &s0) : 0;
+        for (int i = 1; i < n->ninputs && k; i++) {
+            int64_t si = 0;
+            if (ir_window_col(n->inputs[i], col, &si) != k || si != s0) k = 0;
+        }
+        if (k == 1) *size_us = s0;
         return k;
     }
     default: return 0;
@@ -142,17 +153,32 @@ static const char *bound_text(Arena *a, const char *col, int64_t off)
 
 /* ---- joins -------------------------------------------------------------------------------- */
 
+int ir_window_join_key(const IrNode *n, int *kind, int64_t size_us[2])
+{
+    const PlanNode *p = n->plan;
+    if (p->kind != PL_JOIN || p->interval_join || p->null_aware) return -1;
+    int best = -1, best_kind = 0;
+    for (int k = 0; k < p->nkeys && best_kind < 2; k++) {
+        const Expr *l = p->left_keys[k], *r = p->right_keys[k];
+        if (l->kind != EX_COLUMN || r->kind != EX_COLUMN) continue;
+        int64_t s0 = 0, s1 = 0;
+        int a = ir_window_col(n->inputs[0], l->col, &s0), b = ir_window_col(n->inputs[1], r->col, &s1);
+        if (a == 0 || a != b || a <= best_kind) continue;
+        best = k;
+        best_kind = a;
+        size_us[0] = s0;
+        size_us[1] = s1;
+    }
+    *kind = best_kind;
+    return best;
+}
+
 /* Two windowed inputs joined on the same window column. */
 static bool window_join(const IrNode *n)
 {
-    const PlanNode *p = n->plan;
-    for (int i = 0; i < p->nkeys; i++) {
-        const Expr *l = p->left_keys[i], *r = p->right_keys[i];
-        if (l->kind != EX_COLUMN || r->kind != EX_COLUMN) continue;
-        int wl = window_col(n->inputs[0], l->col);
-        if (wl && wl == window_col(n->inputs[1], r->col)) return true;
-    }
-    return false;
+    int kind;
+    int64_t sz[2];
+    return ir_window_join_key(n, &kind, sz) >= 0;
 }
 
 /* Each row of `side` matches at most one row of the other side: the other side's

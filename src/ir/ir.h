@@ -77,6 +77,17 @@ typedef struct IrGraph {
  * fingerprints). Adds materialization-contract and unbounded-state diagnostics to dl. */
 IrGraph *ir_build(const BoundProject *bp, Arena *arena, DiagList *dl);
 
+/* Does column col of n's output carry a window bound (through projections, filters,
+ * joins, the group keys of aggregates, TopN and OVER aggregates, ref())? 2: a
+ * window_end; 1: a window_start, with *size_us set to the window's size (TUMBLE/HOP;
+ * a SESSION's start is not a bound); 0: neither. */
+int ir_window_col(const IrNode *n, int col, int64_t *size_us);
+/* A window join: the key pair of join node n that is the same window bound on both
+ * inputs (window_end preferred), or -1. *kind is ir_window_col's answer for it and
+ * size_us the window sizes on each side (for window_start keys). The join's state then
+ * expires by watermark. */
+int ir_window_join_key(const IrNode *n, int *kind, int64_t size_us[2]);
+
 const char *changelog_mode_name(ChangelogMode m);
 /* "upsert(customer_id)", "insert_only", "retract" */
 const char *ir_mode_text(const IrNode *n, Arena *a);
