@@ -47,6 +47,32 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
             sp->fast = FAST_EXTREME;
         }
     }
+    /* DISTINCT calls over equal arguments share a set */
+    x->dg = xcalloc((size_t)na, sizeof(DistGroup));
+    for (int j = 0; j < n; j++) {
+        AggSpec *sp = &x->specs[j];
+        sp->dgroup = -1;
+        if (!sp->distinct) continue;
+        for (int g = 0; g < x->ndg && sp->dgroup < 0; g++) {
+            const AggSpec *lead = &x->specs[x->dg[g].lead];
+            if (type_equal(lead->argt, sp->argt) && plan_expr_equal(lead->arg, sp->arg)) {
+                sp->dgroup = g;
+                sp->dpos = x->dg[g].width++;
+            }
+        }
+        if (sp->dgroup < 0) {
+            sp->dgroup = x->ndg;
+            sp->dpos = 0;
+            x->dg[x->ndg].lead = j;
+            x->dg[x->ndg].width = 1;
+            x->ndg++;
+        }
+    }
+    int ng = x->ndg > 0 ? x->ndg : 1;
+    x->dhash = xcalloc((size_t)ng, sizeof(uint64_t));
+    x->dent = xcalloc((size_t)ng, sizeof(DSetEnt *));
+    x->dlooked = xcalloc((size_t)ng, sizeof(bool));
+    x->ddelta = xcalloc((size_t)na, sizeof(int64_t));
     x->argv = xcalloc((size_t)na, sizeof(Value));
     x->active = xcalloc((size_t)na, sizeof(bool));
     x->eff = xcalloc((size_t)na, sizeof(int64_t));
@@ -57,6 +83,11 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
 void aggacc_fini(AggAccs *x)
 {
     free(x->specs);
+    free(x->dg);
+    free(x->dhash);
+    free(x->dent);
+    free(x->dlooked);
+    free(x->ddelta);
     free(x->argv);
     free(x->active);
     free(x->eff);
@@ -379,28 +410,30 @@ static bool get_set(OpReader *r, Type t, OSet *s, int64_t *bytes)
     return !r->bad;
 }
 
-/* DISTINCT sets: the same bytes as put_set / get_set (values in ascending order). */
-static void put_dset(StrBuf *sb, Type t, const DSet *s)
+/* DISTINCT sets, per call (its counter k of the group's set): the same bytes as
+ * put_set / get_set (values in ascending order). */
+static void put_dset(StrBuf *sb, Type t, const DSet *s, uint32_t k)
 {
-    op_put_u64(sb, (uint64_t)s->n);
+    op_put_u64(sb, (uint64_t)dset_size(s, k));
     SetWriter w = {sb, t};
-    dset_walk_sorted(s, t, put_entry, &w);
+    dset_walk_sorted(s, t, k, put_entry, &w);
 }
 
-static bool get_dset(OpReader *r, Type t, DSet *s, int64_t *bytes)
+static bool get_dset(OpReader *r, Type t, DSet *s, uint32_t k, int64_t *bytes)
 {
     uint64_t n = op_get_u64(r);
     for (uint64_t i = 0; i < n && !r->bad; i++) {
         Value v;
         op_get_value(r, t, &v);
         int64_t c = op_get_i64(r);
-        if (r->bad || v.isnull || c == 0) return false;
-        dset_add(s, t, &v, c, bytes);
+        if (r->bad || v.isnull || c == 0 || dset_count(s, t, &v, k) != 0) return false;
+        dset_add(s, t, &v, k, c, bytes);
     }
     return !r->bad;
 }
 
-static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc)
+/* ds: the call's DISTINCT set (its group's, shared), or NULL. */
+static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *ds)
 {
     op_put_i64(sb, acc->n);
     switch (sp->kind) {
@@ -446,11 +479,12 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc)
     default:
         break;
     }
-    op_put_u8(sb, acc->dist ? 1 : 0);
-    if (acc->dist) put_dset(sb, sp->argt, acc->dist);
+    op_put_u8(sb, ds ? 1 : 0);
+    if (ds) put_dset(sb, sp->argt, ds, sp->dpos);
 }
 
-static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc)
+/* lead: the Acc holding the call's DISTINCT set (its group's lead call). */
+static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *lead)
 {
     acc->n = op_get_i64(r);
     switch (sp->kind) {
@@ -518,21 +552,30 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc)
     uint8_t has_dist = op_get_u8(r);
     if (has_dist > 1) return false;
     if (has_dist) {
-        acc->dist = xcalloc(1, sizeof(DSet));
-        x->extra_bytes += (int64_t)sizeof(DSet);
-        if (!get_dset(r, sp->argt, acc->dist, &x->extra_bytes)) return false;
+        if (!sp->distinct) return false;
+        if (!lead->dist) {
+            lead->dist = xmalloc(sizeof(DSet));
+            dset_init(lead->dist, x->dg[sp->dgroup].width);
+            x->extra_bytes += (int64_t)sizeof(DSet);
+        }
+        if (!get_dset(r, sp->argt, lead->dist, sp->dpos, &x->extra_bytes)) return false;
     }
     return !r->bad;
 }
 
 void aggacc_put(const AggAccs *x, StrBuf *sb, const Acc *accs)
 {
-    for (int j = 0; j < x->n; j++) put_acc(sb, &x->specs[j], &accs[j]);
+    for (int j = 0; j < x->n; j++) {
+        const AggSpec *sp = &x->specs[j];
+        put_acc(sb, sp, &accs[j], sp->distinct ? accs[x->dg[sp->dgroup].lead].dist : NULL);
+    }
 }
 
 bool aggacc_get(AggAccs *x, OpReader *r, Acc *accs)
 {
-    for (int j = 0; j < x->n; j++)
-        if (!get_acc(x, r, &x->specs[j], &accs[j])) return false;
+    for (int j = 0; j < x->n; j++) {
+        const AggSpec *sp = &x->specs[j];
+        if (!get_acc(x, r, sp, &accs[j], sp->distinct ? &accs[x->dg[sp->dgroup].lead] : NULL)) return false;
+    }
     return true;
 }

@@ -65,13 +65,23 @@ typedef struct AggSpec {
     bool track_scale;        /* numeric SUM/AVG over an updating input: count values per scale */
     bool exact_float;        /* float SUM/AVG over an updating input: exact fixed-point sum */
     FastOut fast;            /* output shortcut when the natural type is the result type */
+    int dgroup;              /* DISTINCT: the group of calls sharing this argument, else -1 */
+    uint32_t dpos;           /* DISTINCT: this call's counter in the group's set */
 } AggSpec;
+
+/* DISTINCT calls over one argument share one value set per group (held by the Acc of
+ * the first of them, `lead`), one counter per call. */
+typedef struct DistGroup {
+    int lead;
+    uint32_t width;          /* calls in the group */
+} DistGroup;
 
 /* One aggregate's accumulator (48 bytes: the state of 10k groups should stay
  * cache-friendly). Zeroed memory is the empty accumulator. */
 typedef struct Acc {
     int64_t n;               /* non-NULL values counted (weighted) */
-    DSet *dist;              /* DISTINCT: value -> multiplicity (hash), NULL until used */
+    DSet *dist;              /* DISTINCT (the group's lead call only): value -> one multiplicity
+                                per call of the group (distset.h), NULL until used */
     union {
         struct { i128 sum; int32_t scale; int32_t pad_; int64_t *scnt; } s; /* int / numeric;
                                                                   scnt: values per scale (track_scale) */
@@ -91,7 +101,13 @@ typedef struct AggAccs {
     AggSpec *specs;
     const char *state_id;    /* for messages */
     int64_t extra_bytes;     /* memory owned by accumulators (multisets, DISTINCT maps, text) */
+    DistGroup *dg;           /* DISTINCT groups */
+    int ndg;
     /* per-row scratch, filled by aggacc_eval / aggacc_prepare */
+    uint64_t *dhash;         /* per DISTINCT group: the argument's hash */
+    const DSetEnt **dent;    /* per DISTINCT group: the argument's entry (NULL: absent) */
+    bool *dlooked;           /* per DISTINCT group: dhash/dent are this row's */
+    int64_t *ddelta;         /* counter deltas of one group (the widest) */
     Value *argv;
     bool *active;
     int64_t *eff;
@@ -150,13 +166,22 @@ static inline bool aggacc_check_int64(i128 v) { return v >= (i128)INT64_MIN && v
 
 /* Phase A for call j: decide the effective weight and pre-compute anything that can
  * fail. Returns NULL on success, else the reason. */
-static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *acc, int64_t w)
+static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *accs, int64_t w)
 {
     const AggSpec *sp = &x->specs[j];
+    const Acc *acc = &accs[j];
     const Value *v = &x->argv[j];
     int64_t eff = w;
     if (sp->distinct) {
-        int64_t prev = acc->dist ? dset_count(acc->dist, sp->argt, v) : 0;
+        int g = sp->dgroup;
+        if (!x->dlooked[g]) {
+            /* one lookup per row for all the calls sharing the argument */
+            const DSet *ds = accs[x->dg[g].lead].dist;
+            x->dhash[g] = dset_hash(sp->argt, v);
+            x->dent[g] = ds ? dset_find(ds, sp->argt, v, x->dhash[g]) : NULL;
+            x->dlooked[g] = true;
+        }
+        int64_t prev = x->dent[g] ? x->dent[g]->count[sp->dpos] : 0;
         int64_t nc = prev + w;
         eff = (prev <= 0 && nc > 0) ? 1 : (prev > 0 && nc <= 0) ? -1 : 0;
     }
@@ -210,9 +235,10 @@ static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *acc, int
 /* Phase A for every active call. */
 static inline const char *aggacc_prepare(AggAccs *x, const Acc *accs, int64_t w)
 {
+    for (int g = 0; g < x->ndg; g++) x->dlooked[g] = false;
     for (int j = 0; j < x->n; j++) {
         if (!x->active[j]) continue;
-        const char *fail = aggacc_prepare1(x, j, &accs[j], w);
+        const char *fail = aggacc_prepare1(x, j, accs, w);
         if (fail) return fail;
     }
     return NULL;
@@ -231,13 +257,6 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
     const AggSpec *sp = &x->specs[j];
     const Value *v = &x->argv[j];
     int64_t eff = x->eff[j];
-    if (sp->distinct) {
-        if (!acc->dist) {
-            acc->dist = xcalloc(1, sizeof(DSet));
-            x->extra_bytes += (int64_t)sizeof(DSet);
-        }
-        dset_add(acc->dist, sp->argt, v, w, &x->extra_bytes);
-    }
     if (eff == 0) return true;
     switch (sp->kind) {
     case AGG_COUNT_STAR:
@@ -342,8 +361,34 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
 }
 
 /* Phase B for every active call. */
+/* Phase B for the DISTINCT sets: each group's set takes w in the counters of its
+ * active calls, in one update. */
+static inline void aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w)
+{
+    for (int g = 0; g < x->ndg; g++) {
+        if (!x->dlooked[g]) continue; /* no call of the group was active */
+        const DistGroup *dg = &x->dg[g];
+        Acc *lead = &accs[dg->lead];
+        if (!lead->dist) {
+            lead->dist = xmalloc(sizeof(DSet));
+            dset_init(lead->dist, dg->width);
+            x->extra_bytes += (int64_t)sizeof(DSet);
+        }
+        const AggSpec *lsp = &x->specs[dg->lead];
+        const Value *v = NULL;
+        memset(x->ddelta, 0, sizeof(int64_t) * dg->width);
+        for (int j = 0; j < x->n; j++)
+            if (x->specs[j].dgroup == g && x->active[j]) {
+                x->ddelta[x->specs[j].dpos] = w;
+                v = &x->argv[j];
+            }
+        dset_apply(lead->dist, lsp->argt, v, x->dhash[g], x->ddelta, &x->extra_bytes);
+    }
+}
+
 static inline bool aggacc_commit(AggAccs *x, Acc *accs, int64_t w, char *err, size_t errsize)
 {
+    if (x->ndg) aggacc_commit_distinct(x, accs, w);
     for (int j = 0; j < x->n; j++)
         if (x->active[j] && !aggacc_commit1(x, j, &accs[j], w, err, errsize)) return false;
     return true;

@@ -17,6 +17,8 @@ static inline bool int_like(Type t)
     }
 }
 
+static inline bool owns_text(Type t) { return t.id == T_TEXT || t.id == T_UNKNOWN; }
+
 static inline uint64_t mix64(uint64_t x)
 {
     x ^= x >> 33;
@@ -27,7 +29,20 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-static inline uint64_t hash_of(Type t, const Value *v)
+static inline size_t ent_size(uint32_t width) { return sizeof(DSetEnt) + sizeof(int64_t) * width; }
+
+static inline DSetEnt *ent(const DSet *s, uint32_t i)
+{
+    return (DSetEnt *)(s->slots + (size_t)i * ent_size(s->width));
+}
+
+void dset_init(DSet *s, uint32_t width)
+{
+    memset(s, 0, sizeof *s);
+    s->width = width > 0 ? width : 1;
+}
+
+uint64_t dset_hash(Type t, const Value *v)
 {
     return int_like(t) ? mix64((uint64_t)v->i) : value_hash(t, v, 0x5eedd15cu);
 }
@@ -38,72 +53,81 @@ static inline bool same(Type t, const DSetEnt *e, uint64_t h, const Value *v)
     return int_like(t) ? e->v.i == v->i : value_equal(t, &e->v, v);
 }
 
-/* Slot of v, or of the empty slot where it would go. */
+/* Slot of v, or of the empty slot where it would go (cap > 0). */
 static inline uint32_t find_slot(const DSet *s, Type t, const Value *v, uint64_t h)
 {
     uint32_t mask = s->cap - 1, i = (uint32_t)h & mask;
-    while (s->slots[i].count != 0 && !same(t, &s->slots[i], h, v)) i = (i + 1) & mask;
-    return i;
+    for (;;) {
+        const DSetEnt *e = ent(s, i);
+        if (e->nlive == 0 || same(t, e, h, v)) return i;
+        i = (i + 1) & mask;
+    }
 }
 
-int64_t dset_count(const DSet *s, Type t, const Value *v)
+const DSetEnt *dset_find(const DSet *s, Type t, const Value *v, uint64_t h)
 {
-    if (s->n == 0) return 0;
-    return s->slots[find_slot(s, t, v, hash_of(t, v))].count;
+    if (s->n == 0) return NULL;
+    const DSetEnt *e = ent(s, find_slot(s, t, v, h));
+    return e->nlive ? e : NULL;
+}
+
+int64_t dset_count(const DSet *s, Type t, const Value *v, uint32_t k)
+{
+    const DSetEnt *e = dset_find(s, t, v, dset_hash(t, v));
+    return e ? e->count[k] : 0;
 }
 
 static void grow(DSet *s, int64_t *bytes)
 {
     uint32_t ncap = s->cap ? s->cap * 2 : 8;
-    DSetEnt *old = s->slots;
-    uint32_t ocap = s->cap;
-    s->slots = xcalloc(ncap, sizeof(DSetEnt));
+    size_t es = ent_size(s->width);
+    DSet old = *s;
+    s->slots = xcalloc(ncap, es);
     s->cap = ncap;
     uint32_t mask = ncap - 1;
-    for (uint32_t k = 0; k < ocap; k++) {
-        if (old[k].count == 0) continue;
-        uint32_t i = (uint32_t)old[k].hash & mask;
-        while (s->slots[i].count != 0) i = (i + 1) & mask;
-        s->slots[i] = old[k];
+    for (uint32_t k = 0; k < old.cap; k++) {
+        const DSetEnt *e = ent(&old, k);
+        if (e->nlive == 0) continue;
+        uint32_t i = (uint32_t)e->hash & mask;
+        while (ent(s, i)->nlive != 0) i = (i + 1) & mask;
+        memcpy(ent(s, i), e, es);
     }
-    free(old);
-    *bytes += (int64_t)(ncap - ocap) * (int64_t)sizeof(DSetEnt);
+    free(old.slots);
+    *bytes += (int64_t)(ncap - old.cap) * (int64_t)es;
 }
 
 /* Remove slot i, shifting later members of its probe run back (no tombstones). */
 static void remove_at(DSet *s, uint32_t i)
 {
     uint32_t mask = s->cap - 1, j = i;
+    size_t es = ent_size(s->width);
     for (;;) {
-        s->slots[i].count = 0;
+        ent(s, i)->nlive = 0;
         for (;;) {
             j = (j + 1) & mask;
-            if (s->slots[j].count == 0) return;
-            uint32_t home = (uint32_t)s->slots[j].hash & mask;
+            if (ent(s, j)->nlive == 0) return;
+            uint32_t home = (uint32_t)ent(s, j)->hash & mask;
             /* j may move to i if its home is not in (i, j] (cyclically) */
             if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) break;
         }
-        s->slots[i] = s->slots[j];
+        memcpy(ent(s, i), ent(s, j), es);
         i = j;
     }
 }
 
-int64_t dset_add(DSet *s, Type t, const Value *v, int64_t w, int64_t *bytes)
+void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, int64_t *bytes)
 {
-    uint64_t h = hash_of(t, v);
-    if (s->cap == 0 || (uint64_t)(s->n + 1) * 4 > (uint64_t)s->cap * 3) {
-        if (w == 0) return dset_count(s, t, v);
-        grow(s, bytes);
-    }
+    bool any = false;
+    for (uint32_t k = 0; k < s->width; k++) any |= delta[k] != 0;
+    if (!any) return;
+    if (s->cap == 0 || (uint64_t)(s->n + 1) * 4 > (uint64_t)s->cap * 3) grow(s, bytes);
     uint32_t i = find_slot(s, t, v, h);
-    DSetEnt *e = &s->slots[i];
-    int64_t prev = e->count;
-    if (w == 0) return prev;
-    if (prev == 0) {
-        e->count = w;
+    DSetEnt *e = ent(s, i);
+    if (e->nlive == 0) {
+        memset(e, 0, ent_size(s->width));
         e->hash = h;
         e->v = *v;
-        if (t.id == T_TEXT || t.id == T_UNKNOWN) {
+        if (owns_text(t)) {
             char *tp = NULL;
             if (v->len) {
                 tp = xmalloc(v->len);
@@ -113,31 +137,55 @@ int64_t dset_add(DSet *s, Type t, const Value *v, int64_t w, int64_t *bytes)
             e->v.s = tp;
         }
         s->n++;
-        return 0;
     }
-    e->count = prev + w;
-    if (e->count == 0) {
-        if ((t.id == T_TEXT || t.id == T_UNKNOWN) && e->v.len) {
+    uint32_t live = 0;
+    for (uint32_t k = 0; k < s->width; k++) {
+        e->count[k] += delta[k];
+        live += e->count[k] != 0;
+    }
+    e->nlive = live;
+    if (live == 0) {
+        if (owns_text(t) && e->v.len) {
             *bytes -= (int64_t)e->v.len;
             free((char *)e->v.s);
         }
         s->n--;
         remove_at(s, i);
     }
+}
+
+int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t *bytes)
+{
+    uint64_t h = dset_hash(t, v);
+    const DSetEnt *e = dset_find(s, t, v, h);
+    int64_t prev = e ? e->count[k] : 0;
+    int64_t *delta = xcalloc(s->width, sizeof(int64_t));
+    delta[k] = w;
+    dset_apply(s, t, v, h, delta, bytes);
+    free(delta);
     return prev;
+}
+
+uint32_t dset_size(const DSet *s, uint32_t k)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->cap; i++) {
+        const DSetEnt *e = ent(s, i);
+        n += e->nlive != 0 && e->count[k] != 0;
+    }
+    return n;
 }
 
 void dset_clear(DSet *s, Type t, int64_t *bytes)
 {
-    if (t.id == T_TEXT || t.id == T_UNKNOWN) {
-        for (uint32_t k = 0; k < s->cap; k++) {
-            if (s->slots[k].count != 0 && s->slots[k].v.len) {
-                *bytes -= (int64_t)s->slots[k].v.len;
-                free((char *)s->slots[k].v.s);
-            }
+    for (uint32_t i = 0; i < s->cap && owns_text(t); i++) {
+        const DSetEnt *e = ent(s, i);
+        if (e->nlive != 0 && e->v.len) {
+            *bytes -= (int64_t)e->v.len;
+            free((char *)e->v.s);
         }
     }
-    *bytes -= (int64_t)s->cap * (int64_t)sizeof(DSetEnt);
+    *bytes -= (int64_t)s->cap * (int64_t)ent_size(s->width);
     free(s->slots);
     s->slots = NULL;
     s->cap = 0;
@@ -154,15 +202,18 @@ static int cmp_ents(const void *a, const void *b, void *ctx)
     return value_compare(c->t, &(*(const DSetEnt *const *)a)->v, &(*(const DSetEnt *const *)b)->v);
 }
 
-void dset_walk_sorted(const DSet *s, Type t, void (*fn)(void *ctx, const Value *v, int64_t count), void *ctx)
+void dset_walk_sorted(const DSet *s, Type t, uint32_t k, void (*fn)(void *ctx, const Value *v, int64_t count),
+                      void *ctx)
 {
     if (s->n == 0) return;
     const DSetEnt **es = xmalloc(sizeof(DSetEnt *) * s->n);
     uint32_t m = 0;
-    for (uint32_t k = 0; k < s->cap; k++)
-        if (s->slots[k].count != 0) es[m++] = &s->slots[k];
+    for (uint32_t i = 0; i < s->cap; i++) {
+        const DSetEnt *e = ent(s, i);
+        if (e->nlive != 0 && e->count[k] != 0) es[m++] = e;
+    }
     SortCtx c = {t};
     qsort_r(es, m, sizeof(DSetEnt *), cmp_ents, &c);
-    for (uint32_t k = 0; k < m; k++) fn(ctx, &es[k]->v, es[k]->count);
+    for (uint32_t i = 0; i < m; i++) fn(ctx, &es[i]->v, es[i]->count[k]);
     free(es);
 }

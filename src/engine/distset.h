@@ -1,10 +1,13 @@
-/* Hash multiset of Values (value -> multiplicity) for DISTINCT aggregates: the
- * accumulator only needs each value's multiplicity (to see 0 -> 1 and 1 -> 0
- * transitions), not an order, so an open-addressing table (linear probing,
- * backward-shift deletion) replaces the ordered set there. Equality follows
- * value_equal (1.50 and 1.5 are one entry, keeping the first representation). Text
- * bytes are copied; memory is counted into a caller counter. Checkpoints visit the
- * values in value_compare order, so their bytes do not depend on the table layout. */
+/* Hash multiset of Values for DISTINCT aggregates: value -> one multiplicity per
+ * counter. The DISTINCT calls of one operator that share an argument (count(DISTINCT
+ * bidder), count(DISTINCT bidder) FILTER (WHERE ...), ...) share one set, one counter
+ * each, so a row costs one lookup however many of them there are. An accumulator only
+ * needs each value's multiplicity (to see 0 -> 1 and 1 -> 0 transitions), not an
+ * order, so an open-addressing table (linear probing, backward-shift deletion) serves.
+ * Equality follows value_equal (1.50 and 1.5 are one entry, keeping the first
+ * representation). Text bytes are copied; memory is counted into a caller counter.
+ * Checkpoints visit the values in value_compare order, so their bytes do not depend
+ * on the table layout. */
 #ifndef WEIR_ENGINE_DISTSET_H
 #define WEIR_ENGINE_DISTSET_H
 
@@ -13,25 +16,39 @@
 #include <stdint.h>
 
 typedef struct DSetEnt {
-    int64_t count;           /* 0: empty slot */
     uint64_t hash;
     Value v;                 /* text points to a malloc'd copy */
+    uint32_t nlive;          /* counters != 0; 0: empty slot */
+    uint32_t pad_;
+    int64_t count[];         /* DSet.width multiplicities */
 } DSetEnt;
 
 typedef struct DSet {
-    DSetEnt *slots;          /* cap entries (power of two), NULL while cap == 0 */
+    unsigned char *slots;    /* cap entries of dset_entry_size(width) bytes, NULL while cap == 0 */
     uint32_t cap;
-    uint32_t n;              /* distinct values held */
+    uint32_t n;              /* values held (with any counter != 0) */
+    uint32_t width;          /* counters per value, >= 1 */
 } DSet;
 
-/* Multiplicity of v (non-NULL, of type t); 0 when absent. */
-int64_t dset_count(const DSet *s, Type t, const Value *v);
-/* Add w (may be negative) to the multiplicity of v; a value whose multiplicity becomes
- * 0 is removed. Returns the multiplicity before the call. */
-int64_t dset_add(DSet *s, Type t, const Value *v, int64_t w, int64_t *bytes);
-/* Free every entry (adjusting *bytes) and leave the set empty. */
+/* An empty set with `width` counters per value (a zeroed DSet has width 0: call this). */
+void dset_init(DSet *s, uint32_t width);
+/* The hash dset_find and dset_apply take for v (non-NULL, of type t). */
+uint64_t dset_hash(Type t, const Value *v);
+/* The entry of v (h = dset_hash(t, v)), or NULL when no counter holds it. */
+const DSetEnt *dset_find(const DSet *s, Type t, const Value *v, uint64_t h);
+/* Multiplicity of v in counter k; 0 when absent. */
+int64_t dset_count(const DSet *s, Type t, const Value *v, uint32_t k);
+/* Add delta[k] to every counter k of v (h = dset_hash(t, v)); a value whose counters
+ * all become 0 is removed. */
+void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, int64_t *bytes);
+/* Add w to counter k of v; returns the counter before the call. */
+int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t *bytes);
+/* Values whose counter k is not 0. */
+uint32_t dset_size(const DSet *s, uint32_t k);
+/* Free every entry (adjusting *bytes) and leave the set empty (same width). */
 void dset_clear(DSet *s, Type t, int64_t *bytes);
-/* Visit the values in ascending value_compare order. */
-void dset_walk_sorted(const DSet *s, Type t, void (*fn)(void *ctx, const Value *v, int64_t count), void *ctx);
+/* Visit the values whose counter k is not 0, in ascending value_compare order. */
+void dset_walk_sorted(const DSet *s, Type t, uint32_t k, void (*fn)(void *ctx, const Value *v, int64_t count),
+                      void *ctx);
 
 #endif

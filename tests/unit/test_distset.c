@@ -65,7 +65,8 @@ static Value make(TypeId id, int k, char *buf, int variant)
 static void run_type(TypeId id)
 {
     Type t = type_make(id);
-    DSet s = {0};
+    DSet s;
+    dset_init(&s, 1);
     int64_t bytes = 0;
     memset(ref, 0, sizeof ref);
     char buf[32];
@@ -76,8 +77,8 @@ static void run_type(TypeId id)
         else w = (int64_t)(next() % 3) + 1 - (ref[k] > 0 && next() % 2 ? 2 : 0);
         if (w == 0) w = 1;
         Value v = make(id, k, buf, (int)(next() % 2));
-        assert_int_equal(dset_count(&s, t, &v), ref[k]);
-        int64_t prev = dset_add(&s, t, &v, w, &bytes);
+        assert_int_equal(dset_count(&s, t, &v, 0), ref[k]);
+        int64_t prev = dset_add(&s, t, &v, 0, w, &bytes);
         assert_int_equal(prev, ref[k]);
         ref[k] += w;
         if (step % 997 == 0) {
@@ -87,11 +88,11 @@ static void run_type(TypeId id)
                 if (ref[j]) n++;
                 total += ref[j];
                 Value q = make(id, j, buf, 0);
-                assert_int_equal(dset_count(&s, t, &q), ref[j]);
+                assert_int_equal(dset_count(&s, t, &q, 0), ref[j]);
             }
             assert_int_equal(s.n, n);
             WalkCtx wc = {t, NULL, 0, 0};
-            dset_walk_sorted(&s, t, walk_fn, &wc);
+            dset_walk_sorted(&s, t, 0, walk_fn, &wc);
             assert_int_equal(wc.n, n);
             assert_int_equal(wc.total, total);
         }
@@ -100,6 +101,58 @@ static void run_type(TypeId id)
     dset_clear(&s, t, &bytes);
     assert_int_equal(bytes, 0);
     assert_int_equal(s.n, 0);
+}
+
+/* Three counters over one set (DISTINCT calls sharing an argument, with different
+ * filters): each counter matches its own reference; a value stays while any counter
+ * holds it. */
+static void test_shared_counters(void **state)
+{
+    (void)state;
+    enum { W = 3 };
+    Type t = type_make(T_TEXT);
+    DSet s;
+    dset_init(&s, W);
+    int64_t bytes = 0;
+    static int64_t refw[NVAL][W];
+    memset(refw, 0, sizeof refw);
+    char buf[32];
+    for (int step = 0; step < 100000; step++) {
+        int k = (int)(next() % NVAL);
+        int64_t delta[W];
+        for (int c = 0; c < W; c++) {
+            int64_t d = (int64_t)(next() % 3) - 1;
+            if (refw[k][c] + d < 0) d = 0;
+            delta[c] = d;
+        }
+        Value v = make(T_TEXT, k, buf, 0);
+        dset_apply(&s, t, &v, dset_hash(t, &v), delta, &bytes);
+        for (int c = 0; c < W; c++) refw[k][c] += delta[c];
+        if (step % 991 == 0) {
+            uint32_t any = 0, per[W] = {0};
+            for (int j = 0; j < NVAL; j++) {
+                bool live = false;
+                Value q = make(T_TEXT, j, buf, 0);
+                for (int c = 0; c < W; c++) {
+                    assert_int_equal(dset_count(&s, t, &q, (uint32_t)c), refw[j][c]);
+                    if (refw[j][c]) {
+                        per[c]++;
+                        live = true;
+                    }
+                }
+                any += live;
+            }
+            assert_int_equal(s.n, any);
+            for (int c = 0; c < W; c++) {
+                assert_int_equal(dset_size(&s, (uint32_t)c), per[c]);
+                WalkCtx wc = {t, NULL, 0, 0};
+                dset_walk_sorted(&s, t, (uint32_t)c, walk_fn, &wc);
+                assert_int_equal(wc.n, per[c]);
+            }
+        }
+    }
+    dset_clear(&s, t, &bytes);
+    assert_int_equal(bytes, 0);
 }
 
 static void test_bigint(void **state) { (void)state; run_type(T_INT8); }
@@ -112,6 +165,7 @@ int main(void)
         cmocka_unit_test(test_bigint),
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_numeric),
+        cmocka_unit_test(test_shared_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
