@@ -18,6 +18,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
     memset(x, 0, sizeof *x);
     x->n = n;
     x->state_id = state_id;
+    x->insert_only = insert_only;
     int na = n > 0 ? n : 1;
     x->specs = xcalloc((size_t)na, sizeof(AggSpec));
     for (int j = 0; j < n; j++) {
@@ -145,6 +146,7 @@ uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
         op_shape_mix(&h, sp->extreme_only);
         if (sp->track_scale) op_shape_mix(&h, 0x5343414c45ull);  /* checkpoints carry the per-scale counts */
         if (sp->exact_float) op_shape_mix(&h, 0x4558414354ull);  /* ... or the exact float sum */
+        if (sp->distinct && x->insert_only) op_shape_mix(&h, 0x50524553ull); /* DISTINCT presence bits */
     }
     return h;
 }
@@ -426,7 +428,7 @@ static bool get_dset(OpReader *r, Type t, DSet *s, uint32_t k, int64_t *bytes)
         Value v;
         op_get_value(r, t, &v);
         int64_t c = op_get_i64(r);
-        if (r->bad || v.isnull || c == 0 || dset_count(s, t, &v, k) != 0) return false;
+        if (r->bad || v.isnull || c == 0 || (s->presence && c < 0) || dset_count(s, t, &v, k) != 0) return false;
         dset_add(s, t, &v, k, c, bytes);
     }
     return !r->bad;
@@ -555,7 +557,7 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
         if (!sp->distinct) return false;
         if (!lead->dist) {
             lead->dist = xmalloc(sizeof(DSet));
-            dset_init(lead->dist, x->dg[sp->dgroup].width);
+            dset_init(lead->dist, x->dg[sp->dgroup].width, x->insert_only);
             x->extra_bytes += (int64_t)sizeof(DSet);
         }
         if (!get_dset(r, sp->argt, lead->dist, sp->dpos, &x->extra_bytes)) return false;

@@ -101,6 +101,7 @@ typedef struct AggAccs {
     AggSpec *specs;
     const char *state_id;    /* for messages */
     int64_t extra_bytes;     /* memory owned by accumulators (multisets, DISTINCT maps, text) */
+    bool insert_only;        /* the input never retracts (DISTINCT sets keep presence bits) */
     DistGroup *dg;           /* DISTINCT groups */
     int ndg;
     /* per-row scratch, filled by aggacc_eval / aggacc_prepare */
@@ -181,7 +182,7 @@ static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *accs, in
             x->dent[g] = ds ? dset_find(ds, sp->argt, v, x->dhash[g]) : NULL;
             x->dlooked[g] = true;
         }
-        int64_t prev = x->dent[g] ? x->dent[g]->count[sp->dpos] : 0;
+        int64_t prev = x->dent[g] ? dset_ent_count(accs[x->dg[g].lead].dist, x->dent[g], sp->dpos) : 0;
         int64_t nc = prev + w;
         eff = (prev <= 0 && nc > 0) ? 1 : (prev > 0 && nc <= 0) ? -1 : 0;
     }
@@ -363,15 +364,19 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
 /* Phase B for every active call. */
 /* Phase B for the DISTINCT sets: each group's set takes w in the counters of its
  * active calls, in one update. */
-static inline void aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w)
+static inline bool aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w, char *err, size_t errsize)
 {
+    if (x->insert_only && w < 0) {
+        snprintf(err, errsize, "internal error: retraction on the insert-only input of %s", x->state_id);
+        return false;
+    }
     for (int g = 0; g < x->ndg; g++) {
         if (!x->dlooked[g]) continue; /* no call of the group was active */
         const DistGroup *dg = &x->dg[g];
         Acc *lead = &accs[dg->lead];
         if (!lead->dist) {
             lead->dist = xmalloc(sizeof(DSet));
-            dset_init(lead->dist, dg->width);
+            dset_init(lead->dist, dg->width, x->insert_only);
             x->extra_bytes += (int64_t)sizeof(DSet);
         }
         const AggSpec *lsp = &x->specs[dg->lead];
@@ -384,11 +389,12 @@ static inline void aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w)
             }
         dset_apply(lead->dist, lsp->argt, v, x->dhash[g], x->ddelta, &x->extra_bytes);
     }
+    return true;
 }
 
 static inline bool aggacc_commit(AggAccs *x, Acc *accs, int64_t w, char *err, size_t errsize)
 {
-    if (x->ndg) aggacc_commit_distinct(x, accs, w);
+    if (x->ndg && !aggacc_commit_distinct(x, accs, w, err, errsize)) return false;
     for (int j = 0; j < x->n; j++)
         if (x->active[j] && !aggacc_commit1(x, j, &accs[j], w, err, errsize)) return false;
     return true;

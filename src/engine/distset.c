@@ -29,17 +29,21 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-static inline size_t ent_size(uint32_t width) { return sizeof(DSetEnt) + sizeof(int64_t) * width; }
+static inline size_t ent_size(const DSet *s)
+{
+    return sizeof(DSetEnt) + sizeof(int64_t) * (s->presence ? 1 : s->width);
+}
 
 static inline DSetEnt *ent(const DSet *s, uint32_t i)
 {
-    return (DSetEnt *)(s->slots + (size_t)i * ent_size(s->width));
+    return (DSetEnt *)(s->slots + (size_t)i * ent_size(s));
 }
 
-void dset_init(DSet *s, uint32_t width)
+void dset_init(DSet *s, uint32_t width, bool presence)
 {
     memset(s, 0, sizeof *s);
     s->width = width > 0 ? width : 1;
+    s->presence = presence && s->width <= 64;
 }
 
 uint64_t dset_hash(Type t, const Value *v)
@@ -71,16 +75,21 @@ const DSetEnt *dset_find(const DSet *s, Type t, const Value *v, uint64_t h)
     return e->nlive ? e : NULL;
 }
 
+void dset_prefetch(const DSet *s, Type t, const Value *v)
+{
+    if (s->cap) __builtin_prefetch(ent(s, (uint32_t)dset_hash(t, v) & (s->cap - 1)));
+}
+
 int64_t dset_count(const DSet *s, Type t, const Value *v, uint32_t k)
 {
     const DSetEnt *e = dset_find(s, t, v, dset_hash(t, v));
-    return e ? e->count[k] : 0;
+    return e ? dset_ent_count(s, e, k) : 0;
 }
 
 static void grow(DSet *s, int64_t *bytes)
 {
     uint32_t ncap = s->cap ? s->cap * 2 : 8;
-    size_t es = ent_size(s->width);
+    size_t es = ent_size(s);
     DSet old = *s;
     s->slots = xcalloc(ncap, es);
     s->cap = ncap;
@@ -100,7 +109,7 @@ static void grow(DSet *s, int64_t *bytes)
 static void remove_at(DSet *s, uint32_t i)
 {
     uint32_t mask = s->cap - 1, j = i;
-    size_t es = ent_size(s->width);
+    size_t es = ent_size(s);
     for (;;) {
         ent(s, i)->nlive = 0;
         for (;;) {
@@ -124,7 +133,7 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
     uint32_t i = find_slot(s, t, v, h);
     DSetEnt *e = ent(s, i);
     if (e->nlive == 0) {
-        memset(e, 0, ent_size(s->width));
+        memset(e, 0, ent_size(s));
         e->hash = h;
         e->v = *v;
         if (owns_text(t)) {
@@ -139,9 +148,17 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
         s->n++;
     }
     uint32_t live = 0;
-    for (uint32_t k = 0; k < s->width; k++) {
-        e->count[k] += delta[k];
-        live += e->count[k] != 0;
+    if (s->presence) {
+        uint64_t bits = (uint64_t)e->count[0];
+        for (uint32_t k = 0; k < s->width; k++)
+            if (delta[k] > 0) bits |= (uint64_t)1 << k;
+        e->count[0] = (int64_t)bits;
+        live = (uint32_t)__builtin_popcountll(bits);
+    } else {
+        for (uint32_t k = 0; k < s->width; k++) {
+            e->count[k] += delta[k];
+            live += e->count[k] != 0;
+        }
     }
     e->nlive = live;
     if (live == 0) {
@@ -158,7 +175,7 @@ int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t
 {
     uint64_t h = dset_hash(t, v);
     const DSetEnt *e = dset_find(s, t, v, h);
-    int64_t prev = e ? e->count[k] : 0;
+    int64_t prev = e ? dset_ent_count(s, e, k) : 0;
     int64_t *delta = xcalloc(s->width, sizeof(int64_t));
     delta[k] = w;
     dset_apply(s, t, v, h, delta, bytes);
@@ -171,7 +188,7 @@ uint32_t dset_size(const DSet *s, uint32_t k)
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->cap; i++) {
         const DSetEnt *e = ent(s, i);
-        n += e->nlive != 0 && e->count[k] != 0;
+        n += e->nlive != 0 && dset_ent_count(s, e, k) != 0;
     }
     return n;
 }
@@ -185,7 +202,7 @@ void dset_clear(DSet *s, Type t, int64_t *bytes)
             free((char *)e->v.s);
         }
     }
-    *bytes -= (int64_t)s->cap * (int64_t)ent_size(s->width);
+    *bytes -= (int64_t)s->cap * (int64_t)ent_size(s);
     free(s->slots);
     s->slots = NULL;
     s->cap = 0;
@@ -210,10 +227,10 @@ void dset_walk_sorted(const DSet *s, Type t, uint32_t k, void (*fn)(void *ctx, c
     uint32_t m = 0;
     for (uint32_t i = 0; i < s->cap; i++) {
         const DSetEnt *e = ent(s, i);
-        if (e->nlive != 0 && e->count[k] != 0) es[m++] = e;
+        if (e->nlive != 0 && dset_ent_count(s, e, k) != 0) es[m++] = e;
     }
     SortCtx c = {t};
     qsort_r(es, m, sizeof(DSetEnt *), cmp_ents, &c);
-    for (uint32_t i = 0; i < m; i++) fn(ctx, &es[i]->v, es[i]->count[k]);
+    for (uint32_t i = 0; i < m; i++) fn(ctx, &es[i]->v, dset_ent_count(s, es[i], k));
     free(es);
 }

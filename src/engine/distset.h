@@ -20,26 +20,37 @@ typedef struct DSetEnt {
     Value v;                 /* text points to a malloc'd copy */
     uint32_t nlive;          /* counters != 0; 0: empty slot */
     uint32_t pad_;
-    int64_t count[];         /* DSet.width multiplicities */
+    int64_t count[];         /* DSet.width multiplicities; a presence set: one word of bits */
 } DSetEnt;
 
 typedef struct DSet {
-    unsigned char *slots;    /* cap entries of dset_entry_size(width) bytes, NULL while cap == 0 */
+    unsigned char *slots;    /* cap entries, NULL while cap == 0 */
     uint32_t cap;
     uint32_t n;              /* values held (with any counter != 0) */
     uint32_t width;          /* counters per value, >= 1 */
+    bool presence;           /* counters are presence bits (0 or 1): for insert-only inputs,
+                                where multiplicities only grow and only 0 -> 1 matters */
 } DSet;
 
-/* An empty set with `width` counters per value (a zeroed DSet has width 0: call this). */
-void dset_init(DSet *s, uint32_t width);
+/* An empty set with `width` counters per value (a zeroed DSet has width 0: call this).
+ * presence (width <= 64): counters are bits; a positive delta sets one, a negative
+ * delta is not allowed, and counts read back as 0 or 1. */
+void dset_init(DSet *s, uint32_t width, bool presence);
+/* Counter k of an entry. */
+static inline int64_t dset_ent_count(const DSet *s, const DSetEnt *e, uint32_t k)
+{
+    return s->presence ? (int64_t)(((uint64_t)e->count[0] >> k) & 1) : e->count[k];
+}
 /* The hash dset_find and dset_apply take for v (non-NULL, of type t). */
 uint64_t dset_hash(Type t, const Value *v);
 /* The entry of v (h = dset_hash(t, v)), or NULL when no counter holds it. */
 const DSetEnt *dset_find(const DSet *s, Type t, const Value *v, uint64_t h);
+/* Prefetch hint: the home slot of v (no effect on results). */
+void dset_prefetch(const DSet *s, Type t, const Value *v);
 /* Multiplicity of v in counter k; 0 when absent. */
 int64_t dset_count(const DSet *s, Type t, const Value *v, uint32_t k);
 /* Add delta[k] to every counter k of v (h = dset_hash(t, v)); a value whose counters
- * all become 0 is removed. */
+ * all become 0 is removed. In a presence set a positive delta sets the bit. */
 void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, int64_t *bytes);
 /* Add w to counter k of v; returns the counter before the call. */
 int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t *bytes);

@@ -21,6 +21,7 @@
 #define AGG_VERSION 1u
 #define PF_SLOT 48
 #define PF_ENTRY 24
+#define PF_DIST 12
 
 typedef struct Group {
     int64_t nrows;           /* weighted input row count */
@@ -48,7 +49,9 @@ typedef struct AggOp {
     Group **touched;
     int ntouched, touched_cap;
     bool col_keys;           /* every group key is a plain input column */
-    uint64_t *hashes;        /* per input row key hashes (col_keys), for prefetching */
+    uint64_t *hashes;        /* per input row key hashes, for prefetching */
+    bool *keyok;             /* per input row: its key evaluated without error */
+    Value *keys;             /* per input row keys, when some key is an expression */
     int hashes_cap;
 } AggOp;
 
@@ -159,6 +162,29 @@ static bool finish(AggOp *a, OpCtx *ctx)
     return true;
 }
 
+/* Prefetch the slots that row i's DISTINCT arguments (plain columns) will probe in its
+ * group's sets, when the group exists already (hashes[i] is its key hash). */
+static void prefetch_distinct(const AggOp *a, const Batch *in, int i)
+{
+    if (!a->keyok[i]) return;
+    const Value *key = a->col_keys ? NULL : a->keys + (size_t)i * (size_t)a->ngroup;
+    Value kb[8];
+    if (!key) {
+        if (a->ngroup > 8) return;
+        const Value *row = batch_row(in, i);
+        for (int k = 0; k < a->ngroup; k++) kb[k] = row[a->keycol[k]];
+        key = kb;
+    }
+    const Group *g = ktab_find(&a->tab, key, a->hashes[i]);
+    if (!g) return;
+    const Value *row = batch_row(in, i);
+    for (int d = 0; d < a->acc.ndg; d++) {
+        const AggSpec *sp = &a->acc.specs[a->acc.dg[d].lead];
+        const DSet *ds = g->acc[a->acc.dg[d].lead].dist;
+        if (ds && sp->argcol >= 0 && !row[sp->argcol].isnull) dset_prefetch(ds, sp->argt, &row[sp->argcol]);
+    }
+}
+
 static bool agg_step(Op *op, OpCtx *ctx)
 {
     AggOp *a = (AggOp *)op;
@@ -178,25 +204,30 @@ static bool agg_step(Op *op, OpCtx *ctx)
     }
 
     /* The state is far bigger than the L1/L2 caches and rows hit groups at random:
-     * hash every row's key first, then prefetch the home slot PF_SLOT rows ahead and
-     * the group block PF_ENTRY rows ahead, so the memory latency overlaps with useful
-     * work (distances measured with bench/engine_bench). */
+     * evaluate and hash every row's key first (keys that are expressions go to a
+     * per-batch buffer; a row whose key fails is re-evaluated below for its message),
+     * then prefetch the home slot PF_SLOT rows ahead, the group block PF_ENTRY rows
+     * ahead and the DISTINCT sets' slots PF_DIST rows ahead, so the memory latency
+     * overlaps with useful work (distances measured with bench/engine_bench). */
     uint64_t *hashes = NULL;
     size_t entry_bytes = a->tab.payload_off + a->tab.payload_size;
-    if (a->col_keys && !a->global && in->n > 0) {
+    if (!a->global && in->n > 0) {
         if (in->n > a->hashes_cap) {
             a->hashes_cap = in->n;
             a->hashes = xrealloc(a->hashes, sizeof(uint64_t) * (size_t)in->n);
+            a->keyok = xrealloc(a->keyok, sizeof(bool) * (size_t)in->n);
+            if (!a->col_keys) a->keys = xrealloc(a->keys, sizeof(Value) * (size_t)in->n * (size_t)a->ngroup);
         }
         hashes = a->hashes;
         for (int i = 0; i < in->n; i++) {
             const Value *row = batch_row(in, i);
-            if (a->ngroup == 1) {
-                hashes[i] = ktab_hash(&a->tab, &row[a->keycol[0]]);
-            } else {
-                for (int k = 0; k < a->ngroup; k++) a->keybuf[k] = row[a->keycol[k]];
-                hashes[i] = ktab_hash(&a->tab, a->keybuf);
+            Value *kb = a->col_keys ? a->keybuf : a->keys + (size_t)i * (size_t)a->ngroup;
+            a->keyok[i] = true;
+            for (int k = 0; k < a->ngroup && a->keyok[i]; k++) {
+                if (a->keycol[k] >= 0) kb[k] = row[a->keycol[k]];
+                else if (!eval_expr(pn->group[k], row, &ec, &kb[k])) a->keyok[i] = false;
             }
+            hashes[i] = a->keyok[i] ? ktab_hash(&a->tab, kb) : 0;
         }
     }
 
@@ -204,15 +235,22 @@ static bool agg_step(Op *op, OpCtx *ctx)
         if (hashes) {
             if (i + PF_SLOT < in->n) ktab_prefetch_slot(&a->tab, hashes[i + PF_SLOT]);
             if (i + PF_ENTRY < in->n) ktab_prefetch_entry(&a->tab, hashes[i + PF_ENTRY], entry_bytes);
+            if (a->acc.ndg && i + PF_DIST < in->n) prefetch_distinct(a, in, i + PF_DIST);
         }
         int64_t w = in->weights[i];
         if (w == 0) continue;
         const Value *row = batch_row(in, i);
         const char *fail = NULL;
 
-        for (int k = 0; k < a->ngroup && !fail; k++) {
-            if (a->keycol[k] >= 0) a->keybuf[k] = row[a->keycol[k]];
-            else if (!eval_expr(pn->group[k], row, &ec, &a->keybuf[k])) fail = ec.err;
+        if (hashes && a->keyok[i]) {
+            if (!a->col_keys) memcpy(a->keybuf, a->keys + (size_t)i * (size_t)a->ngroup, sizeof(Value) * (size_t)a->ngroup);
+            else
+                for (int k = 0; k < a->ngroup; k++) a->keybuf[k] = row[a->keycol[k]];
+        } else {
+            for (int k = 0; k < a->ngroup && !fail; k++) {
+                if (a->keycol[k] >= 0) a->keybuf[k] = row[a->keycol[k]];
+                else if (!eval_expr(pn->group[k], row, &ec, &a->keybuf[k])) fail = ec.err;
+            }
         }
         if (!fail) fail = aggacc_eval(&a->acc, row, &ec);
         if (fail) {
@@ -220,8 +258,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
             continue;
         }
 
-        Group *g = a->global ? a->gg
-                             : new_group(a, a->keybuf, hashes ? hashes[i] : ktab_hash(&a->tab, a->keybuf));
+        Group *g = a->global ? a->gg : new_group(a, a->keybuf, hashes ? hashes[i] : ktab_hash(&a->tab, a->keybuf));
         if (!touch(a, g, step, ctx)) return false;
         fail = aggacc_prepare(&a->acc, g->acc, w);
         if (fail) {
@@ -335,6 +372,8 @@ static void agg_free(Op *op)
     free(a->keybuf);
     free(a->touched);
     free(a->hashes);
+    free(a->keyok);
+    free(a->keys);
     op_base_fini(op);
     free(a);
 }

@@ -66,7 +66,7 @@ static void run_type(TypeId id)
 {
     Type t = type_make(id);
     DSet s;
-    dset_init(&s, 1);
+    dset_init(&s, 1, false);
     int64_t bytes = 0;
     memset(ref, 0, sizeof ref);
     char buf[32];
@@ -112,7 +112,7 @@ static void test_shared_counters(void **state)
     enum { W = 3 };
     Type t = type_make(T_TEXT);
     DSet s;
-    dset_init(&s, W);
+    dset_init(&s, W, false);
     int64_t bytes = 0;
     static int64_t refw[NVAL][W];
     memset(refw, 0, sizeof refw);
@@ -155,6 +155,32 @@ static void test_shared_counters(void **state)
     assert_int_equal(bytes, 0);
 }
 
+/* A presence set (insert-only input): counters read 0 or 1 however often a value is
+ * added, and each counter's bits are independent. */
+static void test_presence(void **state)
+{
+    (void)state;
+    Type t = type_make(T_INT8);
+    DSet s;
+    dset_init(&s, 2, true);
+    int64_t bytes = 0;
+    for (int rep = 0; rep < 3; rep++)
+        for (int k = 0; k < 1000; k++) {
+            Value v = value_int(k);
+            int64_t d[2] = {1, k % 2 ? 2 : 0};
+            dset_apply(&s, t, &v, dset_hash(t, &v), d, &bytes);
+        }
+    assert_int_equal(s.n, 1000);
+    assert_int_equal(dset_size(&s, 0), 1000);
+    assert_int_equal(dset_size(&s, 1), 500);
+    Value v7 = value_int(7), v8 = value_int(8);
+    assert_int_equal(dset_count(&s, t, &v7, 0), 1);
+    assert_int_equal(dset_count(&s, t, &v7, 1), 1);
+    assert_int_equal(dset_count(&s, t, &v8, 1), 0);
+    dset_clear(&s, t, &bytes);
+    assert_int_equal(bytes, 0);
+}
+
 static void test_bigint(void **state) { (void)state; run_type(T_INT8); }
 static void test_text(void **state) { (void)state; run_type(T_TEXT); }
 static void test_numeric(void **state) { (void)state; run_type(T_NUMERIC); }
@@ -166,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_numeric),
         cmocka_unit_test(test_shared_counters),
+        cmocka_unit_test(test_presence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
