@@ -298,6 +298,16 @@ typedef struct SortEnt {
     int idx;
 } SortEnt;
 
+/* The 8 bytes of a text cell from byte `off` on, as an order-preserving prefix (zero
+ * padded): among texts that agree on their first `off` bytes it never inverts their
+ * order. */
+static uint64_t text_prefix(const Value *v, uint32_t off)
+{
+    uint64_t x = 0;
+    for (uint32_t k = 0; k < 8 && off + k < v->len; k++) x |= (uint64_t)(unsigned char)v->s[off + k] << (56 - 8 * k);
+    return x;
+}
+
 static uint64_t sort_prefix(Type t, const Value *v)
 {
     if (v->isnull) return UINT64_MAX;
@@ -306,12 +316,8 @@ static uint64_t sort_prefix(Type t, const Value *v)
     case T_TIMESTAMP: case T_TIMESTAMPTZ: case T_DATE:
         return (uint64_t)v->i ^ ((uint64_t)1 << 63);
     case T_TEXT:
-    case T_UNKNOWN: {
-        uint64_t x = 0;
-        uint32_t n = v->len < 8 ? v->len : 8;
-        for (uint32_t k = 0; k < n; k++) x |= (uint64_t)(unsigned char)v->s[k] << (56 - 8 * k);
-        return x;
-    }
+    case T_UNKNOWN:
+        return text_prefix(v, 0);
     default:
         return 0; /* no cheap order-preserving prefix: compare whole values */
     }
@@ -334,12 +340,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 }
 
 /* Stable LSD radix sort of the prefixes (byte digits; digits equal in every entry are
- * skipped, so small integer keys take two passes), then runs of equal prefixes are
- * ordered by whole rows: insertion sort for the usual short runs (an update's old and
- * new row), qsort_r for long ones (types without a prefix). */
-static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t hist[8][256])
+ * skipped, so small integer keys take two passes). */
+static void radix_prefixes(SortEnt *e, SortEnt *tmp, int n, uint32_t hist[8][256])
 {
-    if (n < 2) return;
     memset(hist, 0, sizeof(uint32_t) * 8 * 256);
     for (int i = 0; i < n; i++)
         for (int d = 0; d < 8; d++) hist[d][(e[i].pre >> (8 * d)) & 0xff]++;
@@ -359,10 +362,35 @@ static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t his
         dst = t;
     }
     if (src != e) memcpy(e, src, sizeof(SortEnt) * (size_t)n);
+}
+
+/* Radix sort of the prefixes, then runs of equal prefixes are ordered by whole rows:
+ * insertion sort for the usual short runs (an update's old and new row); a long run
+ * whose first sort column is text (keys sharing their first bytes, "channel-1",
+ * "channel-2" ...) is sorted again by the next 8 bytes of that text (`off` is where
+ * this pass's prefixes start); other long runs by qsort_r. */
+static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t hist[8][256], uint32_t off)
+{
+    if (n < 2) return;
+    radix_prefixes(e, tmp, n, hist);
+    int first = sc->nkey > 0 ? sc->key[0] : 0;
+    bool text = sc->b->ncols > 0 && (sc->types[first].id == T_TEXT || sc->types[first].id == T_UNKNOWN);
     for (int i = 0; i < n;) {
         int j = i + 1;
         while (j < n && e[j].pre == e[i].pre) j++;
-        if (j - i > 16) {
+        bool longer = false;
+        for (int k = i; k < j && text && j - i > 16; k++) {
+            const Value *v = &batch_row(sc->b, e[k].idx)[first];
+            if (v->isnull) {
+                longer = false;
+                break;
+            }
+            if (v->len > off + 8) longer = true;
+        }
+        if (longer) {
+            for (int k = i; k < j; k++) e[k].pre = text_prefix(&batch_row(sc->b, e[k].idx)[first], off + 8);
+            sort_ents(e + i, tmp, j - i, sc, hist, off + 8);
+        } else if (j - i > 16) {
             qsort_r(e + i, (size_t)(j - i), sizeof(SortEnt), cmp_rows, sc);
         } else {
             for (int k = i + 1; k < j; k++) {
@@ -411,7 +439,7 @@ static bool present(EngPipeline *p, int m, const Op *root, char *err, size_t err
         p->ents[i].idx = i;
         p->ents[i].pre = b->ncols > 0 ? sort_prefix(ft, &batch_row(b, i)[first]) : 0;
     }
-    sort_ents(p->ents, p->ents_tmp, b->n, &sc, p->hist);
+    sort_ents(p->ents, p->ents_tmp, b->n, &sc, p->hist, 0);
     for (int i = 0; i < b->n; i++) p->idx[i] = p->ents[i].idx;
 
     /* merge identical rows, drop net-zero ones */
