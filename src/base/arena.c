@@ -2,9 +2,11 @@
 #include "base/arena.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ArenaBlock {
     ArenaBlock *next;
@@ -38,6 +40,37 @@ void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q) out_of_memory(n);
     return q;
+}
+
+#define LARGE_MIN ((size_t)2 * 1024 * 1024)
+
+static size_t large_size(size_t n)
+{
+    return (n + LARGE_MIN - 1) & ~(LARGE_MIN - 1);
+}
+
+void *xcalloc_large(size_t n)
+{
+    if (n < LARGE_MIN) return xcalloc(1, n);
+    size_t sz = large_size(n);
+    /* map 2 MiB more than needed and trim, so the block starts on a huge-page boundary */
+    char *raw = mmap(NULL, sz + LARGE_MIN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) out_of_memory(n);
+    uintptr_t start = ((uintptr_t)raw + LARGE_MIN - 1) & ~(uintptr_t)(LARGE_MIN - 1);
+    size_t head = start - (uintptr_t)raw, tail = LARGE_MIN - head;
+    if (head) munmap(raw, head);
+    if (tail) munmap((char *)start + sz, tail);
+#ifdef MADV_HUGEPAGE
+    madvise((void *)start, sz, MADV_HUGEPAGE);
+#endif
+    return (void *)start;
+}
+
+void xfree_large(void *p, size_t n)
+{
+    if (!p) return;
+    if (n < LARGE_MIN) free(p);
+    else munmap(p, large_size(n));
 }
 
 char *xstrdup(const char *s)

@@ -34,6 +34,14 @@ char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf,
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
+/* Large zeroed blocks for operator state (pool chunks, hash-table slot arrays): from
+ * 2 MiB up they are mapped on their own, 2 MiB aligned, with transparent huge pages
+ * requested (madvise), which makes first touches of a growing state several times
+ * cheaper than with 4 KiB pages; smaller ones come from calloc. Release with
+ * xfree_large and the same size. Out of memory aborts with a message. */
+void *xcalloc_large(size_t n);
+void xfree_large(void *p, size_t n);
+
 /* malloc/realloc wrappers that abort with a message when memory runs out. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -188,6 +188,19 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
         out->dead_letters += ms->dead_letters;
     }
     if (r->model_dl[r->p->nmodels]) out->dead_letters += dl_count(r->model_dl[r->p->nmodels]);
+    if (r->pipe) {
+        int n = eng_state_stats(r->pipe, NULL, 0);
+        EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
+        n = eng_state_stats(r->pipe, st, n);
+        out->state = xcalloc((size_t)n + 1, sizeof(RunStateSummary));
+        for (int i = 0; i < n; i++) {
+            out->state[i].id = xstrdup(st[i].id);
+            out->state[i].entries = st[i].entries;
+            out->state[i].bytes = st[i].bytes;
+        }
+        out->nstate = n;
+        free(st);
+    }
     out->elapsed_s = now_s() - t0;
     out->events_per_s = out->elapsed_s > 0 ? (double)out->events_in / out->elapsed_s : 0;
 }
@@ -395,8 +408,10 @@ void run_summary_free(RunSummary *s)
         free(s->models[i].sink);
         free(s->models[i].dead_letter_file);
     }
+    for (int i = 0; i < s->nstate; i++) free(s->state[i].id);
     free(s->sources);
     free(s->models);
+    free(s->state);
     memset(s, 0, sizeof *s);
 }
 
@@ -425,6 +440,11 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
         if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
                                        x->dead_letter_file ? x->dead_letter_file : "?");
         sb_putc(out, '\n');
+    }
+    for (int i = 0; i < s->nstate; i++) {
+        const RunStateSummary *x = &s->state[i];
+        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB\n", x->id, (long long)x->entries,
+                  (double)x->bytes / (1024.0 * 1024.0));
     }
 }
 
@@ -479,6 +499,16 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kint(&w, "dead_letters", x->dead_letters);
         kstr_or_null(&w, "sink", x->sink);
         kstr_or_null(&w, "dead_letter_file", x->dead_letter_file);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "state");
+    jw_arr(&w);
+    for (int i = 0; i < s->nstate; i++) {
+        jw_obj(&w);
+        jw_kstr(&w, "id", s->state[i].id);
+        jw_kint(&w, "entries", s->state[i].entries);
+        jw_kint(&w, "bytes", s->state[i].bytes);
         jw_end_obj(&w);
     }
     jw_end_arr(&w);

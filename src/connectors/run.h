@@ -42,11 +42,19 @@ typedef struct RunModelSummary {
     char *dead_letter_file;
 } RunModelSummary;
 
+typedef struct RunStateSummary {
+    char *id;                    /* state id, as in `weir explain` */
+    int64_t entries;             /* keys / rows held at the end of the run */
+    int64_t bytes;               /* memory they take (entries, tables, accumulators) */
+} RunStateSummary;
+
 typedef struct RunSummary {
     RunSourceSummary *sources;
     int nsources;
     RunModelSummary *models;     /* the selected models */
     int nmodels;
+    RunStateSummary *state;      /* every piece of operator state of the pipeline */
+    int nstate;
     int64_t events_in;
     int64_t changes_out;         /* over the selected models */
     int64_t dead_letters;
@@ -72,7 +80,7 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out);
 /* Machine summary (stable): {"events_in","changes_out","dead_letters","skipped","steps",
  * "elapsed_s","events_per_s","interrupted","sources":[{"name","events","rows",
  * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
- * "deletes","dead_letters","sink","dead_letter_file"}]}. */
+ * "deletes","dead_letters","sink","dead_letter_file"}],"state":[{"id","entries","bytes"}]}. */
 void run_summary_render_json(const RunSummary *s, StrBuf *out);
 
 #endif

@@ -91,7 +91,7 @@ static void grow(DSet *s, int64_t *bytes)
     uint32_t ncap = s->cap ? s->cap * 2 : 8;
     size_t es = ent_size(s);
     DSet old = *s;
-    s->slots = xcalloc(ncap, es);
+    s->slots = xcalloc_large((size_t)ncap * es);
     s->cap = ncap;
     uint32_t mask = ncap - 1;
     for (uint32_t k = 0; k < old.cap; k++) {
@@ -101,7 +101,7 @@ static void grow(DSet *s, int64_t *bytes)
         while (ent(s, i)->nlive != 0) i = (i + 1) & mask;
         memcpy(ent(s, i), e, es);
     }
-    free(old.slots);
+    if (old.slots) xfree_large(old.slots, (size_t)old.cap * es);
     *bytes += (int64_t)(ncap - old.cap) * (int64_t)es;
 }
 
@@ -203,7 +203,7 @@ void dset_clear(DSet *s, Type t, int64_t *bytes)
         }
     }
     *bytes -= (int64_t)s->cap * (int64_t)ent_size(s);
-    free(s->slots);
+    if (s->slots) xfree_large(s->slots, (size_t)s->cap * ent_size(s));
     s->slots = NULL;
     s->cap = 0;
     s->n = 0;

@@ -44,7 +44,7 @@ void ktab_init(KTab *t, int nkey, const Type *types, size_t payload_size)
 
 void ktab_clear(KTab *t)
 {
-    free(t->slots);
+    if (t->slots) xfree_large(t->slots, ((size_t)t->mask + 1) * sizeof(KTabSlot));
     pool_fini(&t->pool);
     t->slots = NULL;
     t->mask = 0;
@@ -134,12 +134,12 @@ static void place(KTabSlot *slots, uint32_t mask, uint64_t hash, void *entry)
 
 static void resize(KTab *t, uint32_t newcap)
 {
-    KTabSlot *ns = xcalloc(newcap, sizeof(KTabSlot));
+    KTabSlot *ns = xcalloc_large((size_t)newcap * sizeof(KTabSlot));
     if (t->slots) {
         for (uint32_t i = 0; i <= t->mask; i++)
             if (t->slots[i].entry) place(ns, newcap - 1, t->slots[i].hash, t->slots[i].entry);
         t->bytes -= (int64_t)(((size_t)t->mask + 1) * sizeof(KTabSlot));
-        free(t->slots);
+        xfree_large(t->slots, ((size_t)t->mask + 1) * sizeof(KTabSlot));
     }
     t->slots = ns;
     t->mask = newcap - 1;

@@ -238,10 +238,10 @@ static void index_add(RowIndex *x, uint64_t h, JRow *r)
 {
     if (!x->slots || (uint64_t)(x->count + 1) * 4 > ((uint64_t)x->mask + 1) * 3) {
         uint32_t cap = x->slots ? (x->mask + 1) * 2 : 64;
-        RowSlot *ns = xcalloc(cap, sizeof(RowSlot));
+        RowSlot *ns = xcalloc_large((size_t)cap * sizeof(RowSlot));
         for (uint32_t i = 0; x->slots && i <= x->mask; i++)
             if (x->slots[i].row) index_place(ns, cap - 1, x->slots[i].hash, x->slots[i].row);
-        free(x->slots);
+        if (x->slots) xfree_large(x->slots, ((size_t)x->mask + 1) * sizeof(RowSlot));
         x->slots = ns;
         x->mask = cap - 1;
     }
@@ -267,7 +267,7 @@ static void index_remove(RowIndex *x, uint64_t h, const JRow *r)
 
 static void index_clear(RowIndex *x)
 {
-    free(x->slots);
+    if (x->slots) xfree_large(x->slots, ((size_t)x->mask + 1) * sizeof(RowSlot));
     memset(x, 0, sizeof *x);
 }
 

@@ -27,6 +27,7 @@
 #include "engine/keyed_table.h"
 #include "engine/op.h"
 #include "engine/pool.h"
+#include "engine/row_codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ struct TNode {
     AvlNode avl;             /* first member: the tree links (avl.h); avl.aux = bytes of
                                 the block */
     int64_t count;
-    Value cells[];           /* norder sort keys, then the row; text follows */
+    Value keys[];            /* norder sort keys; then the row in the compact encoding
+                                (row_codec.h); then the keys' text */
 };
 
 typedef struct Part {
@@ -70,7 +72,9 @@ typedef struct TopNOp {
     Type *order_types;
     Type *part_types;
     Value *keybuf;           /* npart */
-    Value *cellbuf;          /* norder + nin */
+    Value *cellbuf;          /* norder + nin: the probing row's sort keys and row */
+    Value *rowbuf[2];        /* nin each: stored rows decoded for tie-breaks */
+    RowCodec codec;          /* of the input rows */
     KTab parts;
     Pool pool;               /* the TNodes */
     int64_t node_bytes;
@@ -100,12 +104,32 @@ static int cmp_sort_keys(const TopNOp *t, const Value *a, const Value *b)
     return 0;
 }
 
-/* Total order of tree entries: sort keys, then the whole row. */
-static int cmp_cells(const TopNOp *t, const Value *a, const Value *b)
+static inline const uint8_t *node_row(const TopNOp *t, const TNode *n)
 {
-    int c = cmp_sort_keys(t, a, b);
+    return (const uint8_t *)(n->keys + t->norder);
+}
+
+/* Stored row of n decoded into rowbuf[i] (text points into the node). */
+static inline const Value *node_decode(TopNOp *t, const TNode *n, int i)
+{
+    rowc_decode(&t->codec, node_row(t, n), t->rowbuf[i]);
+    return t->rowbuf[i];
+}
+
+/* Total order of tree entries: sort keys, then the whole row. cells: a probing row's
+ * sort keys ++ row. */
+static int cmp_probe(TopNOp *t, const Value *cells, const TNode *n)
+{
+    int c = cmp_sort_keys(t, cells, n->keys);
     if (c) return c;
-    return op_row_order(t->base.out_types, t->nin, a + t->norder, b + t->norder);
+    return op_row_order(t->base.out_types, t->nin, cells + t->norder, node_decode(t, n, 0));
+}
+
+static int cmp_nodes(TopNOp *t, const TNode *a, const TNode *b)
+{
+    int c = cmp_sort_keys(t, a->keys, b->keys);
+    if (c) return c;
+    return op_row_order(t->base.out_types, t->nin, node_decode(t, a, 0), node_decode(t, b, 1));
 }
 
 /* ---------- AVL tree (balancing in avl.h) ---------- */
@@ -113,28 +137,25 @@ static int cmp_cells(const TopNOp *t, const Value *a, const Value *b)
 /* The node of a tree link (AvlNode is its first member); NULL stays NULL. */
 static inline TNode *node_of(const AvlNode *a) { return (TNode *)a; }
 
-static inline Type cell_type(const TopNOp *t, int k)
-{
-    return k < t->norder ? t->order_types[k] : t->base.out_types[k - t->norder];
-}
-
 static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
 {
-    int ncells = t->norder + t->nin;
     size_t text = 0;
-    for (int k = 0; k < ncells; k++)
-        if (cell_type(t, k).id == T_TEXT && !cells[k].isnull) text += cells[k].len;
-    size_t size = sizeof(TNode) + sizeof(Value) * (size_t)ncells + text;
+    for (int k = 0; k < t->norder; k++)
+        if (t->order_types[k].id == T_TEXT && !cells[k].isnull) text += cells[k].len;
+    size_t rlen = rowc_size(&t->codec, cells + t->norder);
+    size_t size = sizeof(TNode) + sizeof(Value) * (size_t)t->norder + rlen + text;
     TNode *n = pool_alloc(&t->pool, size);
     avl_init_leaf(&n->avl);
     n->avl.aux = (uint32_t)size;
     n->count = count;
-    memcpy(n->cells, cells, sizeof(Value) * (size_t)ncells);
-    char *tp = (char *)(n->cells + ncells);
-    for (int k = 0; k < ncells; k++) {
-        if (cell_type(t, k).id == T_TEXT && !cells[k].isnull) {
+    memcpy(n->keys, cells, sizeof(Value) * (size_t)t->norder);
+    uint8_t *rp = (uint8_t *)(n->keys + t->norder);
+    rowc_encode(&t->codec, cells + t->norder, rp);
+    char *tp = (char *)rp + rlen;
+    for (int k = 0; k < t->norder; k++) {
+        if (t->order_types[k].id == T_TEXT && !cells[k].isnull) {
             if (cells[k].len) memcpy(tp, cells[k].s, cells[k].len);
-            n->cells[k].s = tp;
+            n->keys[k].s = tp;
             tp += cells[k].len;
         }
     }
@@ -158,7 +179,7 @@ static AvlNode *add_rec(AvlNode *a, AddCtx *c)
         return &new_node(c->t, c->cells, c->w)->avl;
     }
     TNode *n = node_of(a);
-    int cmp = cmp_cells(c->t, c->cells, n->cells);
+    int cmp = cmp_probe(c->t, c->cells, n);
     if (cmp < 0) {
         a->l = add_rec(a->l, c);
     } else if (cmp > 0) {
@@ -220,7 +241,7 @@ static TNode *top_region(TopNOp *t, AvlNode *root, TEnt **arr, int *n, int *cap)
             int64_t take = node->count < t->limit - seen ? node->count : t->limit - seen;
             for (int64_t k = 0; k < take; k++) push_ent(arr, n, cap, node, seen + k + 1, 1);
         } else {
-            bool peer = prev && cmp_sort_keys(t, prev->cells, node->cells) == 0;
+            bool peer = prev && cmp_sort_keys(t, prev->keys, node->keys) == 0;
             if (!peer) rank = t->rank_kind == 1 ? seen + 1 : rank + 1;
             if (rank > t->limit) break;
             push_ent(arr, n, cap, node, rank, node->count);
@@ -252,15 +273,15 @@ static void emit(TopNOp *t, const TEnt *e, int64_t w, bool copy)
 {
     Batch *out = t->base.out;
     Value *o = batch_append(out, w);
-    memcpy(o, e->node->cells + t->norder, sizeof(Value) * (size_t)t->nin);
+    rowc_decode(&t->codec, node_row(t, e->node), o);
     if (t->emit_rank) o[t->nin] = value_int(e->rank);
     if (copy) batch_copy_text(out, o, t->base.out_types, t->nin);
 }
 
 /* Order of snapshot entries: tree order of the rows, then rank. */
-static int cmp_ent(const TopNOp *t, const TEnt *a, const TEnt *b)
+static int cmp_ent(TopNOp *t, const TEnt *a, const TEnt *b)
 {
-    int c = a->node == b->node ? 0 : cmp_cells(t, a->node->cells, b->node->cells);
+    int c = a->node == b->node ? 0 : cmp_nodes(t, a->node, b->node);
     if (c) return c;
     if (!t->emit_rank) return 0;
     return (a->rank > b->rank) - (a->rank < b->rank);
@@ -304,7 +325,9 @@ static void trim(TopNOp *t, Part *pt, TNode *last)
             if (node == last) past = true;
         }
         if (!victim) return;
-        AddCtx c = {t, victim->cells, -victim->count, NULL, false};
+        memcpy(t->cellbuf, victim->keys, sizeof(Value) * (size_t)t->norder);
+        rowc_decode(&t->codec, node_row(t, victim), t->cellbuf + t->norder);
+        AddCtx c = {t, t->cellbuf, -victim->count, NULL, false};
         pt->root = add_rec(pt->root, &c);
         pt->nodes--;
         free_node(t, c.removed);
@@ -350,14 +373,14 @@ static bool eval_cells(TopNOp *t, const Value *row, EvalCtx *ec)
  * partition can never rank: ranks only grow. True when t->cellbuf is such a row
  * (ROW_NUMBER: after the last node in tree order; RANK: with sort keys after the last
  * node's; DENSE_RANK is not decided here). Such rows are not stored at all. */
-static bool beyond_limit(const TopNOp *t, const Part *pt)
+static bool beyond_limit(TopNOp *t, const Part *pt)
 {
     if (!pt->root || pt->nodes < t->limit || t->rank_kind == 2) return false;
     const AvlNode *a = pt->root;
     while (a->r) a = a->r;
     const TNode *last = node_of(a);
-    if (t->rank_kind == 0) return cmp_cells(t, t->cellbuf, last->cells) >= 0;
-    return cmp_sort_keys(t, t->cellbuf, last->cells) > 0;
+    if (t->rank_kind == 0) return cmp_probe(t, t->cellbuf, last) >= 0;
+    return cmp_sort_keys(t, t->cellbuf, last->keys) > 0;
 }
 
 static bool topn_step(Op *op, OpCtx *ctx)
@@ -428,7 +451,7 @@ static bool topn_serialize(const Op *op, StrBuf *sb)
         avl_iter_init(&w, pt->root);
         TNode *node;
         while ((node = walk_next(&w))) {
-            op_put_row(sb, t->base.out_types, t->nin, node->cells + t->norder);
+            op_put_row(sb, t->base.out_types, t->nin, node_decode((TopNOp *)t, node, 0));
             op_put_i64(sb, node->count);
         }
     }
@@ -501,6 +524,9 @@ static void topn_free(Op *op)
     free(t->part_types);
     free(t->keybuf);
     free(t->cellbuf);
+    free(t->rowbuf[0]);
+    free(t->rowbuf[1]);
+    rowc_fini(&t->codec);
     op_base_fini(op);
     free(t);
 }
@@ -539,6 +565,8 @@ Op *op_topn_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
     for (int k = 0; k < t->npart; k++) t->part_types[k] = pn->partition[k]->type;
     t->keybuf = xcalloc((size_t)(t->npart + 1), sizeof(Value));
     t->cellbuf = xcalloc((size_t)(t->norder + nin + 1), sizeof(Value));
+    for (int i = 0; i < 2; i++) t->rowbuf[i] = xcalloc((size_t)(nin + 1), sizeof(Value));
+    rowc_init(&t->codec, t->base.out_types, nin);
     ktab_init(&t->parts, t->npart, t->part_types, sizeof(Part));
     return &t->base;
 }

@@ -44,7 +44,7 @@ void pool_fini(Pool *p)
     for (PoolChunk *c = p->chunks; c;) {
         PoolChunk *next = c->next;
         UNPOISON(c, c->size);
-        free(c);
+        xfree_large(c, c->size);
         c = next;
     }
     for (PoolLarge *l = p->large; l;) {
@@ -84,7 +84,7 @@ void *pool_alloc(Pool *p, size_t n)
     if ((size_t)(p->end - p->cur) < sz) {
         size_t csz = p->next_chunk ? p->next_chunk : POOL_CHUNK_MIN;
         if (p->next_chunk < POOL_CHUNK_MAX) p->next_chunk = csz * 2;
-        PoolChunk *c = xmalloc(csz);
+        PoolChunk *c = xcalloc_large(csz);
         c->size = csz;
         c->next = p->chunks;
         p->chunks = c;
