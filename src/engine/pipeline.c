@@ -364,32 +364,56 @@ static void radix_prefixes(SortEnt *e, SortEnt *tmp, int n, uint32_t hist[8][256
     if (src != e) memcpy(e, src, sizeof(SortEnt) * (size_t)n);
 }
 
-/* Radix sort of the prefixes, then runs of equal prefixes are ordered by whole rows:
- * insertion sort for the usual short runs (an update's old and new row); a long run
- * whose first sort column is text (keys sharing their first bytes, "channel-1",
- * "channel-2" ...) is sorted again by the next 8 bytes of that text (`off` is where
- * this pass's prefixes start); other long runs by qsort_r. */
-static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t hist[8][256], uint32_t off)
+/* Column p of the sort sequence: the key columns, then every column (the whole-row
+ * order that follows the key). */
+static inline int seq_col(const SortCtx *sc, int p)
+{
+    return p < sc->nkey ? sc->key[p] : p - sc->nkey;
+}
+
+/* Radix sort of the prefixes, then each run of equal prefixes is ordered further. A
+ * run is refined by another radix pass where a prefix can be exact: after an
+ * integer-like column whose cells in the run are all non-NULL (equal prefixes are then
+ * equal values) by the next column of the sort sequence, and within a text column by
+ * its next 8 bytes (keys sharing a long first part, "channel-1", "channel-2" ...).
+ * Other runs are ordered by whole rows: insertion sort for the usual short ones (an
+ * update's old and new row), qsort_r for long ones. (p, off): the sort-sequence
+ * column and text byte offset this pass's prefixes were taken from. */
+static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t hist[8][256], int p, uint32_t off)
 {
     if (n < 2) return;
     radix_prefixes(e, tmp, n, hist);
-    int first = sc->nkey > 0 ? sc->key[0] : 0;
-    bool text = sc->b->ncols > 0 && (sc->types[first].id == T_TEXT || sc->types[first].id == T_UNKNOWN);
+    int nseq = sc->nkey + sc->b->ncols;
+    int col = sc->b->ncols > 0 ? seq_col(sc, p) : 0;
+    Type t = sc->b->ncols > 0 ? sc->types[col] : type_make(T_INT8);
+    bool text = t.id == T_TEXT || t.id == T_UNKNOWN;
+    bool intlike = type_is_int_like(t);
     for (int i = 0; i < n;) {
         int j = i + 1;
         while (j < n && e[j].pre == e[i].pre) j++;
-        bool longer = false;
-        for (int k = i; k < j && text && j - i > 16; k++) {
-            const Value *v = &batch_row(sc->b, e[k].idx)[first];
-            if (v->isnull) {
-                longer = false;
-                break;
+        int np = -1;           /* next level: sequence column */
+        uint32_t noff = 0;     /* and text offset */
+        if (j - i > 4 && sc->b->ncols > 0 && (text || intlike)) {
+            bool nulls = false, longer = false;
+            for (int k = i; k < j; k++) {
+                const Value *v = &batch_row(sc->b, e[k].idx)[col];
+                if (v->isnull) nulls = true;
+                else if (text && v->len > off + 8) longer = true;
             }
-            if (v->len > off + 8) longer = true;
+            if (!nulls && text && longer) {
+                np = p;
+                noff = off + 8;
+            } else if (!nulls && intlike && p + 1 < nseq) {
+                np = p + 1;
+            }
         }
-        if (longer) {
-            for (int k = i; k < j; k++) e[k].pre = text_prefix(&batch_row(sc->b, e[k].idx)[first], off + 8);
-            sort_ents(e + i, tmp, j - i, sc, hist, off + 8);
+        if (np >= 0) {
+            int ncol = seq_col(sc, np);
+            for (int k = i; k < j; k++) {
+                const Value *v = &batch_row(sc->b, e[k].idx)[ncol];
+                e[k].pre = np == p ? text_prefix(v, noff) : sort_prefix(sc->types[ncol], v);
+            }
+            sort_ents(e + i, tmp, j - i, sc, hist, np, noff);
         } else if (j - i > 16) {
             qsort_r(e + i, (size_t)(j - i), sizeof(SortEnt), cmp_rows, sc);
         } else {
@@ -439,7 +463,7 @@ static bool present(EngPipeline *p, int m, const Op *root, char *err, size_t err
         p->ents[i].idx = i;
         p->ents[i].pre = b->ncols > 0 ? sort_prefix(ft, &batch_row(b, i)[first]) : 0;
     }
-    sort_ents(p->ents, p->ents_tmp, b->n, &sc, p->hist, 0);
+    sort_ents(p->ents, p->ents_tmp, b->n, &sc, p->hist, 0, 0);
     for (int i = 0; i < b->n; i++) p->idx[i] = p->ents[i].idx;
 
     /* merge identical rows, drop net-zero ones */
