@@ -16,8 +16,15 @@ typedef struct IHeapItem {
     int32_t pad_;
 } IHeapItem;
 
+/* A heap slot: the item's key is copied next to its pointer, so sifting compares
+ * keys within the array instead of following pointers into the items' memory. */
+typedef struct IHeapSlot {
+    int64_t key;
+    IHeapItem *it;
+} IHeapSlot;
+
 typedef struct IHeap {
-    IHeapItem **a;
+    IHeapSlot *a;
     int32_t n, cap;
 } IHeap;
 
@@ -27,10 +34,33 @@ void iheap_push(IHeap *h, IHeapItem *it, int64_t key);
 void iheap_remove(IHeap *h, IHeapItem *it);
 /* Change the key of an item in the heap (or push it if it is not in it). */
 void iheap_update(IHeap *h, IHeapItem *it, int64_t key);
-static inline IHeapItem *iheap_min(const IHeap *h) { return h->n > 0 ? h->a[0] : NULL; }
+static inline IHeapItem *iheap_min(const IHeap *h) { return h->n > 0 ? h->a[0].it : NULL; }
 /* Release the array (the items are the caller's). */
 void iheap_fini(IHeap *h);
 /* Bytes of the heap's array (state accounting). */
-static inline int64_t iheap_bytes(const IHeap *h) { return (int64_t)h->cap * (int64_t)sizeof(IHeapItem *); }
+static inline int64_t iheap_bytes(const IHeap *h) { return (int64_t)h->cap * (int64_t)sizeof(IHeapSlot); }
+
+/* An expiry queue: the same interface over a FIFO ring and a heap. An item pushed with
+ * a key not below the last one queued (event time arriving in order, the usual case)
+ * is appended to the ring in O(1); others go to the heap. The minimum is the smaller
+ * of the ring's front and the heap's top. Removing an item from the ring only marks
+ * its slot; marked slots are dropped when they reach the front. Item idx: >= 0 heap
+ * position, -1 not queued, <= -2 ring slot (-2 - idx). */
+typedef struct IQueue {
+    IHeap heap;
+    IHeapSlot *ring;         /* cap slots; live ones have it != NULL */
+    uint32_t head, n, cap;   /* front slot, slots in use (live or marked) */
+    int64_t last_key;        /* key of the last slot appended */
+} IQueue;
+
+/* A zeroed IQueue is empty. */
+void iqueue_push(IQueue *q, IHeapItem *it, int64_t key);
+void iqueue_remove(IQueue *q, IHeapItem *it);
+IHeapItem *iqueue_min(IQueue *q);
+void iqueue_fini(IQueue *q);
+static inline int64_t iqueue_bytes(const IQueue *q)
+{
+    return iheap_bytes(&q->heap) + (int64_t)q->cap * (int64_t)sizeof(IHeapSlot);
+}
 
 #endif

@@ -133,7 +133,7 @@ typedef struct JSide {
     Type ttype;
     int64_t tadd, exp_off, late_off;
     int64_t wm;              /* this side's watermark as of the end of the previous step */
-    IHeap heap;
+    IQueue expiry;           /* bounded joins: rows by the last watermark they survive */
     const char *state_id;
 } JSide;
 
@@ -328,7 +328,7 @@ static void unlink_row(JoinOp *j, int s, JRow *r)
         sd->nrows--;
         if (!b->head) ktab_remove(b->nullk ? &sd->nullk : &sd->keys, b);
     }
-    if (sd->off_heap) iheap_remove(&sd->heap, jr_heap(sd, r));
+    if (sd->off_heap) iqueue_remove(&sd->expiry, jr_heap(sd, r));
 }
 
 static void to_freelist(JoinOp *j, JRow *r)
@@ -511,7 +511,7 @@ static void expire(JoinOp *j, int s)
     JSide *sd = &j->side[s];
     int64_t owm = j->side[1 - s].wm;
     IHeapItem *it;
-    while ((it = iheap_min(&sd->heap)) && it->key < owm) {
+    while ((it = iqueue_min(&sd->expiry)) && it->key < owm) {
         JRow *r = jr_of_heap(sd, it);
         if (!immediate(j, s) && r->mult != 0 && count_output(j, s, jr_count(sd, r)))
             emit_count_output(j, s, jr_decode(sd, r), r->mult, NULL, 0);
@@ -593,7 +593,7 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
         if (sd->counts) *jr_nmatch(sd, r) = pr.matched;
         r->flags &= (uint8_t)~JR_EXPIRED;
         link_row(j, s, r);
-        if (j->bound != B_NONE) iheap_push(&sd->heap, jr_heap(sd, r), texp);
+        if (j->bound != B_NONE) iqueue_push(&sd->expiry, jr_heap(sd, r), texp);
     }
     r->mult += w;
     if (immediate(j, s) && count_output(j, s, jr_count(sd, r))) emit_count_output(j, s, row, w, in, i);
@@ -669,7 +669,7 @@ static int join_stats(const Op *op, EngStateStats *out, int max)
         const JSide *sd = &j->side[s];
         out[s].id = sd->state_id;
         out[s].entries = sd->nrows;
-        out[s].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes + iheap_bytes(&sd->heap) +
+        out[s].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes + iqueue_bytes(&sd->expiry) +
                        (sd->index.slots ? (int64_t)(sd->index.mask + 1) * (int64_t)sizeof(RowSlot) : 0);
     }
     return 2;
@@ -762,7 +762,7 @@ static void clear_side(JSide *sd)
     ktab_clear(&sd->nullk);
     index_clear(&sd->index);
     pool_fini(&sd->pool);
-    iheap_fini(&sd->heap);
+    iqueue_fini(&sd->expiry);
     sd->nrows = 0;
     sd->wm = INT64_MIN;
 }
@@ -827,7 +827,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             e->mult = mult;
             if (sd->counts) *jr_nmatch(sd, e) = nmatch;
             link_row(j, s, e);
-            if (j->bound != B_NONE) iheap_push(&sd->heap, jr_heap(sd, e), texp);
+            if (j->bound != B_NONE) iqueue_push(&sd->expiry, jr_heap(sd, e), texp);
         }
     }
     free(row);
