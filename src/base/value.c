@@ -278,14 +278,22 @@ uint64_t value_hash(Type t, const Value *v, uint64_t seed)
 
 /* ---- output ---- */
 
+/* Decimal text of v at the start of buf (room for 20 bytes); returns its length. */
+static size_t i64_text(int64_t v, char *buf)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do { tmp[sizeof tmp - 1 - n++] = (char)('0' + m % 10); m /= 10; } while (m);
+    if (v < 0) tmp[sizeof tmp - 1 - n++] = '-';
+    memcpy(buf, tmp + sizeof tmp - n, (size_t)n);
+    return (size_t)n;
+}
+
 static void put_i64(StrBuf *out, int64_t v)
 {
     char buf[24];
-    int n = 0;
-    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do { buf[sizeof buf - 1 - n++] = (char)('0' + m % 10); m /= 10; } while (m);
-    if (v < 0) buf[sizeof buf - 1 - n++] = '-';
-    sb_append(out, buf + sizeof buf - n, (size_t)n);
+    sb_append(out, buf, i64_text(v, buf));
 }
 
 /* Digits (without the point) and decimal exponent of a "%.Ne" / "%.NLe" string,
@@ -396,9 +404,9 @@ static char *put_2d(char *p, int v)
 /* Hand-written timestamp / date text, byte for byte tm_format_timestamp(tz) /
  * tm_format_date ("YYYY-MM-DD[ HH:MM:SS[.ffffff without trailing zeros]][+00][ BC]")
  * without printf. Years beyond 4 digits and infinities take timeutil's path. */
-static void put_datetime(int64_t v, bool is_date, bool tz, StrBuf *out)
+static int datetime_text(int64_t v, bool is_date, bool tz, char *buf)
 {
-    if (v == TM_INFINITY || v == TM_NEG_INFINITY) goto slow;
+    if (v == TM_INFINITY || v == TM_NEG_INFINITY) return -1;
     int64_t days = v, tod = 0;
     if (!is_date) {
         days = v / TM_USECS_PER_DAY;
@@ -410,8 +418,8 @@ static void put_datetime(int64_t v, bool is_date, bool tz, StrBuf *out)
     tm_civil_from_days(days, &y, &m, &d);
     bool bc = y <= 0;
     if (bc) y = 1 - y;
-    if (y > 9999) goto slow;
-    char buf[40], *p = buf;
+    if (y > 9999) return -1;
+    char *p = buf;
     p = put_2d(p, (int)(y / 100));
     p = put_2d(p, (int)(y % 100));
     *p++ = '-';
@@ -438,12 +446,35 @@ static void put_datetime(int64_t v, bool is_date, bool tz, StrBuf *out)
         if (tz) { memcpy(p, "+00", 3); p += 3; }
     }
     if (bc) { memcpy(p, " BC", 3); p += 3; }
-    sb_append(out, buf, (size_t)(p - buf));
-    return;
-slow:
-    if (is_date) tm_format_date(v, out);
+    return (int)(p - buf);
+}
+
+/* The same text appended to out (timeutil's path for what datetime_text leaves). */
+static void put_datetime(int64_t v, bool is_date, bool tz, StrBuf *out)
+{
+    char buf[40];
+    int n = datetime_text(v, is_date, tz, buf);
+    if (n >= 0) sb_append(out, buf, (size_t)n);
+    else if (is_date) tm_format_date(v, out);
     else if (tz) tm_format_timestamptz(v, out);
     else tm_format_timestamp(v, out);
+}
+
+/* PostgreSQL text of a non-NULL value of a type with a short text form into buf (room
+ * for 64 bytes), without a StrBuf; returns its length, or -1 (use value_format_text). */
+static int short_text(Type t, const Value *v, char *buf)
+{
+    switch ((TypeId)t.id) {
+    case T_BOOL: memcpy(buf, v->i ? "true" : "false", v->i ? 4 : 5); return v->i ? 4 : 5;
+    case T_INT2:
+    case T_INT4:
+    case T_INT8: return (int)i64_text(v->i, buf);
+    case T_NUMERIC: return (int)dec_format_buf(value_num(v), v->scale, buf);
+    case T_TIMESTAMP: return datetime_text(v->i, false, false, buf);
+    case T_TIMESTAMPTZ: return datetime_text(v->i, false, true, buf);
+    case T_DATE: return datetime_text(v->i, true, false, buf);
+    default: return -1;
+    }
 }
 
 void value_format_text(Type t, const Value *v, StrBuf *out)
@@ -793,9 +824,14 @@ static bool to_text(Type from, Type to, const Value *in, Arena *arena, Value *ou
     const char *s;
     size_t len;
     StrBuf sb = STRBUF_INIT;
+    char buf[64];
+    int n;
     if (from.id == T_TEXT || from.id == T_UNKNOWN) {
         s = in->len ? in->s : "";
         len = in->len;
+    } else if ((n = short_text(from, in, buf)) >= 0) {
+        s = buf;
+        len = (size_t)n;
     } else {
         value_format_text(from, in, &sb);
         s = sb.len ? sb.data : "";
@@ -805,7 +841,7 @@ static bool to_text(Type from, Type to, const Value *in, Arena *arena, Value *ou
         size_t chars;
         len = utf8_prefix_bytes(s, len, (size_t)to.precision, &chars);
     }
-    if (sb.data || arena) *out = text_value(arena, s, len);   /* formatted text must be copied */
+    if (sb.data || s == buf || arena) *out = text_value(arena, s, len);   /* formatted text must be copied */
     else *out = value_text(s, (uint32_t)len);
     sb_free(&sb);
     return true;

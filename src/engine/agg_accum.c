@@ -48,6 +48,15 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
             sp->fast = FAST_EXTREME;
         }
     }
+    /* equal FILTERs are evaluated once per row */
+    for (int j = 0; j < n; j++) {
+        AggSpec *sp = &x->specs[j];
+        sp->fsame = -1;
+        for (int i = 0; i < j && sp->filter && sp->fsame < 0; i++)
+            if (x->specs[i].filter && x->specs[i].fsame < 0 && plan_expr_equal(x->specs[i].filter, sp->filter))
+                sp->fsame = i;
+    }
+    x->fpass = xcalloc((size_t)na, sizeof(int8_t));
     /* DISTINCT calls over equal arguments share a set */
     x->dg = xcalloc((size_t)na, sizeof(DistGroup));
     for (int j = 0; j < n; j++) {
@@ -84,6 +93,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
 void aggacc_fini(AggAccs *x)
 {
     free(x->specs);
+    free(x->fpass);
     free(x->dg);
     free(x->dhash);
     free(x->dent);

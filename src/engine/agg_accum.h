@@ -65,6 +65,7 @@ typedef struct AggSpec {
     bool track_scale;        /* numeric SUM/AVG over an updating input: count values per scale */
     bool exact_float;        /* float SUM/AVG over an updating input: exact fixed-point sum */
     FastOut fast;            /* output shortcut when the natural type is the result type */
+    int fsame;               /* an earlier call with an equal FILTER (its verdict is reused), or -1 */
     int dgroup;              /* DISTINCT: the group of calls sharing this argument, else -1 */
     uint32_t dpos;           /* DISTINCT: this call's counter in the group's set */
 } AggSpec;
@@ -105,6 +106,7 @@ typedef struct AggAccs {
     DistGroup *dg;           /* DISTINCT groups */
     int ndg;
     /* per-row scratch, filled by aggacc_eval / aggacc_prepare */
+    int8_t *fpass;           /* per call with a FILTER: eval_pred's verdict for this row */
     uint64_t *dhash;         /* per DISTINCT group: the argument's hash */
     const DSetEnt **dent;    /* per DISTINCT group: the argument's entry (NULL: absent) */
     bool *dlooked;           /* per DISTINCT group: dhash/dent are this row's */
@@ -148,8 +150,9 @@ static inline const char *aggacc_eval(AggAccs *x, const Value *row, EvalCtx *ec)
         const AggSpec *sp = &x->specs[j];
         x->active[j] = true;
         if (sp->filter) {
-            int r = eval_pred(sp->filter, row, ec);
+            int r = sp->fsame >= 0 ? x->fpass[sp->fsame] : eval_pred(sp->filter, row, ec);
             if (r < 0) return ec->err;
+            x->fpass[j] = (int8_t)r;
             if (r == 0) {
                 x->active[j] = false;
                 continue;
