@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAX_DEPTH 256
 
@@ -22,7 +25,13 @@ struct ConnJsonDecoder {
     uint32_t mask;
     int16_t *slots;          /* -1 empty, -2 the extra key, else a column index */
     size_t *name_len;        /* per column */
+    /* the slots of the previous record's keys in order (SLOT_EMPTY: unknown): records
+     * written by one producer repeat their key order, so the i-th key is first compared
+     * with the name the i-th key had last time, without scanning or hashing it */
+    int16_t *expect;         /* MAX_EXPECT */
 };
+
+#define MAX_EXPECT 64
 
 enum { SLOT_EMPTY = -1, SLOT_EXTRA = -2 };
 
@@ -70,6 +79,8 @@ ConnJsonDecoder *conn_json_new(const ColumnDef *cols, int ncols, const char *ext
     d->name_len = xmalloc(sizeof(size_t) * (size_t)(ncols + 1));
     for (int c = 0; c < ncols; c++) d->name_len[c] = strlen(cols[c].name);
     d->slots = xmalloc(sizeof(int16_t) * size);
+    d->expect = xmalloc(sizeof(int16_t) * MAX_EXPECT);
+    for (int i = 0; i < MAX_EXPECT; i++) d->expect[i] = SLOT_EMPTY;
     for (uint32_t i = 0; i < size; i++) d->slots[i] = SLOT_EMPTY;
     if (extra_key) table_put(d, extra_key, SLOT_EXTRA);
     for (int c = 0; c < ncols; c++) table_put(d, cols[c].name, c);
@@ -81,6 +92,7 @@ void conn_json_free(ConnJsonDecoder *d)
     if (!d) return;
     free(d->slots);
     free(d->name_len);
+    free(d->expect);
     free(d);
 }
 
@@ -201,6 +213,18 @@ static const char *scan_string(Scan *sc, const char *p, bool *esc)
     const char *s = p + 1;
     bool has_esc = false;
     for (;;) {
+#if defined(__SSE2__)
+        /* 16 bytes at a time: '"', '\\', control bytes and non-ASCII end the fast scan */
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+        while (e - s >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                     _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+            unsigned bits = (unsigned)_mm_movemask_epi8(m) | (unsigned)_mm_movemask_epi8(v);
+            if (bits) { s += __builtin_ctz(bits); break; }
+            s += 16;
+        }
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         while (e - s >= 8) {
             uint64_t v;
@@ -609,15 +633,23 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
     p = skip_ws(p + 1, e);
     if (p < e && *p == '}') return p + 1;
     char keybuf[256];
-    for (;;) {
+    for (int nkey = 0;; nkey++) {
         if (p >= e || *p != '"') return fail_char(sc, p, "a string key");
         const char *k = p + 1;
         const char *q;
         size_t klen;
+        int slot = nkey < MAX_EXPECT ? d->expect[nkey] : SLOT_EMPTY;
+        if (slot != SLOT_EMPTY) {
+            size_t elen;
+            const char *en = slot_name(d, slot, &elen);
+            if ((size_t)(e - k) > elen && k[elen] == '"' && memcmp(k, en, elen) == 0) {
+                p = k + elen + 1;
+                goto have_key;
+            }
+        }
         /* keys are short: a plain scan, the general scanner for escapes and non-ASCII */
         const char *s = k;
         while (s < e && *s != '"' && *s != '\\' && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80) s++;
-        int slot;
         if (s < e && *s == '"') {
             q = s;
             klen = (size_t)(q - k);
@@ -638,6 +670,8 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
             }
         }
         p = q + 1;
+        if (nkey < MAX_EXPECT) d->expect[nkey] = (int16_t)slot;
+    have_key:
         if (p < e && *p == ':') p++;
         else {
             p = skip_ws(p, e);

@@ -382,7 +382,20 @@ static inline int seq_col(const SortCtx *sc, int p)
 static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t hist[8][256], int p, uint32_t off)
 {
     if (n < 2) return;
-    radix_prefixes(e, tmp, n, hist);
+    if (n > 64) {
+        radix_prefixes(e, tmp, n, hist);
+    } else {
+        /* a short run: insertion sort by prefix (stable) beats the radix's histograms */
+        for (int k = 1; k < n; k++) {
+            SortEnt x = e[k];
+            int m = k - 1;
+            while (m >= 0 && e[m].pre > x.pre) {
+                e[m + 1] = e[m];
+                m--;
+            }
+            e[m + 1] = x;
+        }
+    }
     int nseq = sc->nkey + sc->b->ncols;
     int col = sc->b->ncols > 0 ? seq_col(sc, p) : 0;
     Type t = sc->b->ncols > 0 ? sc->types[col] : type_make(T_INT8);
