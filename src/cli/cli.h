@@ -23,6 +23,7 @@ typedef struct CliOptions {
     bool format_set;
     bool until_caught_up;      /* run */
     bool no_progress;          /* run */
+    int batch_size;            /* run: records per source per step, 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;
 } CliOptions;

@@ -44,6 +44,7 @@ int cmd_run(const CliOptions *o)
     RunOptions ro = {0};
     ro.models_wanted = wanted;
     ro.progress = !o->no_progress && isatty(2);
+    ro.batch_size = o->batch_size;
     RunSummary sum;
     char err[1024] = "";
     int rc = run_pipeline(cp.project, cp.graph, &ro, &sum, err, sizeof err);

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char USAGE[] =
@@ -21,6 +22,10 @@ static const char USAGE[] =
     "  --vars JSON         override vars, e.g. '{\"min_amount\": 1}'\n"
     "  --select SELECTOR   models or tests by name (comma-separated)\n"
     "  --format FORMAT     text | json (| dot for explain)\n"
+    "\n"
+    "run options:\n"
+    "  --no-progress       no progress line on the terminal\n"
+    "  --batch-size N      records per source per step (default 4096)\n"
     "\n"
     "exit codes: 0 success, 1 failures found, 2 usage or configuration error,\n"
     "            3 runtime or infrastructure failure\n";
@@ -91,6 +96,15 @@ int main(int argc, char **argv)
             o.until_caught_up = true;
         } else if (strcmp(a, "--no-progress") == 0) {
             o.no_progress = true;
+        } else if (take_value(argc, argv, &i, "--batch-size", &v)) {
+            if (!v) return EXIT_USAGE;
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*v == '\0' || *end || n < 1 || n > 1000000) {
+                cli_error("--batch-size must be an integer between 1 and 1000000, not '%s'", v);
+                return EXIT_USAGE;
+            }
+            o.batch_size = (int)n;
         } else if (a[0] == '-' && a[1]) {
             cli_error("unknown option '%s' (see weir --help)", a);
             return EXIT_USAGE;

@@ -211,6 +211,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
      * overlaps with useful work (distances measured with bench/engine_bench). */
     uint64_t *hashes = NULL;
     size_t entry_bytes = a->tab.payload_off + a->tab.payload_size;
+    if (entry_bytes > 256) entry_bytes = 256; /* the key and the first accumulators */
     if (!a->global && in->n > 0) {
         if (in->n > a->hashes_cap) {
             a->hashes_cap = in->n;
