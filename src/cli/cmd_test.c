@@ -61,12 +61,18 @@ int cmd_test(const CliOptions *o)
             jw_key(&w, "actual_final");
             if (r.final_json) jw_raw(&w, r.final_json);
             else jw_null(&w);
+            jw_key(&w, "dead_letters");
+            if (r.dead_json) jw_raw(&w, r.dead_json);
+            else jw_null(&w);
             jw_end_obj(&w);
         } else {
             printf("%s  %s (%s)", r.status == TEST_PASS ? "PASS " : r.status == TEST_FAIL ? "FAIL " : "ERROR",
                    tc->name, tc->model);
             if (r.status != TEST_PASS) printf("  %s:%d:%d", tc->file, tc->pos.line, tc->pos.col);
-            printf("  %.2f ms\n", r.millis);
+            printf("  %.2f ms", r.millis);
+            if (r.status == TEST_PASS && r.dead_unchecked)
+                printf("  (%d dead letter%s, not checked)", r.ndead, r.ndead == 1 ? "" : "s");
+            printf("\n");
             if (r.report) fputs(r.report, stdout);
         }
         test_result_fini(&r);

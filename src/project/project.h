@@ -121,6 +121,9 @@ typedef struct TestCase {
     YNode **expect_final;        /* rows without `op` */
     int nexpect_final;
     bool has_expect_final;
+    YNode **expect_dead;         /* expect_dead_letters: mappings {reason, row?} */
+    int nexpect_dead;
+    bool has_expect_dead;
 } TestCase;
 
 typedef struct TargetDef {

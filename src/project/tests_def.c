@@ -1,5 +1,5 @@
 /* Test definitions: tests/NAME.yml, a list `tests:` of {name, model, given, expect,
- * expect_final, description}. `given` is a list of steps: {source, rows},
+ * expect_final, expect_dead_letters, description}. `given` is a list of steps: {source, rows},
  * {watermark: {SOURCE: time}}, or bare row mappings (consecutive bare rows form one
  * step with source = NULL, resolved later by the layer that knows the model's
  * sources). Only the structure is checked here; values are checked by the runner. */
@@ -11,7 +11,8 @@
 
 static const char *const file_keys[] = {"tests"};
 static const char *const test_keys[] = {"name", "model", "given", "expect", "expect_final",
-                                        "description"};
+                                        "expect_dead_letters", "description"};
+static const char *const dead_keys[] = {"reason", "row"};
 static const char *const rows_step_keys[] = {"source", "rows"};
 static const char *const wm_step_keys[] = {"watermark"};
 static const char *const ops[] = {"insert", "update", "delete"};
@@ -41,8 +42,8 @@ static bool check_row(ProjectLoader *L, const YNode *row, bool op_allowed, const
         if (strcmp(col, "op") == 0) {
             if (!op_allowed) {
                 diag_error(L->dl, k->pos, "unexpected-op",
-                           "expect_final lists the final rows; use `expect` for the changelog",
-                           "rows in expect_final take no `op`");
+                           "only given rows and the `expect` changelog carry an op",
+                           "rows in %s take no `op`", what);
                 ok = false;
             } else if (project_expect_enum(L, v, ops, NELEM(ops), "op") < 0) {
                 ok = false;
@@ -67,6 +68,36 @@ static YNode **load_rows(ProjectLoader *L, const YNode *list, bool op_allowed, c
     for (int i = 0; i < list->nitems; i++)
         if (check_row(L, list->items[i], op_allowed, what)) rows[(*count)++] = list->items[i];
     return rows;
+}
+
+/* expect_dead_letters: a list of {reason: TEXT, row: {column: value, ...}} (row
+ * optional: the listed columns of the rejected row). */
+static YNode **load_dead_letters(ProjectLoader *L, const YNode *list, int *count)
+{
+    *count = 0;
+    if (!list || yaml_is_null(list)) return NULL;
+    if (list->kind != YNODE_SEQ) {
+        diag_error(L->dl, list->pos, "bad-type", "e.g. expect_dead_letters: [{reason: late, row: {order_id: 3}}]",
+                   "expected a list, found %s for `expect_dead_letters`", yaml_kind_name(list));
+        return NULL;
+    }
+    YNode **out = ARENA_ARRAY(&L->p->arena, YNode *, list->nitems ? list->nitems : 1);
+    for (int i = 0; i < list->nitems; i++) {
+        YNode *d = list->items[i];
+        if (!project_expect_map(L, d, "a dead letter ({reason, row})")) continue;
+        project_check_keys(L, d, dead_keys, NELEM(dead_keys), "a dead letter");
+        YNode *reason = yaml_get(d, "reason");
+        if (!reason) {
+            diag_error(L->dl, d->pos, "missing-key", "e.g. reason: late (or the error, e.g. division by zero)",
+                       "a dead letter needs a `reason`");
+            continue;
+        }
+        if (!project_expect_str(L, reason, "`reason`")) continue;
+        YNode *row = yaml_get(d, "row");
+        if (row && !yaml_is_null(row) && !check_row(L, row, false, "a dead letter's `row`")) continue;
+        out[(*count)++] = d;
+    }
+    return out;
 }
 
 typedef struct StepList {
@@ -209,9 +240,15 @@ static void load_test(ProjectLoader *L, const char *file, YNode *n)
         t->has_expect_final = true;
         t->expect_final = load_rows(L, ef, false, "`expect_final`", &t->nexpect_final);
     }
-    if (!e && !ef)
+    YNode *ed = yaml_get(n, "expect_dead_letters");
+    if (ed) {
+        t->has_expect_dead = true;
+        t->expect_dead = load_dead_letters(L, ed, &t->nexpect_dead);
+    }
+    if (!e && !ef && !ed)
         diag_error(L->dl, n->pos, "missing-expect",
-                   "add `expect:` (the exact changelog) and/or `expect_final:` (the final rows)",
+                   "add `expect:` (the exact changelog), `expect_final:` (the final rows) and/or "
+                   "`expect_dead_letters:`",
                    "test '%s' has neither `expect` nor `expect_final`", label);
     YNode *d = yaml_get(n, "description");
     if (d) project_expect_str(L, d, "`description`");

@@ -8,7 +8,10 @@
  * - `expect` is the exact changelog of the model; `expect_final` the rows it holds at
  *   the end, compared order-insensitively. In both, values are converted to the
  *   column's type before comparing (15.5 equals numeric 15.50) and an omitted column
- *   means NULL. */
+ *   means NULL.
+ * - Rows the engine rejects (late rows, runtime errors) are collected in order;
+ *   `expect_dead_letters` lists them exactly: each its reason and, optionally, some
+ *   columns of the rejected row as the rejecting operator saw it. */
 #include "testing/test_runner.h"
 #include "engine/engine.h"
 
@@ -25,6 +28,16 @@ typedef struct RowList {
     ChangeOp *ops;
 } RowList;
 
+/* A row the engine rejected during the test (copied: the engine's row is borrowed). */
+typedef struct DeadRow {
+    const char *reason;
+    const char *at;        /* the model (or source) that rejected it */
+    int ncols;
+    const char **names;
+    Type *types;
+    Value *row;
+} DeadRow;
+
 typedef struct Runner {
     const IrGraph *g;
     const TestCase *tc;
@@ -34,6 +47,8 @@ typedef struct Runner {
     bool keyed;
     Arena arena;          /* copies of produced rows and parsed expectations */
     RowList actual;
+    DeadRow *dead;        /* dead letters in the order they were rejected */
+    int ndead, capdead;
     StrBuf msg;           /* error message when the test itself is wrong */
 } Runner;
 
@@ -71,6 +86,28 @@ static bool on_changes(void *ctx, int model, const EngChange *changes, int n, ch
     if (model != r->model) return true;
     for (int i = 0; i < n; i++) copy_row(r, rows_append(&r->actual, changes[i].op), changes[i].row);
     return true;
+}
+
+static void on_dead_letter(void *ctx, const EngDeadLetter *dl)
+{
+    Runner *r = ctx;
+    if (r->ndead == r->capdead) {
+        r->capdead = r->capdead ? r->capdead * 2 : 8;
+        r->dead = xrealloc(r->dead, sizeof(DeadRow) * (size_t)r->capdead);
+    }
+    DeadRow *d = &r->dead[r->ndead++];
+    d->reason = arena_strdup(&r->arena, dl->reason ? dl->reason : "");
+    d->at = arena_strdup(&r->arena, dl->source ? dl->source : "");
+    d->ncols = dl->cols ? dl->ncols : 0;
+    d->names = ARENA_ARRAY(&r->arena, const char *, d->ncols + 1);
+    d->types = ARENA_ARRAY(&r->arena, Type, d->ncols + 1);
+    d->row = ARENA_ARRAY(&r->arena, Value, d->ncols + 1);
+    for (int c = 0; c < d->ncols; c++) {
+        d->names[c] = arena_strdup(&r->arena, dl->cols[c].name);
+        d->types[c] = dl->types[c];
+        d->row[c] = dl->row[c];
+        if (!dl->row[c].isnull && dl->types[c].id == T_TEXT) d->row[c].s = arena_strndup(&r->arena, dl->row[c].s, dl->row[c].len);
+    }
 }
 
 static const char *op_name(ChangeOp op)
@@ -121,6 +158,43 @@ static void render_row(const Runner *r, const Value *row, const ChangeOp *op, St
         render_value(r->cols[i].type, &row[i], sb);
     }
     sb_putc(sb, '}');
+}
+
+/* {reason: ..., at: ..., row: {...}} as text (reports) or JSON. */
+static void render_dead(const DeadRow *d, StrBuf *sb)
+{
+    sb_printf(sb, "{reason: ");
+    render_value(type_make(T_TEXT), &(Value){.s = d->reason, .len = (uint32_t)strlen(d->reason)}, sb);
+    sb_printf(sb, ", at: %s, row: {", d->at);
+    for (int c = 0; c < d->ncols; c++) {
+        if (c) sb_puts(sb, ", ");
+        sb_printf(sb, "%s: ", d->names[c]);
+        render_value(d->types[c], &d->row[c], sb);
+    }
+    sb_puts(sb, "}}");
+}
+
+static char *dead_json(const Runner *r)
+{
+    StrBuf sb = STRBUF_INIT;
+    sb_putc(&sb, '[');
+    for (int i = 0; i < r->ndead; i++) {
+        const DeadRow *d = &r->dead[i];
+        sb_puts(&sb, i ? ", {\"reason\": " : "{\"reason\": ");
+        sb_json_str(&sb, d->reason, strlen(d->reason));
+        sb_puts(&sb, ", \"at\": ");
+        sb_json_str(&sb, d->at, strlen(d->at));
+        sb_puts(&sb, ", \"row\": {");
+        for (int c = 0; c < d->ncols; c++) {
+            if (c) sb_puts(&sb, ", ");
+            sb_json_str(&sb, d->names[c], strlen(d->names[c]));
+            sb_puts(&sb, ": ");
+            value_format_json(d->types[c], &d->row[c], &sb);
+        }
+        sb_puts(&sb, "}}");
+    }
+    sb_putc(&sb, ']');
+    return sb_take(&sb);
 }
 
 static char *rows_json(const Runner *r, const RowList *l, bool with_ops)
@@ -469,6 +543,81 @@ static bool check_final(Runner *r, StrBuf *report, RowList *fin)
     return same;
 }
 
+/* Does expected dead letter e (a {reason, row?} mapping) describe actual d? The listed
+ * columns must exist in d's row and equal after conversion to their types. Returns -1
+ * when the expectation itself is wrong (a value that does not parse), with r->msg. */
+static int dead_matches(Runner *r, const YNode *e, const DeadRow *d)
+{
+    const YNode *reason = yaml_get(e, "reason");
+    if (!reason || strcmp(reason->str, d->reason) != 0) return 0;
+    const YNode *row = yaml_get(e, "row");
+    if (!row || yaml_is_null(row)) return 1;
+    char err[256];
+    for (int i = 0; i < row->npairs; i++) {
+        const YNode *k = row->pairs[i].key, *v = row->pairs[i].value;
+        int c = -1;
+        for (int j = 0; j < d->ncols && c < 0; j++)
+            if (strcmp(d->names[j], k->str) == 0) c = j;
+        if (c < 0) return 0;
+        Value want;
+        if (yaml_is_null(v)) want = value_null();
+        else if (!value_parse(d->types[c], v->str, v->len, &r->arena, &want, err, sizeof err)) {
+            fail_at(r, v->pos, "column %s: %s", k->str, err);
+            return -1;
+        }
+        if (!value_equal(d->types[c], &want, &d->row[c])) return 0;
+    }
+    return 1;
+}
+
+static void render_expected_dead(const YNode *e, StrBuf *sb)
+{
+    const YNode *reason = yaml_get(e, "reason"), *row = yaml_get(e, "row");
+    sb_printf(sb, "{reason: '%s'", reason ? reason->str : "");
+    if (row && row->kind == YNODE_MAP) {
+        sb_puts(sb, ", row: {");
+        for (int i = 0; i < row->npairs; i++)
+            sb_printf(sb, "%s%s: %s", i ? ", " : "", row->pairs[i].key->str,
+                      yaml_is_null(row->pairs[i].value) ? "null" : row->pairs[i].value->str);
+        sb_putc(sb, '}');
+    }
+    sb_putc(sb, '}');
+}
+
+/* expect_dead_letters: the same dead letters in the same order. */
+static bool check_dead(Runner *r, StrBuf *report)
+{
+    const TestCase *tc = r->tc;
+    bool same = tc->nexpect_dead == r->ndead;
+    for (int i = 0; i < tc->nexpect_dead && i < r->ndead; i++) {
+        int m = dead_matches(r, tc->expect_dead[i], &r->dead[i]);
+        if (m < 0) return false;
+        if (!m) same = false;
+    }
+    if (same) return true;
+    sb_puts(report, "  expect_dead_letters: dead letters differ (- expected, + actual):\n");
+    for (int i = 0; i < tc->nexpect_dead || i < r->ndead; i++) {
+        int m = i < tc->nexpect_dead && i < r->ndead ? dead_matches(r, tc->expect_dead[i], &r->dead[i]) : 0;
+        if (m == 1) {
+            sb_puts(report, "      ");
+            render_dead(&r->dead[i], report);
+            sb_putc(report, '\n');
+            continue;
+        }
+        if (i < tc->nexpect_dead) {
+            sb_puts(report, "    - ");
+            render_expected_dead(tc->expect_dead[i], report);
+            sb_putc(report, '\n');
+        }
+        if (i < r->ndead) {
+            sb_puts(report, "    + ");
+            render_dead(&r->dead[i], report);
+            sb_putc(report, '\n');
+        }
+    }
+    return false;
+}
+
 /* ---------- driver ---------- */
 
 void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
@@ -505,6 +654,8 @@ void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
     eo.models_wanted = wanted;
     eo.listener = on_changes;
     eo.listener_ctx = &r;
+    eo.dead_letter = on_dead_letter;
+    eo.dead_letter_ctx = &r;
     char err[256];
     EngPipeline *pl = eng_pipeline_new(g, &eo, err, sizeof err);
     free(wanted);
@@ -544,9 +695,29 @@ void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
         }
         pass = good && pass;
     }
+    if (tc->has_expect_dead) {
+        bool good = check_dead(&r, &report);
+        if (r.msg.len) {
+            out->status = TEST_ERROR;
+            rows_free(&fin);
+            goto done;
+        }
+        pass = good && pass;
+    } else if (!pass && r.ndead) {
+        /* a failure may be explained by rows the engine rejected */
+        sb_printf(&report, "  dead letters (not checked: add expect_dead_letters):\n");
+        for (int i = 0; i < r.ndead; i++) {
+            sb_puts(&report, "      ");
+            render_dead(&r.dead[i], &report);
+            sb_putc(&report, '\n');
+        }
+    }
     out->status = pass ? TEST_PASS : TEST_FAIL;
     out->actual_json = rows_json(&r, &r.actual, true);
     out->final_json = rows_json(&r, &fin, false);
+    out->dead_json = dead_json(&r);
+    out->ndead = r.ndead;
+    out->dead_unchecked = !tc->has_expect_dead && r.ndead > 0;
     rows_free(&fin);
 done:
     if (out->status == TEST_ERROR) {
@@ -558,6 +729,7 @@ done:
     sb_free(&report);
     sb_free(&r.msg);
     rows_free(&r.actual);
+    free(r.dead);
     arena_fini(&r.arena);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->millis = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -568,5 +740,6 @@ void test_result_fini(TestResult *r)
     free(r->report);
     free(r->actual_json);
     free(r->final_json);
+    free(r->dead_json);
     memset(r, 0, sizeof *r);
 }

@@ -1,6 +1,7 @@
 /* Deterministic model tests (`weir test`): runs each test case of the tests/ YAML files
- * in-process on the engine, one given row per step, and compares the model's exact changelog (`expect`)
- * and its final rows (`expect_final`, order-insensitive) with what was produced. */
+ * in-process on the engine, one given row per step, and compares the model's exact
+ * changelog (`expect`), its final rows (`expect_final`, order-insensitive) and the rows
+ * the engine rejected (`expect_dead_letters`, in order) with what was produced. */
 #ifndef WEIR_TESTING_TEST_RUNNER_H
 #define WEIR_TESTING_TEST_RUNNER_H
 
@@ -17,6 +18,10 @@ typedef struct TestResult {
     char *report;          /* human-readable failure report (malloc'd) or NULL */
     char *actual_json;     /* actual changelog as a JSON array (malloc'd) */
     char *final_json;      /* actual final rows as a JSON array (malloc'd) */
+    char *dead_json;       /* rows the engine rejected, as a JSON array of
+                              {"reason","at","row"} (malloc'd) */
+    int ndead;
+    bool dead_unchecked;   /* there are dead letters and the test has no expect_dead_letters */
     double millis;
 } TestResult;
 

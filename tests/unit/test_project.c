@@ -931,7 +931,7 @@ static void test_tests_errors(void **state)
     expect_diag(f, "unknown-model", "test '(unnamed)' uses unknown model 'metrcs'", F, 14, 12,
                 "did you mean 'metrics'?");
     expect_diag(f, "bad-type", "expected a row mapping, found a string in `expect`", F, 15, 34, NULL);
-    expect_diag(f, "unexpected-op", "rows in expect_final take no `op`", F, 16, 21, "expect");
+    expect_diag(f, "unexpected-op", "rows in `expect_final` take no `op`", F, 16, 21, "expect");
     expect_diag(f, "duplicate-test", "test 't1' is already defined at tests/a.yml:2", "tests/b.yml", 2, 11,
                 NULL);
     assert_int_equal(f->p->ntests, 3);
