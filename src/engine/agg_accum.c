@@ -80,7 +80,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
     }
     int ng = x->ndg > 0 ? x->ndg : 1;
     x->dhash = xcalloc((size_t)ng, sizeof(uint64_t));
-    x->dent = xcalloc((size_t)ng, sizeof(DSetEnt *));
+    x->dent = xcalloc((size_t)ng, sizeof(DSetEntry *));
     x->dlooked = xcalloc((size_t)ng, sizeof(bool));
     x->ddelta = xcalloc((size_t)na, sizeof(int64_t));
     x->argv = xcalloc((size_t)na, sizeof(Value));
@@ -567,7 +567,7 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
         if (!sp->distinct) return false;
         if (!lead->dist) {
             lead->dist = xmalloc(sizeof(DSet));
-            dset_init(lead->dist, x->dg[sp->dgroup].width, x->insert_only);
+            dset_init(lead->dist, sp->argt, x->dg[sp->dgroup].width, x->insert_only);
             x->extra_bytes += (int64_t)sizeof(DSet);
         }
         if (!get_dset(r, sp->argt, lead->dist, sp->dpos, &x->extra_bytes)) return false;

@@ -108,7 +108,7 @@ typedef struct AggAccs {
     /* per-row scratch, filled by aggacc_eval / aggacc_prepare */
     int8_t *fpass;           /* per call with a FILTER: eval_pred's verdict for this row */
     uint64_t *dhash;         /* per DISTINCT group: the argument's hash */
-    const DSetEnt **dent;    /* per DISTINCT group: the argument's entry (NULL: absent) */
+    const DSetEntry **dent;  /* per DISTINCT group: the argument's entry (NULL: absent) */
     bool *dlooked;           /* per DISTINCT group: dhash/dent are this row's */
     int64_t *ddelta;         /* counter deltas of one group (the widest) */
     Value *argv;
@@ -377,12 +377,12 @@ static inline bool aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w, char
         if (!x->dlooked[g]) continue; /* no call of the group was active */
         const DistGroup *dg = &x->dg[g];
         Acc *lead = &accs[dg->lead];
+        const AggSpec *lsp = &x->specs[dg->lead];
         if (!lead->dist) {
             lead->dist = xmalloc(sizeof(DSet));
-            dset_init(lead->dist, dg->width, x->insert_only);
+            dset_init(lead->dist, lsp->argt, dg->width, x->insert_only);
             x->extra_bytes += (int64_t)sizeof(DSet);
         }
-        const AggSpec *lsp = &x->specs[dg->lead];
         const Value *v = NULL;
         memset(x->ddelta, 0, sizeof(int64_t) * dg->width);
         for (int j = 0; j < x->n; j++)

@@ -1,10 +1,26 @@
-/* Open-addressing hash multiset for DISTINCT aggregates (see distset.h). */
+/* Open-addressing hash multiset for DISTINCT aggregates (see distset.h). Two entry
+ * layouts: the general one (hash, value, live counters, counters or bits) and the
+ * compact one for presence bits of integer-like values (value, bits; the hash is
+ * recomputed, a zero bit word is an empty slot). */
 #include "engine/distset.h"
 
 #include "base/arena.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+struct DSetEntry {
+    uint64_t hash;
+    Value v;                 /* text points to a malloc'd copy */
+    uint32_t nlive;          /* counters != 0; 0: empty slot */
+    uint32_t pad_;
+    int64_t count[];         /* width multiplicities; presence: one word of bits */
+};
+
+typedef struct CompactEntry {
+    int64_t v;
+    uint64_t bits;           /* 0: empty slot */
+} CompactEntry;
 
 /* Types value_equal compares through v->i alone. */
 static inline bool int_like(Type t)
@@ -31,19 +47,36 @@ static inline uint64_t mix64(uint64_t x)
 
 static inline size_t ent_size(const DSet *s)
 {
-    return sizeof(DSetEnt) + sizeof(int64_t) * (s->presence ? 1 : s->width);
+    if (s->compact) return sizeof(CompactEntry);
+    return sizeof(DSetEntry) + sizeof(int64_t) * (s->presence ? 1 : s->width);
 }
 
-static inline DSetEnt *ent(const DSet *s, uint32_t i)
+static inline unsigned char *slot(const DSet *s, uint32_t i) { return s->slots + (size_t)i * ent_size(s); }
+
+static inline bool live(const DSet *s, const unsigned char *e)
 {
-    return (DSetEnt *)(s->slots + (size_t)i * ent_size(s));
+    return s->compact ? ((const CompactEntry *)e)->bits != 0 : ((const DSetEntry *)e)->nlive != 0;
 }
 
-void dset_init(DSet *s, uint32_t width, bool presence)
+static inline uint64_t ent_hash(const DSet *s, const unsigned char *e)
+{
+    return s->compact ? mix64((uint64_t)((const CompactEntry *)e)->v) : ((const DSetEntry *)e)->hash;
+}
+
+static inline bool same(const DSet *s, Type t, const unsigned char *e, uint64_t h, const Value *v)
+{
+    if (s->compact) return ((const CompactEntry *)e)->v == v->i;
+    const DSetEntry *g = (const DSetEntry *)e;
+    if (g->hash != h) return false;
+    return int_like(t) ? g->v.i == v->i : value_equal(t, &g->v, v);
+}
+
+void dset_init(DSet *s, Type t, uint32_t width, bool presence)
 {
     memset(s, 0, sizeof *s);
     s->width = width > 0 ? width : 1;
     s->presence = presence && s->width <= 64;
+    s->compact = s->presence && int_like(t);
 }
 
 uint64_t dset_hash(Type t, const Value *v)
@@ -51,38 +84,39 @@ uint64_t dset_hash(Type t, const Value *v)
     return int_like(t) ? mix64((uint64_t)v->i) : value_hash(t, v, 0x5eedd15cu);
 }
 
-static inline bool same(Type t, const DSetEnt *e, uint64_t h, const Value *v)
-{
-    if (e->hash != h) return false;
-    return int_like(t) ? e->v.i == v->i : value_equal(t, &e->v, v);
-}
-
 /* Slot of v, or of the empty slot where it would go (cap > 0). */
 static inline uint32_t find_slot(const DSet *s, Type t, const Value *v, uint64_t h)
 {
     uint32_t mask = s->cap - 1, i = (uint32_t)h & mask;
     for (;;) {
-        const DSetEnt *e = ent(s, i);
-        if (e->nlive == 0 || same(t, e, h, v)) return i;
+        const unsigned char *e = slot(s, i);
+        if (!live(s, e) || same(s, t, e, h, v)) return i;
         i = (i + 1) & mask;
     }
 }
 
-const DSetEnt *dset_find(const DSet *s, Type t, const Value *v, uint64_t h)
+const DSetEntry *dset_find(const DSet *s, Type t, const Value *v, uint64_t h)
 {
     if (s->n == 0) return NULL;
-    const DSetEnt *e = ent(s, find_slot(s, t, v, h));
-    return e->nlive ? e : NULL;
+    const unsigned char *e = slot(s, find_slot(s, t, v, h));
+    return live(s, e) ? (const DSetEntry *)e : NULL;
+}
+
+int64_t dset_ent_count(const DSet *s, const DSetEntry *e, uint32_t k)
+{
+    if (s->compact) return (int64_t)((((const CompactEntry *)(const void *)e)->bits >> k) & 1);
+    if (s->presence) return (int64_t)(((uint64_t)e->count[0] >> k) & 1);
+    return e->count[k];
 }
 
 void dset_prefetch(const DSet *s, Type t, const Value *v)
 {
-    if (s->cap) __builtin_prefetch(ent(s, (uint32_t)dset_hash(t, v) & (s->cap - 1)));
+    if (s->cap) __builtin_prefetch(slot(s, (uint32_t)dset_hash(t, v) & (s->cap - 1)));
 }
 
 int64_t dset_count(const DSet *s, Type t, const Value *v, uint32_t k)
 {
-    const DSetEnt *e = dset_find(s, t, v, dset_hash(t, v));
+    const DSetEntry *e = dset_find(s, t, v, dset_hash(t, v));
     return e ? dset_ent_count(s, e, k) : 0;
 }
 
@@ -95,31 +129,32 @@ static void grow(DSet *s, int64_t *bytes)
     s->cap = ncap;
     uint32_t mask = ncap - 1;
     for (uint32_t k = 0; k < old.cap; k++) {
-        const DSetEnt *e = ent(&old, k);
-        if (e->nlive == 0) continue;
-        uint32_t i = (uint32_t)e->hash & mask;
-        while (ent(s, i)->nlive != 0) i = (i + 1) & mask;
-        memcpy(ent(s, i), e, es);
+        const unsigned char *e = slot(&old, k);
+        if (!live(&old, e)) continue;
+        uint32_t i = (uint32_t)ent_hash(&old, e) & mask;
+        while (live(s, slot(s, i))) i = (i + 1) & mask;
+        memcpy(slot(s, i), e, es);
     }
     if (old.slots) xfree_large(old.slots, (size_t)old.cap * es);
     *bytes += (int64_t)(ncap - old.cap) * (int64_t)es;
 }
 
-/* Remove slot i, shifting later members of its probe run back (no tombstones). */
+/* Remove slot i, shifting later members of its probe run back (no tombstones). Only
+ * counting sets remove (a presence set only ever gains values). */
 static void remove_at(DSet *s, uint32_t i)
 {
     uint32_t mask = s->cap - 1, j = i;
     size_t es = ent_size(s);
     for (;;) {
-        ent(s, i)->nlive = 0;
+        ((DSetEntry *)slot(s, i))->nlive = 0;
         for (;;) {
             j = (j + 1) & mask;
-            if (ent(s, j)->nlive == 0) return;
-            uint32_t home = (uint32_t)ent(s, j)->hash & mask;
+            if (!live(s, slot(s, j))) return;
+            uint32_t home = (uint32_t)ent_hash(s, slot(s, j)) & mask;
             /* j may move to i if its home is not in (i, j] (cyclically) */
             if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) break;
         }
-        memcpy(ent(s, i), ent(s, j), es);
+        memcpy(slot(s, i), slot(s, j), es);
         i = j;
     }
 }
@@ -131,11 +166,24 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
     if (!any) return;
     if (s->cap == 0 || (uint64_t)(s->n + 1) * 4 > (uint64_t)s->cap * 3) grow(s, bytes);
     uint32_t i = find_slot(s, t, v, h);
-    DSetEnt *e = ent(s, i);
-    if (e->nlive == 0) {
-        memset(e, 0, ent_size(s));
-        e->hash = h;
-        e->v = *v;
+    unsigned char *e = slot(s, i);
+    if (s->compact) {
+        CompactEntry *c = (CompactEntry *)e;
+        uint64_t bits = c->bits;
+        for (uint32_t k = 0; k < s->width; k++)
+            if (delta[k] > 0) bits |= (uint64_t)1 << k;
+        if (!c->bits && bits) {
+            c->v = v->i;
+            s->n++;
+        }
+        c->bits = bits;
+        return;
+    }
+    DSetEntry *g = (DSetEntry *)e;
+    if (g->nlive == 0) {
+        memset(g, 0, ent_size(s));
+        g->hash = h;
+        g->v = *v;
         if (owns_text(t)) {
             char *tp = NULL;
             if (v->len) {
@@ -143,28 +191,28 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
                 memcpy(tp, v->s, v->len);
                 *bytes += (int64_t)v->len;
             }
-            e->v.s = tp;
+            g->v.s = tp;
         }
         s->n++;
     }
-    uint32_t live = 0;
+    uint32_t nlive = 0;
     if (s->presence) {
-        uint64_t bits = (uint64_t)e->count[0];
+        uint64_t bits = (uint64_t)g->count[0];
         for (uint32_t k = 0; k < s->width; k++)
             if (delta[k] > 0) bits |= (uint64_t)1 << k;
-        e->count[0] = (int64_t)bits;
-        live = (uint32_t)__builtin_popcountll(bits);
+        g->count[0] = (int64_t)bits;
+        nlive = (uint32_t)__builtin_popcountll(bits);
     } else {
         for (uint32_t k = 0; k < s->width; k++) {
-            e->count[k] += delta[k];
-            live += e->count[k] != 0;
+            g->count[k] += delta[k];
+            nlive += g->count[k] != 0;
         }
     }
-    e->nlive = live;
-    if (live == 0) {
-        if (owns_text(t) && e->v.len) {
-            *bytes -= (int64_t)e->v.len;
-            free((char *)e->v.s);
+    g->nlive = nlive;
+    if (nlive == 0) {
+        if (owns_text(t) && g->v.len) {
+            *bytes -= (int64_t)g->v.len;
+            free((char *)g->v.s);
         }
         s->n--;
         remove_at(s, i);
@@ -174,7 +222,7 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
 int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t *bytes)
 {
     uint64_t h = dset_hash(t, v);
-    const DSetEnt *e = dset_find(s, t, v, h);
+    const DSetEntry *e = dset_find(s, t, v, h);
     int64_t prev = e ? dset_ent_count(s, e, k) : 0;
     int64_t *delta = xcalloc(s->width, sizeof(int64_t));
     delta[k] = w;
@@ -187,16 +235,16 @@ uint32_t dset_size(const DSet *s, uint32_t k)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->cap; i++) {
-        const DSetEnt *e = ent(s, i);
-        n += e->nlive != 0 && dset_ent_count(s, e, k) != 0;
+        const unsigned char *e = slot(s, i);
+        n += live(s, e) && dset_ent_count(s, (const DSetEntry *)e, k) != 0;
     }
     return n;
 }
 
 void dset_clear(DSet *s, Type t, int64_t *bytes)
 {
-    for (uint32_t i = 0; i < s->cap && owns_text(t); i++) {
-        const DSetEnt *e = ent(s, i);
+    for (uint32_t i = 0; i < s->cap && owns_text(t) && !s->compact; i++) {
+        const DSetEntry *e = (const DSetEntry *)slot(s, i);
         if (e->nlive != 0 && e->v.len) {
             *bytes -= (int64_t)e->v.len;
             free((char *)e->v.s);
@@ -209,28 +257,33 @@ void dset_clear(DSet *s, Type t, int64_t *bytes)
     s->n = 0;
 }
 
-typedef struct SortCtx {
-    Type t;
-} SortCtx;
+typedef struct SortEnt {
+    Value v;
+    int64_t count;
+} SortEnt;
 
 static int cmp_ents(const void *a, const void *b, void *ctx)
 {
-    const SortCtx *c = ctx;
-    return value_compare(c->t, &(*(const DSetEnt *const *)a)->v, &(*(const DSetEnt *const *)b)->v);
+    const Type *t = ctx;
+    return value_compare(*t, &((const SortEnt *)a)->v, &((const SortEnt *)b)->v);
 }
 
 void dset_walk_sorted(const DSet *s, Type t, uint32_t k, void (*fn)(void *ctx, const Value *v, int64_t count),
                       void *ctx)
 {
     if (s->n == 0) return;
-    const DSetEnt **es = xmalloc(sizeof(DSetEnt *) * s->n);
+    SortEnt *es = xmalloc(sizeof(SortEnt) * s->n);
     uint32_t m = 0;
     for (uint32_t i = 0; i < s->cap; i++) {
-        const DSetEnt *e = ent(s, i);
-        if (e->nlive != 0 && dset_ent_count(s, e, k) != 0) es[m++] = e;
+        const unsigned char *e = slot(s, i);
+        if (!live(s, e)) continue;
+        int64_t c = dset_ent_count(s, (const DSetEntry *)e, k);
+        if (c == 0) continue;
+        es[m].v = s->compact ? value_int(((const CompactEntry *)e)->v) : ((const DSetEntry *)e)->v;
+        es[m].count = c;
+        m++;
     }
-    SortCtx c = {t};
-    qsort_r(es, m, sizeof(DSetEnt *), cmp_ents, &c);
-    for (uint32_t i = 0; i < m; i++) fn(ctx, &es[i]->v, dset_ent_count(s, es[i], k));
+    qsort_r(es, m, sizeof(SortEnt), cmp_ents, &t);
+    for (uint32_t i = 0; i < m; i++) fn(ctx, &es[i].v, es[i].count);
     free(es);
 }

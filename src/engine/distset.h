@@ -4,47 +4,42 @@
  * each, so a row costs one lookup however many of them there are. An accumulator only
  * needs each value's multiplicity (to see 0 -> 1 and 1 -> 0 transitions), not an
  * order, so an open-addressing table (linear probing, backward-shift deletion) serves.
- * Equality follows value_equal (1.50 and 1.5 are one entry, keeping the first
- * representation). Text bytes are copied; memory is counted into a caller counter.
- * Checkpoints visit the values in value_compare order, so their bytes do not depend
- * on the table layout. */
+ * Over an insert-only input only 0 -> 1 matters: counters are presence bits, and for
+ * integer-like values an entry is just the value and its bits (16 bytes), so large
+ * sets stay cache-friendly. Equality follows value_equal (1.50 and 1.5 are one entry,
+ * keeping the first representation). Text bytes are copied; memory is counted into a
+ * caller counter. Checkpoints visit the values in value_compare order, so their bytes
+ * do not depend on the table layout. */
 #ifndef WEIR_ENGINE_DISTSET_H
 #define WEIR_ENGINE_DISTSET_H
 
 #include "base/value.h"
 
+#include <stdbool.h>
 #include <stdint.h>
-
-typedef struct DSetEnt {
-    uint64_t hash;
-    Value v;                 /* text points to a malloc'd copy */
-    uint32_t nlive;          /* counters != 0; 0: empty slot */
-    uint32_t pad_;
-    int64_t count[];         /* DSet.width multiplicities; a presence set: one word of bits */
-} DSetEnt;
 
 typedef struct DSet {
     unsigned char *slots;    /* cap entries, NULL while cap == 0 */
     uint32_t cap;
     uint32_t n;              /* values held (with any counter != 0) */
     uint32_t width;          /* counters per value, >= 1 */
-    bool presence;           /* counters are presence bits (0 or 1): for insert-only inputs,
-                                where multiplicities only grow and only 0 -> 1 matters */
+    bool presence;           /* counters are presence bits (0 or 1) */
+    bool compact;            /* presence bits of integer-like values: {value, bits} entries */
 } DSet;
 
-/* An empty set with `width` counters per value (a zeroed DSet has width 0: call this).
- * presence (width <= 64): counters are bits; a positive delta sets one, a negative
- * delta is not allowed, and counts read back as 0 or 1. */
-void dset_init(DSet *s, uint32_t width, bool presence);
-/* Counter k of an entry. */
-static inline int64_t dset_ent_count(const DSet *s, const DSetEnt *e, uint32_t k)
-{
-    return s->presence ? (int64_t)(((uint64_t)e->count[0] >> k) & 1) : e->count[k];
-}
+/* An entry of a set (opaque: read it with dset_ent_count). */
+typedef struct DSetEntry DSetEntry;
+
+/* An empty set of values of type t with `width` counters per value (a zeroed DSet has
+ * width 0: call this). presence (width <= 64): counters are bits; a positive delta sets
+ * one, a negative delta is not allowed, and counts read back as 0 or 1. */
+void dset_init(DSet *s, Type t, uint32_t width, bool presence);
 /* The hash dset_find and dset_apply take for v (non-NULL, of type t). */
 uint64_t dset_hash(Type t, const Value *v);
 /* The entry of v (h = dset_hash(t, v)), or NULL when no counter holds it. */
-const DSetEnt *dset_find(const DSet *s, Type t, const Value *v, uint64_t h);
+const DSetEntry *dset_find(const DSet *s, Type t, const Value *v, uint64_t h);
+/* Counter k of an entry. */
+int64_t dset_ent_count(const DSet *s, const DSetEntry *e, uint32_t k);
 /* Prefetch hint: the home slot of v (no effect on results). */
 void dset_prefetch(const DSet *s, Type t, const Value *v);
 /* Multiplicity of v in counter k; 0 when absent. */
