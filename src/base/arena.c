@@ -98,10 +98,12 @@ void arena_fini(Arena *a)
     }
     a->head = NULL;
     a->total = 0;
+    a->gen++;
 }
 
 void arena_reset(Arena *a)
 {
+    a->gen++;
     if (!a->head) return;
     /* keep the oldest (last in list) block only when it is the regular size */
     ArenaBlock *b = a->head, *keep = NULL;

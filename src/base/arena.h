@@ -12,6 +12,9 @@ typedef struct Arena {
     ArenaBlock *head;      /* current block (blocks form a list) */
     size_t block_size;     /* size of newly created blocks */
     size_t total;          /* bytes reserved by all blocks (for accounting) */
+    uint64_t gen;          /* changes whenever earlier allocations become invalid (reset,
+                              fini): a pointer into the arena taken at generation g is
+                              valid while gen == g */
 } Arena;
 
 /* Initialise an empty arena; no memory is reserved until the first allocation. */

@@ -722,6 +722,18 @@ static bool eval_minmax(const Expr *e, const Value *row, EvalCtx *ctx, Value *ou
     return true;
 }
 
+/* Identical non-NULL cells of a non-text type (the same representation). */
+static inline bool same_cell(Type t, const Value *a, const Value *b)
+{
+    switch ((TypeId)t.id) {
+    case T_NUMERIC: return a->lo == b->lo && a->hi == b->hi && a->scale == b->scale;
+    case T_INTERVAL: return a->i == b->i && a->iv.months == b->iv.months && a->iv.days == b->iv.days;
+    case T_FLOAT4:
+    case T_FLOAT8: return memcmp(&a->f, &b->f, sizeof a->f) == 0;
+    default: return a->i == b->i;
+    }
+}
+
 static bool eval_cast(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
 {
     Value t;
@@ -739,7 +751,21 @@ static bool eval_cast(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         *out = *v;
         return true;
     }
-    return value_cast(from, to, v, ctx->arena, out, ctx->err, sizeof ctx->err);
+    if (to.id != T_TEXT || from.id == T_TEXT || from.id == T_UNKNOWN || !ctx->arena)
+        return value_cast(from, to, v, ctx->arena, out, ctx->err, sizeof ctx->err);
+    /* formatting to text: reuse the result for a repeated input */
+    EvalMemo *m = &ctx->memo[((uintptr_t)e >> 4) % EVAL_MEMO];
+    if (m->e == e && m->arena == ctx->arena && m->gen == ctx->arena->gen && same_cell(from, &m->in, v)) {
+        *out = m->out;
+        return true;
+    }
+    if (!value_cast(from, to, v, ctx->arena, out, ctx->err, sizeof ctx->err)) return false;
+    m->e = e;
+    m->in = *v;
+    m->out = *out;
+    m->arena = ctx->arena;
+    m->gen = ctx->arena->gen;
+    return true;
 }
 
 /* ---- entry points ---- */

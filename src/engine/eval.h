@@ -10,9 +10,22 @@
 
 #include <stdbool.h>
 
+/* A remembered result: expressions that format text (casts of numbers and date/times
+ * to text) usually see the same input many times in a row (event-time columns repeat
+ * within a millisecond, a day key all day long), so the last input and result of a few
+ * such nodes are kept while the result's text is still valid (same arena generation). */
+#define EVAL_MEMO 4
+typedef struct EvalMemo {
+    const Expr *e;
+    Value in, out;
+    const Arena *arena;
+    uint64_t gen;
+} EvalMemo;
+
 typedef struct EvalCtx {
     Arena *arena;        /* where computed text/values are allocated (the output batch's arena) */
     char err[256];       /* message of the last runtime error (PostgreSQL wording) */
+    EvalMemo memo[EVAL_MEMO];  /* zeroed: empty */
 } EvalCtx;
 
 /* Evaluate e over `row` (cells indexed by EX_COLUMN.col). On success writes the

@@ -243,6 +243,39 @@ static void test_const_column_cast(void **state)
     CHECK(cast(i4(70000), TI2), "ERROR: smallint out of range");
 }
 
+/* A cast to text remembers its last input and result: a repeated input gives the same
+ * text without formatting it again, a new input its own text, and once the arena is
+ * reset the remembered text is not reused (it no longer exists). */
+static void test_cast_text_memo(void **state)
+{
+    (void)state;
+    Arena ar;
+    arena_init(&ar, 4096);
+    EvalCtx ec = {0};
+    ec.arena = &ar;
+    Expr *e = cast(col(5, TTS), TT);
+    Value a, b, c;
+    assert_true(eval_expr(e, R, &ec, &a));
+    assert_true(eval_expr(e, R, &ec, &b));
+    assert_ptr_equal(a.s, b.s);
+    assert_int_equal(a.len, 23);
+    assert_memory_equal(a.s, "2024-03-15 12:34:56.789", 23);
+    Value row[12];
+    memcpy(row, R, sizeof row);
+    row[5].i += 1000; /* one millisecond later */
+    assert_true(eval_expr(e, row, &ec, &c));
+    assert_memory_equal(c.s, "2024-03-15 12:34:56.79", 22);
+    assert_true(eval_expr(e, R, &ec, &a));
+    assert_memory_equal(a.s, "2024-03-15 12:34:56.789", 23);
+    arena_reset(&ar);
+    /* the reset arena hands its memory out again: a stale pointer would now read Xs */
+    memset(arena_alloc(&ar, 256), 'X', 256);
+    Value d;
+    assert_true(eval_expr(e, R, &ec, &d));
+    assert_memory_equal(d.s, "2024-03-15 12:34:56.789", 23);
+    arena_fini(&ar);
+}
+
 static void test_int_arith(void **state)
 {
     (void)state;
@@ -802,6 +835,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_const_column_cast),
+        cmocka_unit_test(test_cast_text_memo),
         cmocka_unit_test(test_int_arith),
         cmocka_unit_test(test_float_arith),
         cmocka_unit_test(test_numeric_arith),
