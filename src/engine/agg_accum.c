@@ -132,8 +132,6 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
     }
     if (acc->dist) {
         dset_clear(acc->dist, sp->argt, &x->extra_bytes);
-        free(acc->dist);
-        x->extra_bytes -= (int64_t)sizeof(DSet);
         acc->dist = NULL;
     }
 }
@@ -495,8 +493,9 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *d
     if (ds) put_dset(sb, sp->argt, ds, sp->dpos);
 }
 
-/* lead: the Acc holding the call's DISTINCT set (its group's lead call). */
-static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *lead)
+/* lead: the Acc holding the call's DISTINCT set (its group's lead call); home: where
+ * that set's header lives. */
+static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *lead, DSet *home)
 {
     acc->n = op_get_i64(r);
     switch (sp->kind) {
@@ -566,9 +565,8 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
     if (has_dist) {
         if (!sp->distinct) return false;
         if (!lead->dist) {
-            lead->dist = xmalloc(sizeof(DSet));
+            lead->dist = home;
             dset_init(lead->dist, sp->argt, x->dg[sp->dgroup].width, x->insert_only);
-            x->extra_bytes += (int64_t)sizeof(DSet);
         }
         if (!get_dset(r, sp->argt, lead->dist, sp->dpos, &x->extra_bytes)) return false;
     }
@@ -587,7 +585,10 @@ bool aggacc_get(AggAccs *x, OpReader *r, Acc *accs)
 {
     for (int j = 0; j < x->n; j++) {
         const AggSpec *sp = &x->specs[j];
-        if (!get_acc(x, r, sp, &accs[j], sp->distinct ? &accs[x->dg[sp->dgroup].lead] : NULL)) return false;
+        bool d = sp->distinct;
+        if (!get_acc(x, r, sp, &accs[j], d ? &accs[x->dg[sp->dgroup].lead] : NULL,
+                     d ? aggacc_dset_home(x, accs, sp->dgroup) : NULL))
+            return false;
     }
     return true;
 }

@@ -82,7 +82,8 @@ typedef struct DistGroup {
 typedef struct Acc {
     int64_t n;               /* non-NULL values counted (weighted) */
     DSet *dist;              /* DISTINCT (the group's lead call only): value -> one multiplicity
-                                per call of the group (distset.h), NULL until used */
+                                per call of the group (distset.h), NULL until used; the header
+                                lives in the accumulator block (aggacc_dset_home) */
     union {
         struct { i128 sum; int32_t scale; int32_t pad_; int64_t *scnt; } s; /* int / numeric;
                                                                   scnt: values per scale (track_scale) */
@@ -126,6 +127,19 @@ typedef struct AggAccs {
 void aggacc_xadd(uint64_t *x, double v, int64_t w);
 /* x rounded to the nearest double (ties to even). */
 double aggacc_xvalue(const uint64_t *x);
+
+/* Bytes of one group's accumulator block: the calls' Accs, then the header of each
+ * DISTINCT group's set (the sets' tables are allocated apart). Operators size their
+ * per-group state with it; zeroed memory is the empty accumulator. */
+static inline size_t aggacc_bytes(const AggAccs *x)
+{
+    return sizeof(Acc) * (size_t)x->n + sizeof(DSet) * (size_t)x->ndg;
+}
+/* The header of DISTINCT group g's set in the block starting at accs. */
+static inline DSet *aggacc_dset_home(const AggAccs *x, Acc *accs, int g)
+{
+    return (DSet *)(void *)(accs + x->n) + g;
+}
 
 /* Set up the calls (the plan must outlive x). insert_only: the input never retracts,
  * so MIN/MAX keep only the extreme. */
@@ -379,9 +393,8 @@ static inline bool aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w, char
         Acc *lead = &accs[dg->lead];
         const AggSpec *lsp = &x->specs[dg->lead];
         if (!lead->dist) {
-            lead->dist = xmalloc(sizeof(DSet));
+            lead->dist = aggacc_dset_home(x, accs, g);
             dset_init(lead->dist, lsp->argt, dg->width, x->insert_only);
-            x->extra_bytes += (int64_t)sizeof(DSet);
         }
         const Value *v = NULL;
         memset(x->ddelta, 0, sizeof(int64_t) * dg->width);

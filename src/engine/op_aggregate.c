@@ -412,7 +412,7 @@ Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)
     aggacc_init(&a->acc, pn->aggs, a->naggs, insert_only, a->state_id);
     for (int c = 0; c < a->base.ncols; c++)
         if (a->base.out_types[c].id == T_TEXT) a->out_has_text = true;
-    ktab_init(&a->tab, a->ngroup, a->key_types, sizeof(Group) + sizeof(Acc) * (size_t)a->naggs);
+    ktab_init(&a->tab, a->ngroup, a->key_types, sizeof(Group) + aggacc_bytes(&a->acc));
     a->keybuf = xcalloc((size_t)ng, sizeof(Value));
     ensure_global(a);
     return &a->base;

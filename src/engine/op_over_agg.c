@@ -391,6 +391,6 @@ Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, siz
     o->outrow = xcalloc((size_t)(o->base.ncols + 1), sizeof(Value));
     aggacc_init(&o->acc, pn->aggs, pn->naggs, true, o->state_id);
     ktab_init(&o->buf, nin, o->base.out_types, sizeof(BufRow));
-    ktab_init(&o->parts, o->npart, o->part_types, sizeof(PState) + sizeof(Acc) * (size_t)o->naggs);
+    ktab_init(&o->parts, o->npart, o->part_types, sizeof(PState) + aggacc_bytes(&o->acc));
     return &o->base;
 }

@@ -410,7 +410,7 @@ static bool close_key_sessions(WAggOp *a, SKey *k, int64_t wm, OpCtx *ctx)
         int64_t end = session_end(a, k, done, &last);
         if (end > wm) break;
         /* aggregate the session's events [done, last) */
-        memset(a->scratch, 0, sizeof(Acc) * (size_t)a->naggs);
+        memset(a->scratch, 0, aggacc_bytes(&a->acc));
         int64_t nrows = 0;
         for (int m = done; m < last; m++) {
             SEvent *e = k->ev[m];
@@ -734,12 +734,12 @@ Op *op_window_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs, char *
             a->nskey++;
         }
     }
-    size_t payload = sizeof(WGroup) + sizeof(Acc) * (size_t)a->naggs;
+    size_t payload = sizeof(WGroup) + aggacc_bytes(&a->acc);
     ktab_init(&a->groups, a->ngroup, a->key_types, payload);
     Type i8 = type_make(T_INT8);
     ktab_init(&a->wins, 1, &i8, sizeof(Win));
     ktab_init(&a->skeys, a->nskey, a->skey_types, sizeof(SKey));
-    a->scratch = xcalloc((size_t)(a->naggs > 0 ? a->naggs : 1), sizeof(Acc));
+    a->scratch = xcalloc(1, aggacc_bytes(&a->acc) + sizeof(Acc));
     a->rowbuf = xcalloc((size_t)(a->base.ncols > 0 ? a->base.ncols : 1), sizeof(Value));
     (void)errsize;
     return &a->base;
