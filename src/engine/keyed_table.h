@@ -83,6 +83,18 @@ static inline void ktab_prefetch_entry(const KTab *t, uint64_t hash, size_t byte
         for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)s->entry + off);
 }
 
+/* When the home slot holds an entry with this hash (its slot and head prefetched
+ * earlier), the bytes of its text key cells, which sit at the end of the block. */
+static inline void ktab_prefetch_key_text(const KTab *t, uint64_t hash)
+{
+    if (!t->slots || t->int_keys) return;
+    const KTabSlot *s = &t->slots[(uint32_t)hash & t->mask];
+    if (!s->entry || s->hash != hash) return;
+    const Value *k = (const Value *)((const char *)s->entry + 16);
+    for (int i = 0; i < t->nkey; i++)
+        if (t->types[i].id == T_TEXT && !k[i].isnull) __builtin_prefetch(k[i].s);
+}
+
 /* The whole entry block (key and payload) of a payload already found. */
 static inline void ktab_prefetch_payload(const KTab *t, const void *payload)
 {

@@ -22,6 +22,7 @@
 #define PF_SLOT 48
 #define PF_ENTRY 24
 #define PF_DIST 12
+#define PF_TEXT 16
 
 typedef struct Group {
     int64_t nrows;           /* weighted input row count */
@@ -236,6 +237,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
         if (hashes) {
             if (i + PF_SLOT < in->n) ktab_prefetch_slot(&a->tab, hashes[i + PF_SLOT]);
             if (i + PF_ENTRY < in->n) ktab_prefetch_entry(&a->tab, hashes[i + PF_ENTRY], entry_bytes);
+            if (i + PF_TEXT < in->n) ktab_prefetch_key_text(&a->tab, hashes[i + PF_TEXT]);
             if (a->acc.ndg && i + PF_DIST < in->n) prefetch_distinct(a, in, i + PF_DIST);
         }
         int64_t w = in->weights[i];
