@@ -374,6 +374,9 @@ bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, c
         if (acc->n > 0) v = value_bool(acc->u.b.ntrue > 0);
         natural = type_make(T_BOOL);
         break;
+    case AGG_LAG:
+    case AGG_FIRST_VALUE:
+    case AGG_LAST_VALUE:
     case AGG__COUNT:
         break;
     }

@@ -372,8 +372,11 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
         if (v->i) acc->u.b.ntrue += eff;
         else acc->u.b.nfalse += eff;
         break;
+    case AGG_LAG:
+    case AGG_FIRST_VALUE:
+    case AGG_LAST_VALUE:
     case AGG__COUNT:
-        break;
+        break; /* value functions are read from kept rows (op_over_agg.c), never accumulated */
     }
     return true;
 }

@@ -1,31 +1,41 @@
-/* Running aggregates over an event-time order: SUM(x) OVER (PARTITION BY k ORDER BY t)
- * and friends, over an insert-only input. Output = input ++ one column per aggregate,
- * insert-only: every row is emitted once, with the aggregate over its partition's rows
- * up to it.
+/* OVER windows over an event-time order: SUM/COUNT/AVG/MIN/MAX(x), lag(x, k, d),
+ * first_value(x) and last_value(x) OVER (PARTITION BY k ORDER BY t [frame]), over an
+ * insert-only input. Output = input ++ one column per call, insert-only: every row is
+ * emitted once, with the values over its partition's rows up to it.
  *
- * A row's value depends on every row before it, so rows wait in a buffer until the
+ * A row's values depend on the rows before it, so rows wait in a buffer until the
  * watermark passes their time t (t < watermark: no row at or before t can still
- * arrive); then all released rows are processed in (t, arrival) order: each partition
- * keeps running accumulators (shared with GROUP BY, agg_accum.h) that are never reset.
- * Frames (plan.h frame_rows):
- *   RANGE (the default)  rows with equal t are peers: all of them get the value that
- *                        includes every peer (PostgreSQL's RANGE UNBOUNDED PRECEDING)
- *   ROWS                 each row counts the rows before it in arrival order and itself
+ * arrive); then all released rows are processed in (t, arrival) order, partition by
+ * partition through running accumulators (shared with GROUP BY, agg_accum.h).
+ * Frames (plan.h frame_rows, frame_offset) end at the current row:
+ *   RANGE (the default)  rows with equal t are peers: all of them get the values that
+ *                        include every peer; with an offset x the frame holds the rows
+ *                        with t >= current t - x
+ *   ROWS                 each row counts the rows before it in arrival order and itself;
+ *                        with an offset n the frame holds the last n + 1 rows
+ * A frame with an offset keeps its rows (compact encoding, row_codec.h) and retracts a
+ * row from the accumulators when it leaves the frame. lag(x, k) reads the row k rows
+ * back in processing order (whatever the frame), so the last k + 1 rows are kept too;
+ * first_value reads the frame's first row (for an unbounded frame the partition's
+ * first row, kept once), last_value the frame's last row (ROWS: the current row;
+ * RANGE: the last peer).
  *
  * State: the buffer (a keyed table over the whole row -> {multiplicity, first arrival,
- * t}, in a min-heap by t; a retraction of a buffered row cancels it) and the
- * partitions' accumulators (unbounded: one entry per partition ever seen). A row whose
- * time is below the watermark in force before the step is late: its predecessors have
- * already been emitted, so it goes to the dead letters with reason "late", as does a
- * row whose time is NULL ("event time is NULL"). */
+ * t}, in a min-heap by t; a retraction of a buffered row cancels it) and per partition
+ * the accumulators and the kept rows. A row whose time is below the watermark in force
+ * before the step is late: its predecessors have already been emitted, so it goes to
+ * the dead letters with reason "late", as does a row whose time is NULL ("event time
+ * is NULL"). */
 #include "engine/agg_accum.h"
 #include "engine/iheap.h"
 #include "engine/keyed_table.h"
+#include "engine/pool.h"
+#include "engine/row_codec.h"
 
 #include <stddef.h>
 
 #define OVER_MAGIC 0x574f5652u /* "WOVR" */
-#define OVER_VERSION 1u
+#define OVER_VERSION 2u
 
 typedef struct BufRow {
     IHeapItem h;             /* key = t */
@@ -33,8 +43,29 @@ typedef struct BufRow {
     int64_t seq;             /* arrival order of the first copy */
 } BufRow;
 
+/* A kept row of a partition: its time and the row, encoded. */
+typedef struct KRow {
+    int64_t t;
+    uint32_t len;
+    uint32_t pad_;
+    uint8_t data[];
+} KRow;
+
+/* The kept rows of a partition, oldest first, by logical index: rows [base, base + n)
+ * of the partition's processing order. */
+typedef struct Kept {
+    KRow **ring;
+    uint32_t head, n, cap;
+    int64_t base;
+} Kept;
+
 typedef struct PState {
-    int64_t nrows;
+    int64_t nrows;           /* rows in the frame (all rows for an unbounded frame) */
+    int64_t nadded;          /* rows processed: the next row's logical index */
+    int64_t frame_start;     /* logical index of the frame's first row (bounded frames) */
+    Kept kept;
+    KRow *first;             /* first_value over an unbounded frame: the partition's first row */
+    const Value *peer_last;  /* RANGE: the partition's last row among the peers being processed */
     Acc acc[];
 } PState;
 
@@ -44,11 +75,18 @@ typedef struct OverOp {
     const char *state_id;
     int nin, naggs, npart;
     bool rows_frame;
+    int64_t frame_offset;    /* -1 unbounded */
+    bool keep;               /* partitions keep rows (bounded frame or lag) */
+    int64_t max_lag;         /* the largest lag offset, -1 without lag */
+    bool first_row;          /* first_value over an unbounded frame */
     Type time_type;
     Type *part_types;
     Value *keybuf;
     Value *outrow;
+    Value *krow;             /* a kept row decoded */
     AggAccs acc;
+    RowCodec codec;          /* of the input rows */
+    Pool pool;               /* KRows */
     KTab buf;                /* whole row -> BufRow */
     KTab parts;              /* partition -> PState */
     IHeap heap;
@@ -56,6 +94,7 @@ typedef struct OverOp {
     BufRow **rel;            /* released rows (scratch) */
     int nrel, caprel;
     int64_t late_rows;
+    int64_t kept_rows;
 } OverOp;
 
 static inline BufRow *buf_of(IHeapItem *it) { return (BufRow *)((char *)it - offsetof(BufRow, h)); }
@@ -80,6 +119,69 @@ static bool eval_part(OverOp *o, const Value *row, EvalCtx *ec)
     }
     return true;
 }
+
+/* ---------- kept rows ---------- */
+
+static KRow *krow_new(OverOp *o, const Value *row, int64_t t)
+{
+    size_t len = rowc_size(&o->codec, row);
+    KRow *k = pool_alloc(&o->pool, sizeof(KRow) + len);
+    k->t = t;
+    k->len = (uint32_t)len;
+    k->pad_ = 0;
+    rowc_encode(&o->codec, row, k->data);
+    o->kept_rows++;
+    return k;
+}
+
+static void krow_free(OverOp *o, KRow *k)
+{
+    o->kept_rows--;
+    pool_free(&o->pool, k, sizeof(KRow) + k->len);
+}
+
+/* The kept row of logical index i, or NULL when it is not kept. */
+static KRow *kept_at(const Kept *kp, int64_t i)
+{
+    if (i < kp->base || i >= kp->base + kp->n) return NULL;
+    return kp->ring[(kp->head + (uint32_t)(i - kp->base)) % kp->cap];
+}
+
+static void kept_push(Kept *kp, KRow *k)
+{
+    if (kp->n == kp->cap) {
+        uint32_t ncap = kp->cap ? kp->cap * 2 : 8;
+        KRow **nr = xmalloc(sizeof(KRow *) * ncap);
+        for (uint32_t i = 0; i < kp->n; i++) nr[i] = kp->ring[(kp->head + i) % kp->cap];
+        free(kp->ring);
+        kp->ring = nr;
+        kp->cap = ncap;
+        kp->head = 0;
+    }
+    kp->ring[(kp->head + kp->n) % kp->cap] = k;
+    kp->n++;
+}
+
+static KRow *kept_pop(Kept *kp)
+{
+    KRow *k = kp->ring[kp->head];
+    kp->head = (kp->head + 1) % kp->cap;
+    kp->n--;
+    kp->base++;
+    return k;
+}
+
+static void release_part(OverOp *o, PState *ps)
+{
+    aggacc_release(&o->acc, ps->acc);
+    while (ps->kept.n) krow_free(o, kept_pop(&ps->kept));
+    free(ps->kept.ring);
+    memset(&ps->kept, 0, sizeof ps->kept);
+    if (ps->first) krow_free(o, ps->first);
+    ps->first = NULL;
+}
+
+/* ---------- the step: buffering ---------- */
 
 static bool over_step(Op *op, OpCtx *ctx)
 {
@@ -124,6 +226,8 @@ static bool over_step(Op *op, OpCtx *ctx)
     return true;
 }
 
+/* ---------- released rows ---------- */
+
 static int cmp_released(const void *x, const void *y, void *ctx)
 {
     const OverOp *o = ctx;
@@ -138,7 +242,8 @@ static PState *part_of(OverOp *o, const Value *row, EvalCtx *ec)
 {
     if (!eval_part(o, row, ec)) return NULL;
     bool created;
-    return ktab_upsert(&o->parts, o->keybuf, ktab_hash(&o->parts, o->keybuf), &created);
+    PState *ps = ktab_upsert(&o->parts, o->keybuf, ktab_hash(&o->parts, o->keybuf), &created);
+    return ps;
 }
 
 static void report(OverOp *o, const Value *row, const char *reason)
@@ -148,27 +253,140 @@ static void report(OverOp *o, const Value *row, const char *reason)
     eng_emit_dead_letter(o->base.p, &dl);
 }
 
-/* Add one copy of row (weight w) to its partition. */
-static bool accumulate(OverOp *o, const Value *row, int64_t w, PState **ps, EvalCtx *ec, OpCtx *ctx)
+/* Apply w copies of row to the accumulators of ps. False = fatal error; a row whose
+ * arguments fail is reported and *applied stays false. */
+static bool apply(OverOp *o, PState *ps, const Value *row, int64_t w, bool *applied, EvalCtx *ec, OpCtx *ctx)
 {
-    *ps = part_of(o, row, ec);
-    const char *fail = *ps ? aggacc_eval(&o->acc, row, ec) : ec->err;
-    if (!fail) fail = aggacc_prepare(&o->acc, (*ps)->acc, w);
+    *applied = false;
+    const char *fail = aggacc_eval(&o->acc, row, ec);
+    if (!fail) fail = aggacc_prepare(&o->acc, ps->acc, w);
     if (fail) {
+        if (w < 0) {
+            snprintf(ctx->err, ctx->errsize, "internal error: %s: a row leaving the frame cannot be retracted: %s",
+                     o->state_id, fail);
+            return false;
+        }
         report(o, row, fail);
-        *ps = NULL;
         return true;
     }
-    (*ps)->nrows += w;
-    return aggacc_commit(&o->acc, (*ps)->acc, w, ctx->err, ctx->errsize);
+    ps->nrows += w;
+    *applied = true;
+    return aggacc_commit(&o->acc, ps->acc, w, ctx->err, ctx->errsize);
 }
 
-static bool emit(OverOp *o, const Value *row, const PState *ps, int64_t w, OpCtx *ctx)
+/* Add w copies of row (time t) to its partition: accumulators, kept rows, first row. */
+static bool add_row(OverOp *o, PState *ps, const Value *row, int64_t t, int64_t w, bool *applied, EvalCtx *ec,
+                    OpCtx *ctx)
+{
+    if (!apply(o, ps, row, w, applied, ec, ctx)) return false;
+    if (!*applied) return true;
+    if (o->first_row && !ps->first) ps->first = krow_new(o, row, t);
+    for (int64_t c = 0; c < w; c++) {
+        if (o->keep) kept_push(&ps->kept, krow_new(o, row, t));
+        ps->nadded++;
+    }
+    return true;
+}
+
+/* Move a bounded frame's start forward to the current row at time t, retracting the
+ * rows that leave it. */
+static bool slide(OverOp *o, PState *ps, int64_t t, EvalCtx *ec, OpCtx *ctx)
+{
+    int64_t last = ps->nadded - 1;
+    if (o->frame_offset >= 0) {
+        for (;;) {
+            bool out;
+            if (ps->frame_start > last) break;
+            if (o->rows_frame) {
+                out = last - ps->frame_start + 1 > o->frame_offset + 1;
+            } else {
+                KRow *k = kept_at(&ps->kept, ps->frame_start);
+                out = k && k->t < op_sat_add(t, -o->frame_offset);
+            }
+            if (!out) break;
+            KRow *k = kept_at(&ps->kept, ps->frame_start);
+            rowc_decode(&o->codec, k->data, o->krow);
+            bool applied;
+            if (!apply(o, ps, o->krow, -1, &applied, ec, ctx)) return false;
+            ps->frame_start++;
+        }
+    }
+    return true;
+}
+
+/* After the row of logical index idx was emitted: drop the kept rows that neither the
+ * frame nor a lag of a later row can read (rows are emitted in index order). */
+static void trim(OverOp *o, PState *ps, int64_t idx)
+{
+    int64_t need = o->frame_offset >= 0 ? ps->frame_start : idx + 1;
+    if (o->max_lag >= 0 && idx + 1 - o->max_lag < need) need = idx + 1 - o->max_lag;
+    while (ps->kept.n && ps->kept.base < need) krow_free(o, kept_pop(&ps->kept));
+}
+
+/* The value of call j's argument at a kept row (NULL when the row is not there). */
+static bool value_at(OverOp *o, int j, const KRow *k, Value *out, EvalCtx *ec, OpCtx *ctx)
+{
+    if (!k) {
+        *out = value_null();
+        return true;
+    }
+    rowc_decode(&o->codec, k->data, o->krow);
+    const Expr *e = o->plan->aggs[j].arg;
+    if (e->kind == EX_COLUMN) *out = o->krow[e->col];
+    else if (!eval_expr(e, o->krow, ec, out)) {
+        snprintf(ctx->err, ctx->errsize, "internal error: %s: a kept row's argument failed: %s", o->state_id, ec->err);
+        return false;
+    }
+    return true;
+}
+
+/* Emit row (the partition's row of logical index idx; last: the frame's last row)
+ * with the values of every call. */
+static bool emit(OverOp *o, PState *ps, const Value *row, int64_t idx, const Value *last, int64_t w, EvalCtx *ec,
+                 OpCtx *ctx)
 {
     Batch *out = o->base.out;
     if (!aggacc_row(&o->acc, ps->acc, row, o->nin, o->outrow, &out->arena, ctx->err, ctx->errsize)) return false;
-    /* text copied: the buffer row is freed and an extreme may be replaced below */
+    for (int j = 0; j < o->naggs; j++) {
+        const AggCall *ag = &o->plan->aggs[j];
+        Value *dst = &o->outrow[o->nin + j];
+        bool ok = true;
+        switch (ag->kind) {
+        case AGG_LAG:
+            if (idx - ag->offset >= 0) {
+                const KRow *k = kept_at(&ps->kept, idx - ag->offset);
+                if (!k) {
+                    snprintf(ctx->err, ctx->errsize, "internal error: %s: row %lld for lag is not kept", o->state_id,
+                             (long long)(idx - ag->offset));
+                    return false;
+                }
+                ok = value_at(o, j, k, dst, ec, ctx);
+            } else if (ag->dflt) {
+                if (!eval_expr(ag->dflt, row, ec, dst)) {
+                    report(o, row, ec->err);
+                    return true;
+                }
+            } else {
+                *dst = value_null();
+            }
+            break;
+        case AGG_FIRST_VALUE:
+            ok = value_at(o, j, o->frame_offset >= 0 ? kept_at(&ps->kept, ps->frame_start) : ps->first, dst, ec, ctx);
+            break;
+        case AGG_LAST_VALUE:
+            if (ag->arg->kind == EX_COLUMN) *dst = last[ag->arg->col];
+            else if (!eval_expr(ag->arg, last, ec, dst)) {
+                report(o, row, ec->err);
+                return true;
+            }
+            break;
+        default: break;
+        }
+        if (!ok) return false;
+    }
+    /* text copied: kept rows and buffer rows are freed, extremes replaced */
     op_append_copy(out, o->outrow, o->base.out_types, w);
+    trim(o, ps, idx);
     return true;
 }
 
@@ -194,32 +412,46 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
         int j = i + 1;
         if (!o->rows_frame)
             while (j < o->nrel && o->rel[j]->h.key == o->rel[i]->h.key) j++;
+        int64_t t = o->rel[i]->h.key;
         /* rows [i, j) are peers (RANGE) or a single row (ROWS) */
-        for (int k = i; k < j && ok; k++) {
-            BufRow *b = o->rel[k];
+        if (o->rows_frame) {
+            BufRow *b = o->rel[i];
             const Value *row = ktab_key(&o->buf, b);
-            if (b->w < 0) {
-                report(o, row, "late");
-                continue;
+            PState *ps = b->w > 0 ? part_of(o, row, &ec) : NULL;
+            if (b->w < 0) report(o, row, "late");
+            for (int64_t c = 0; ps && c < b->w && ok; c++) {
+                bool applied;
+                ok = add_row(o, ps, row, t, 1, &applied, &ec, ctx);
+                if (!ok || !applied) break;
+                ok = slide(o, ps, t, &ec, ctx) && emit(o, ps, row, ps->nadded - 1, row, 1, &ec, ctx);
             }
-            PState *ps;
-            if (o->rows_frame) {
-                for (int64_t c = 0; c < b->w && ok; c++) {
-                    ok = accumulate(o, row, 1, &ps, &ec, ctx);
-                    if (ok && ps) ok = emit(o, row, ps, 1, ctx);
-                }
-            } else {
-                ok = accumulate(o, row, b->w, &ps, &ec, ctx);
-                if (ok && !ps) b->w = 0; /* reported: not applied, not emitted */
-            }
-        }
-        if (!o->rows_frame) {
+        } else {
+            /* every peer is added before any is emitted; each remembers its first index */
             for (int k = i; k < j && ok; k++) {
                 BufRow *b = o->rel[k];
                 const Value *row = ktab_key(&o->buf, b);
-                if (b->w <= 0) continue;
+                if (b->w < 0) {
+                    report(o, row, "late");
+                    b->w = 0;
+                    continue;
+                }
                 PState *ps = part_of(o, row, &ec);
-                if (ps) ok = emit(o, row, ps, b->w, ctx);
+                bool applied = false;
+                int64_t first = ps ? ps->nadded : 0;
+                if (ps) ok = add_row(o, ps, row, t, b->w, &applied, &ec, ctx);
+                if (!applied) b->w = 0; /* reported: not applied, not emitted */
+                else ps->peer_last = row;
+                b->seq = first;         /* from here on: the row's first logical index */
+            }
+            for (int k = i; k < j && ok; k++) {
+                BufRow *b = o->rel[k];
+                if (b->w <= 0) continue;
+                const Value *row = ktab_key(&o->buf, b);
+                PState *ps = part_of(o, row, &ec);
+                if (!ps) continue;
+                ok = slide(o, ps, t, &ec, ctx);
+                /* the frame's last row: the last peer of this partition */
+                for (int64_t c = 0; c < b->w && ok; c++) ok = emit(o, ps, row, b->seq + c, ps->peer_last, 1, &ec, ctx);
             }
         }
         i = j;
@@ -234,8 +466,8 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 static int over_stats(const Op *op, EngStateStats *out, int max)
 {
     const OverOp *o = (const OverOp *)op;
-    return op_state_stats1(out, max, o->state_id, (int64_t)o->buf.count + o->parts.count,
-                           o->buf.bytes + o->parts.bytes + o->acc.extra_bytes + iheap_bytes(&o->heap));
+    return op_state_stats1(out, max, o->state_id, (int64_t)o->buf.count + o->parts.count + o->kept_rows,
+                           o->buf.bytes + o->parts.bytes + o->acc.extra_bytes + iheap_bytes(&o->heap) + o->pool.used);
 }
 
 static uint64_t shape_hash(const OverOp *o)
@@ -244,14 +476,24 @@ static uint64_t shape_hash(const OverOp *o)
     op_shape_mix(&h, (uint64_t)o->nin);
     op_shape_mix(&h, (uint64_t)o->npart);
     op_shape_mix(&h, o->rows_frame);
+    op_shape_mix(&h, (uint64_t)o->frame_offset);
+    op_shape_mix(&h, (uint64_t)o->max_lag);
+    op_shape_mix(&h, o->first_row);
     for (int c = 0; c < o->nin; c++) op_shape_mix(&h, o->base.out_types[c].id);
     for (int k = 0; k < o->npart; k++) op_shape_mix(&h, o->part_types[k].id);
     return aggacc_shape(&o->acc, h);
 }
 
+static void put_krow(OverOp *o, StrBuf *sb, const KRow *k)
+{
+    op_put_i64(sb, k->t);
+    rowc_decode(&o->codec, k->data, o->krow);
+    op_put_row(sb, o->base.out_types, o->nin, o->krow);
+}
+
 static bool over_serialize(const Op *op, StrBuf *sb)
 {
-    const OverOp *o = (const OverOp *)op;
+    OverOp *o = (OverOp *)op;
     op_put_header(sb, OVER_MAGIC, OVER_VERSION, shape_hash(o));
     op_put_i64(sb, o->seq);
     uint32_t n;
@@ -270,6 +512,13 @@ static bool over_serialize(const Op *op, StrBuf *sb)
         const PState *ps = es[i];
         op_put_row(sb, o->part_types, o->npart, ktab_key(&o->parts, ps));
         op_put_i64(sb, ps->nrows);
+        op_put_i64(sb, ps->nadded);
+        op_put_i64(sb, ps->frame_start);
+        op_put_i64(sb, ps->kept.base);
+        op_put_u64(sb, ps->kept.n);
+        for (uint32_t k = 0; k < ps->kept.n; k++) put_krow(o, sb, kept_at(&ps->kept, ps->kept.base + k));
+        op_put_u8(sb, ps->first ? 1 : 0);
+        if (ps->first) put_krow(o, sb, ps->first);
         aggacc_put(&o->acc, sb, ps->acc);
     }
     free(es);
@@ -280,11 +529,21 @@ static void clear_state(OverOp *o)
 {
     uint32_t pos = 0;
     PState *ps;
-    while ((ps = ktab_next(&o->parts, &pos))) aggacc_release(&o->acc, ps->acc);
+    while ((ps = ktab_next(&o->parts, &pos))) release_part(o, ps);
     ktab_clear(&o->parts);
     ktab_clear(&o->buf);
     iheap_fini(&o->heap);
+    pool_fini(&o->pool);
+    o->kept_rows = 0;
     o->seq = 0;
+}
+
+static KRow *get_krow(OverOp *o, OpReader *r, Value *row)
+{
+    int64_t t = op_get_i64(r);
+    op_get_row(r, o->base.out_types, o->nin, row);
+    if (r->bad) return NULL;
+    return krow_new(o, row, t);
 }
 
 static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -326,6 +585,19 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         PState *ps = ktab_upsert(&o->parts, row, ktab_hash(&o->parts, row), &created);
         if (!created) ok = false;
         ps->nrows = op_get_i64(&r);
+        ps->nadded = op_get_i64(&r);
+        ps->frame_start = op_get_i64(&r);
+        ps->kept.base = op_get_i64(&r);
+        uint64_t nk = op_get_u64(&r);
+        if (r.bad || nk > (uint64_t)(ps->nadded - ps->kept.base) || ps->kept.base < 0) ok = false;
+        for (uint64_t k = 0; k < nk && ok; k++) {
+            KRow *kr = get_krow(o, &r, row);
+            if (!kr) ok = false;
+            else kept_push(&ps->kept, kr);
+        }
+        uint8_t has_first = ok ? op_get_u8(&r) : 0;
+        if (has_first > 1) ok = false;
+        if (ok && has_first && !(ps->first = get_krow(o, &r, row))) ok = false;
         ok = ok && aggacc_get(&o->acc, &r, ps->acc);
     }
     free(row);
@@ -344,9 +616,11 @@ static void over_free(Op *op)
     ktab_fini(&o->buf);
     iheap_fini(&o->heap);
     aggacc_fini(&o->acc);
+    rowc_fini(&o->codec);
     free(o->part_types);
     free(o->keybuf);
     free(o->outrow);
+    free(o->krow);
     free(o->rel);
     op_base_fini(op);
     free(o);
@@ -384,12 +658,22 @@ Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, siz
     o->naggs = pn->naggs;
     o->npart = pn->npartition;
     o->rows_frame = pn->frame_rows;
+    o->frame_offset = pn->frame_offset;
+    o->max_lag = -1;
+    for (int j = 0; j < pn->naggs; j++) {
+        if (pn->aggs[j].kind == AGG_LAG && pn->aggs[j].offset > o->max_lag) o->max_lag = pn->aggs[j].offset;
+        if (pn->aggs[j].kind == AGG_FIRST_VALUE && o->frame_offset < 0) o->first_row = true;
+    }
+    o->keep = o->frame_offset >= 0 || o->max_lag >= 0;
     o->time_type = pn->order[0].expr->type;
     o->part_types = xmalloc(sizeof(Type) * (size_t)(o->npart + 1));
     for (int k = 0; k < o->npart; k++) o->part_types[k] = pn->partition[k]->type;
     o->keybuf = xcalloc((size_t)(o->npart + 1), sizeof(Value));
     o->outrow = xcalloc((size_t)(o->base.ncols + 1), sizeof(Value));
-    aggacc_init(&o->acc, pn->aggs, pn->naggs, true, o->state_id);
+    o->krow = xcalloc((size_t)(nin + 1), sizeof(Value));
+    rowc_init(&o->codec, o->base.out_types, nin);
+    /* a bounded frame retracts rows that leave it: MIN/MAX then keep their multisets */
+    aggacc_init(&o->acc, pn->aggs, pn->naggs, o->frame_offset < 0, o->state_id);
     ktab_init(&o->buf, nin, o->base.out_types, sizeof(BufRow));
     ktab_init(&o->parts, o->npart, o->part_types, sizeof(PState) + aggacc_bytes(&o->acc));
     return &o->base;

@@ -40,6 +40,10 @@ static uint64_t hash_aggs(const AggCall *aggs, int n, uint64_t h)
         h = a->arg ? plan_expr_hash(a->arg, h) : hash_u64(1, h);
         h = a->filter ? plan_expr_hash(a->filter, h) : hash_u64(2, h);
         h = hash_type(a->type, h);
+        if (a->offset || a->dflt) { /* only when set: other calls keep their fingerprints */
+            h = hash_u64((uint64_t)a->offset, h);
+            h = a->dflt ? plan_expr_hash(a->dflt, h) : hash_u64(3, h);
+        }
     }
     return h;
 }
@@ -117,6 +121,7 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
         h = hash_u64((uint64_t)p->limit, h);
         h = hash_u64((uint64_t)p->rank_kind * 2 + p->emit_rank, h);
         h = hash_u64((uint64_t)p->frame_rows, h);
+        if (p->frame_offset != -1) h = hash_u64((uint64_t)p->frame_offset, h);
         h = hash_aggs(p->aggs, p->naggs, h);
         break;
     case PL_SETOP: h = hash_u64((uint64_t)p->setop * 2 + p->all, h); break;
@@ -182,6 +187,9 @@ void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const P
             ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));
             ir_col_add(v, a, arena_printf(a, "%s.false_count", name), type_make(T_INT8));
             break;
+        case AGG_LAG:
+        case AGG_FIRST_VALUE:
+        case AGG_LAST_VALUE: break; /* read from the partition's kept rows */
         case AGG__COUNT: break;
         }
     }

@@ -362,12 +362,35 @@ static void analyze_over_agg(IrNode *n, Arena *a, const ModelDef *m)
     for (int i = 0; i < ip->ncols; i++)
         ir_col_add(&v, a, arena_printf(a, "pending.%s", ip->cols[i].name), ip->cols[i].type);
     ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + ip->ncols);
+    /* rows a partition keeps: its frame's (bounded frames), the last rows lag reads */
+    int64_t lag = -1;
+    bool first = false;
+    for (int i = 0; i < p->naggs; i++) {
+        if (p->aggs[i].kind == AGG_LAG && p->aggs[i].offset > lag) lag = p->aggs[i].offset;
+        if (p->aggs[i].kind == AGG_FIRST_VALUE && p->frame_offset < 0) first = true;
+    }
+    if (p->frame_offset >= 0 || lag >= 0)
+        for (int i = 0; i < ip->ncols; i++)
+            ir_col_add(&v, a, arena_printf(a, "kept.%s", ip->cols[i].name), ip->cols[i].type);
+    if (first)
+        for (int i = 0; i < ip->ncols; i++)
+            ir_col_add(&v, a, arena_printf(a, "first.%s", ip->cols[i].name), ip->cols[i].type);
     s->values = v.cols;
     s->nvalues = v.n;
     s->bound = BOUND_UNBOUNDED;
-    if (p->norder > 0)
-        s->bound_detail = arena_printf(a, "pending rows until the watermark passes %s; accumulators per partition",
-                                       expr_name(a, p->order[0].expr, ip->cols, ip->ncols));
+    if (p->norder > 0) {
+        const char *t = expr_name(a, p->order[0].expr, ip->cols, ip->ncols);
+        const char *kept = "";
+        if (p->frame_offset >= 0 && p->frame_rows)
+            kept = arena_printf(a, "; the last %lld rows per partition", (long long)(p->frame_offset + 1 > lag + 1 ? p->frame_offset + 1 : lag + 1));
+        else if (p->frame_offset >= 0)
+            kept = arena_printf(a, "; the rows of the last %s per partition%s", plan_duration_text(a, p->frame_offset),
+                                lag >= 0 ? arena_printf(a, " (at least %lld)", (long long)(lag + 1)) : "");
+        else if (lag >= 0)
+            kept = arena_printf(a, "; the last %lld rows per partition", (long long)(lag + 1));
+        s->bound_detail = arena_printf(a, "pending rows until the watermark passes %s; accumulators per partition%s", t,
+                                       kept);
+    }
 }
 
 /* ---- set operations ---------------------------------------------------------------------- */

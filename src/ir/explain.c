@@ -42,23 +42,6 @@ static void input_cols(const IrNode *n, Arena *a, PlanColumn **cols, int *ncols)
     *ncols = total;
 }
 
-static void agg_text(const AggCall *ag, const PlanColumn *ic, int nic, StrBuf *sb)
-{
-    sb_puts(sb, agg_kind_name(ag->kind));
-    sb_putc(sb, '(');
-    if (ag->kind == AGG_COUNT_STAR) sb_putc(sb, '*');
-    else {
-        if (ag->distinct) sb_puts(sb, "DISTINCT ");
-        if (ag->arg) plan_expr_sql(ag->arg, ic, nic, sb);
-    }
-    sb_putc(sb, ')');
-    if (ag->filter) {
-        sb_puts(sb, " FILTER (WHERE ");
-        plan_expr_sql(ag->filter, ic, nic, sb);
-        sb_putc(sb, ')');
-    }
-}
-
 const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
 {
     const PlanNode *p = n->plan;
@@ -96,7 +79,7 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
         sb_puts(&sb, "] aggs=[");
         for (int i = 0; i < p->naggs; i++) {
             if (i) sb_puts(&sb, ", ");
-            agg_text(&p->aggs[i], ic, nic, &sb);
+            plan_agg_sql(&p->aggs[i], ic, nic, &sb);
             sb_printf(&sb, " AS %s", p->cols[p->ngroup + i].name);
         }
         sb_putc(&sb, ']');
@@ -167,10 +150,12 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
             sb_puts(&sb, " aggs=[");
             for (int i = 0; i < p->naggs; i++) {
                 if (i) sb_puts(&sb, ", ");
-                agg_text(&p->aggs[i], ic, nic, &sb);
+                plan_agg_sql(&p->aggs[i], ic, nic, &sb);
                 sb_printf(&sb, " AS %s", p->cols[nic + i].name);
             }
             sb_printf(&sb, "] frame=%s", p->frame_rows ? "rows" : "range");
+            if (p->frame_offset >= 0 && p->frame_rows) sb_printf(&sb, " %lld preceding", (long long)p->frame_offset);
+            else if (p->frame_offset >= 0) sb_printf(&sb, " %s preceding", plan_duration_text(a, p->frame_offset));
         }
         break;
     case PL_SETOP:

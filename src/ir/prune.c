@@ -207,6 +207,7 @@ static PlanNode *prune_passthrough(Pruner *pr, PlanNode *n, const bool *need, in
     for (int k = 0; k < n->naggs; k++) {
         mark_expr(n->aggs[k].arg, need_in, 0, nin);
         mark_expr(n->aggs[k].filter, need_in, 0, nin);
+        mark_expr(n->aggs[k].dflt, need_in, 0, nin);
     }
     if (n->kind == PL_WINDOW_TVF && n->time_col >= 0) need_in[n->time_col] = true;
     int *m;
@@ -229,6 +230,7 @@ static PlanNode *prune_passthrough(Pruner *pr, PlanNode *n, const bool *need, in
             ag[k] = n->aggs[k];
             ag[k].arg = remapped(pr, n->aggs[k].arg, m);
             ag[k].filter = remapped(pr, n->aggs[k].filter, m);
+            ag[k].dflt = remapped(pr, n->aggs[k].dflt, m);
         }
         n->aggs = ag;
     }

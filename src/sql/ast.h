@@ -149,6 +149,8 @@ struct Ast {
     AstList order;            /* AST_SORT_BY */
     bool has_frame;           /* a frame other than the default one */
     int frame_options;        /* PostgreSQL's FRAMEOPTION_* bits as parsed (0: none given) */
+    Ast *frame_start;         /* the start's offset expression (N / INTERVAL ... PRECEDING), or NULL */
+    Ast *frame_end;           /* the end's offset expression, or NULL */
     const char *refname;      /* OVER w */
 
     /* AST_SORT_BY */

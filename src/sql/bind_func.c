@@ -116,6 +116,9 @@ static bool agg_type(AggKind k, Type t, Type *out)
         if (id != T_BOOL) return false;
         *out = type_make(T_BOOL);
         return true;
+    case AGG_LAG:
+    case AGG_FIRST_VALUE:
+    case AGG_LAST_VALUE: /* window value functions: typed by bind_over.c */
     case AGG__COUNT: break;
     }
     return false;

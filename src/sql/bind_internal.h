@@ -114,13 +114,16 @@ typedef struct SubList {
 
 /* Window function calls (OVER) of one SELECT's select list. */
 typedef struct WinCall {
-    int kind;                    /* 0..2 rank kind (row_number, rank, dense_rank), or 3: aggregate */
+    int kind;                    /* 0..2 rank kind (row_number, rank, dense_rank), or 3: aggregate
+                                    or value function (lag, first_value, last_value) */
     AggCall agg;                 /* kind 3 */
     Expr **partition;
     int npartition;
     SortKey *order;
     int norder;
     bool frame_rows;
+    int64_t frame_offset;        /* -1 UNBOUNDED PRECEDING, else N PRECEDING (rows or microseconds) */
+    int frame_loc;               /* position of the frame's start offset (messages) */
     const char *name;            /* function name, for the output column and messages */
     int loc;
     int order_loc;               /* position of the first ORDER BY key (messages) */
@@ -128,6 +131,7 @@ typedef struct WinCall {
 typedef struct WinList {
     WinCall *items;
     int n, cap;
+    const AstList *named;        /* the SELECT's WINDOW clause (AST_WINDOW_DEF with a name) */
 } WinList;
 
 typedef struct ExprCtx {

@@ -8,9 +8,11 @@
  *    `rn = 1`, also when the filter was pushed below a join) into the limit, reports a
  *    rank that is never filtered, and drops the rank column (emit_rank = false) when
  *    nothing above reads it.
- *  - SUM/COUNT/AVG/MIN/MAX(x) OVER (PARTITION BY k ORDER BY t) with the default frame
- *    or ROWS/RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, t an event-time column,
- *    becomes a PL_OVER_AGG: input ++ one column per aggregate.
+ *  - SUM/COUNT/AVG/MIN/MAX(x), lag(x [, k [, default]]), first_value(x) and
+ *    last_value(x) OVER (PARTITION BY k ORDER BY t [frame]), t an event-time column, with
+ *    the default frame, ROWS/RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, ROWS
+ *    BETWEEN n PRECEDING AND CURRENT ROW or RANGE BETWEEN INTERVAL '...' PRECEDING AND
+ *    CURRENT ROW, becomes a PL_OVER_AGG: input ++ one column per call.
  *  - DISTINCT ON (e) ... ORDER BY e, rest: a TopN partitioned by e, ordered by rest,
  *    limit 1; ORDER BY ... LIMIT N: a TopN without partition over the result.
  * Other window functions and frames are "not supported yet". */
@@ -21,8 +23,9 @@
 
 /* PostgreSQL's frame option bits (nodes/parsenodes.h). */
 enum {
-    FO_NONDEFAULT = 0x1, FO_RANGE = 0x2, FO_ROWS = 0x4, FO_BETWEEN = 0x10, FO_START_UNBOUNDED_PRECEDING = 0x20,
-    FO_END_CURRENT_ROW = 0x400,
+    FO_NONDEFAULT = 0x1, FO_RANGE = 0x2, FO_ROWS = 0x4, FO_GROUPS = 0x8, FO_BETWEEN = 0x10,
+    FO_START_UNBOUNDED_PRECEDING = 0x20, FO_START_CURRENT_ROW = 0x200, FO_END_CURRENT_ROW = 0x400,
+    FO_START_OFFSET_PRECEDING = 0x800,
 };
 
 static const char *rank_sql(int kind)
@@ -41,13 +44,28 @@ static int rank_kind(const Ast *a)
 
 static const char *const supported_hint =
     "supported: ROW_NUMBER(), RANK() and DENSE_RANK() filtered in an outer query (a TopN), and "
-    "SUM/COUNT/AVG/MIN/MAX(x) OVER (PARTITION BY ... ORDER BY <event time>)";
+    "SUM/COUNT/AVG/MIN/MAX(x), lag(x), first_value(x), last_value(x) OVER (PARTITION BY ... ORDER BY <event time>)";
+
+static const char *const frame_hint =
+    "frames end at CURRENT ROW and start UNBOUNDED PRECEDING, n PRECEDING (ROWS) or INTERVAL '...' PRECEDING (RANGE)";
+
+/* Window value functions: lag, first_value, last_value (AGG__COUNT: none). */
+static AggKind value_kind(const Ast *a)
+{
+    if (!a->name || !bind_func_unqualified(a)) return AGG__COUNT;
+    if (strcmp(a->name, "lag") == 0) return AGG_LAG;
+    if (strcmp(a->name, "first_value") == 0) return AGG_FIRST_VALUE;
+    if (strcmp(a->name, "last_value") == 0) return AGG_LAST_VALUE;
+    return AGG__COUNT;
+}
 
 /* ---- binding window calls ----------------------------------------------------------------- */
 
 static bool same_spec(const WinCall *a, const WinCall *b)
 {
-    if (a->npartition != b->npartition || a->norder != b->norder || a->frame_rows != b->frame_rows) return false;
+    if (a->npartition != b->npartition || a->norder != b->norder || a->frame_rows != b->frame_rows ||
+        a->frame_offset != b->frame_offset)
+        return false;
     for (int i = 0; i < a->npartition; i++)
         if (!plan_expr_equal(a->partition[i], b->partition[i])) return false;
     for (int i = 0; i < a->norder; i++)
@@ -62,7 +80,8 @@ static bool same_call(const WinCall *a, const WinCall *b)
     if (a->kind != b->kind || !same_spec(a, b)) return false;
     if (a->kind < 3) return true;
     return a->agg.kind == b->agg.kind && a->agg.distinct == b->agg.distinct && plan_expr_equal(a->agg.arg, b->agg.arg) &&
-           plan_expr_equal(a->agg.filter, b->agg.filter);
+           plan_expr_equal(a->agg.filter, b->agg.filter) && a->agg.offset == b->agg.offset &&
+           plan_expr_equal(a->agg.dflt, b->agg.dflt);
 }
 
 static void not_here(ExprCtx *cx, Ast *a)
@@ -91,18 +110,193 @@ static void not_here(ExprCtx *cx, Ast *a)
     bind_unsupported(b, a->loc, arena_printf(b->arena, "a window function in %s", clause[0] ? clause : "this context"));
 }
 
-static bool frame_ok(int fo, bool *rows)
+/* The window's frame into c (frame_rows, frame_offset): the frames a stream can
+ * maintain row by row end at the current row. False after an error. */
+static bool bind_frame(const ExprCtx *in, const Ast *w, WinCall *c)
 {
-    *rows = false;
-    if (fo == 0 || fo == (FO_RANGE | FO_START_UNBOUNDED_PRECEDING | FO_END_CURRENT_ROW)) return true;
-    int running = FO_NONDEFAULT | FO_START_UNBOUNDED_PRECEDING | FO_END_CURRENT_ROW;
-    int rest = fo & ~(running | FO_BETWEEN);
-    if ((fo & running) != running) return false;
-    if (rest == FO_ROWS) {
-        *rows = true;
+    Binder *b = in->b;
+    int fo = w->frame_options;
+    c->frame_rows = false;
+    c->frame_offset = -1;
+    c->frame_loc = w->frame_start ? bind_ast_start(w->frame_start) : w->loc;
+    if (fo == 0 || !(fo & FO_NONDEFAULT)) return true;
+    int kind = fo & (FO_RANGE | FO_ROWS | FO_GROUPS);
+    int start = fo & (FO_START_UNBOUNDED_PRECEDING | FO_START_CURRENT_ROW | FO_START_OFFSET_PRECEDING);
+    int rest = fo & ~(FO_NONDEFAULT | FO_BETWEEN | kind | start | FO_END_CURRENT_ROW);
+    if (kind == FO_GROUPS) {
+        bind_error(b, w->loc, "unsupported", frame_hint, "GROUPS frames are not supported yet");
+        return false;
+    }
+    if (!(fo & FO_END_CURRENT_ROW) || !start || rest) {
+        bind_error(b, w->loc, "unsupported", frame_hint, "this window frame is not supported yet");
+        return false;
+    }
+    c->frame_rows = kind == FO_ROWS;
+    if (start == FO_START_CURRENT_ROW) c->frame_offset = 0;
+    if (start != FO_START_OFFSET_PRECEDING) return true;
+    /* the offset: a constant, checked as PostgreSQL does */
+    ExprCtx cx = *in;
+    cx.clause = "window frame";
+    Expr *off = bind_expr(&cx, w->frame_start);
+    if (!off) return false;
+    if (c->frame_rows) {
+        off = bind_coerce(b, off, type_make(T_INT8));
+        if (!off) return false;
+        if (off->kind != EX_CONST) {
+            bind_error(b, c->frame_loc, "unsupported", "write the number of rows as a constant, e.g. ROWS 9 PRECEDING",
+                       "a ROWS frame offset that is not a constant is not supported yet");
+            return false;
+        }
+        if (off->cval.isnull) {
+            bind_error(b, c->frame_loc, "invalid-argument", NULL, "frame starting offset must not be null");
+            return false;
+        }
+        if (off->cval.i < 0) {
+            bind_error(b, c->frame_loc, "invalid-argument", NULL, "frame starting offset must not be negative");
+            return false;
+        }
+        c->frame_offset = off->cval.i;
         return true;
     }
-    return rest == FO_RANGE;
+    off = bind_coerce(b, off, type_make(T_INTERVAL));
+    if (!off) return false;
+    int64_t us;
+    if (off->kind != EX_CONST || !bind_interval_us(off, &us)) {
+        bind_error(b, c->frame_loc, "unsupported",
+                   "write the range as a constant without months, e.g. RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW",
+                   "this RANGE frame offset is not supported yet");
+        return false;
+    }
+    if (us < 0) {
+        bind_error(b, c->frame_loc, "invalid-argument", NULL, "invalid preceding or following size in window function");
+        return false;
+    }
+    c->frame_offset = us;
+    return true;
+}
+
+/* lag(x [, offset [, default]]), first_value(x), last_value(x) into c->agg. */
+static bool bind_value_call(ExprCtx *in, Ast *a, AggKind vk, WinCall *c)
+{
+    Binder *b = in->b;
+    const char *misuse = a->agg_star ? "*" : a->agg_distinct ? "DISTINCT" : NULL;
+    if (misuse) {
+        bind_error(b, a->loc, "invalid-window", NULL, "%s specified, but %s is not an aggregate function", misuse, c->name);
+        return false;
+    }
+    if (a->agg_filter) {
+        bind_error(b, a->loc, "invalid-window", NULL, "FILTER is not implemented for non-aggregate window functions");
+        return false;
+    }
+    int n = a->args.n;
+    Expr *args[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n && i < 3; i++) {
+        args[i] = bind_expr(in, a->args.items[i]);
+        if (!args[i]) return false;
+    }
+    if (n < 1 || n > (vk == AGG_LAG ? 3 : 1)) {
+        Expr *all[8];
+        int m = n < 8 ? n : 8;
+        for (int i = 0; i < m; i++) all[i] = i < 3 ? args[i] : bind_expr(in, a->args.items[i]);
+        bind_error(b, a->loc, "unknown-function", NULL, "function %s does not exist",
+                   bind_func_signature(b, c->name, all, m, false));
+        return false;
+    }
+    AggCall *ag = &c->agg;
+    memset(ag, 0, sizeof *ag);
+    ag->kind = vk;
+    ag->loc = a->loc;
+    ag->offset = 1;
+    Expr *x = args[0], *d = n >= 3 ? args[2] : NULL;
+    if (n >= 2) {
+        Expr *k = bind_coerce(b, args[1], type_make(T_INT8));
+        if (!k) return false;
+        if (k->kind != EX_CONST) {
+            bind_error(b, bind_ast_start(a->args.items[1]), "unsupported", "write the offset as a constant, e.g. lag(x, 2)",
+                       "lag with an offset that is not a constant is not supported yet");
+            return false;
+        }
+        if (k->cval.isnull || k->cval.i < 0) {
+            bind_error(b, bind_ast_start(a->args.items[1]), "unsupported", "lag looks back 0 or more rows",
+                       "lag with a %s offset is not supported yet", k->cval.isnull ? "NULL" : "negative");
+            return false;
+        }
+        ag->offset = k->cval.i;
+    }
+    /* lag(anycompatible, integer, anycompatible): x and the default share one type */
+    if (d) {
+        Expr *pair[2] = {x, d};
+        Type t;
+        bool ux = bind_is_unknown_literal(x), ud = bind_is_unknown_literal(d);
+        if (!ux && !ud && bind_type_cat(x->type) != bind_type_cat(d->type)) {
+            bind_error(b, a->loc, "unknown-function",
+                       "no function matches the given name and argument types; you might need to add explicit type casts",
+                       "function %s does not exist", bind_func_signature(b, c->name, args, n, false));
+            return false;
+        }
+        if (!bind_common_type(b, pair, 2, "lag", &t)) return false;
+        x = bind_coerce(b, x, t);
+        d = bind_coerce(b, d, t);
+        if (!x || !d) return false;
+    } else {
+        x = bind_default_unknown(b, x);
+        if (!x) return false;
+    }
+    ag->arg = x;
+    ag->dflt = d;
+    /* a polymorphic function's result has no typmod (numeric, not numeric(12,2)) */
+    ag->type = type_make((TypeId)x->type.id);
+    if (vk != AGG_LAG) ag->offset = 0;
+    return true;
+}
+
+/* The window a call uses: OVER w, or OVER (w ...) adding ORDER BY or a frame to the
+ * named window w of the WINDOW clause, resolved as PostgreSQL does (w may itself refer
+ * to an earlier named window). tmp holds a composed window. NULL after an error. */
+static const Ast *resolve_window(Binder *b, const WinList *l, const Ast *w, Ast *tmp, int depth)
+{
+    if (!w->refname) return w;
+    const Ast *def = NULL;
+    for (int i = 0; l->named && i < l->named->n && !def; i++) {
+        const Ast *d = l->named->items[i];
+        if (d->kind == AST_WINDOW_DEF && d->name && strcmp(d->name, w->refname) == 0) def = d;
+    }
+    if (!def) {
+        bind_error(b, w->loc, "unknown-window", "define it in the query's WINDOW clause: WINDOW w AS (PARTITION BY ...)",
+                   "window \"%s\" does not exist", w->refname);
+        return NULL;
+    }
+    if (depth > 16) {
+        bind_error(b, w->loc, "unknown-window", NULL, "window \"%s\" refers to itself", w->refname);
+        return NULL;
+    }
+    Ast base;
+    def = resolve_window(b, l, def, &base, depth + 1);
+    if (!def) return NULL;
+    bool bare = !w->partition.n && !w->order.n && !(w->frame_options & FO_NONDEFAULT);
+    if (bare) return def == &base ? (*tmp = base, tmp) : def; /* OVER w: w as it is */
+    if (w->partition.n) {
+        bind_error(b, w->loc, "invalid-window", NULL, "cannot override PARTITION BY clause of window \"%s\"", w->refname);
+        return NULL;
+    }
+    if (w->order.n && def->order.n) {
+        bind_error(b, w->loc, "invalid-window", NULL, "cannot override ORDER BY clause of window \"%s\"", w->refname);
+        return NULL;
+    }
+    if (def->frame_options && (def->frame_options & FO_NONDEFAULT)) {
+        bind_error(b, w->loc, "invalid-window", "move the frame into the OVER clause",
+                   "cannot copy window \"%s\" because it has a frame clause", w->refname);
+        return NULL;
+    }
+    *tmp = *def;
+    tmp->refname = NULL;
+    tmp->name = NULL;
+    tmp->loc = w->loc;
+    if (w->order.n) tmp->order = w->order;
+    tmp->frame_options = w->frame_options;
+    tmp->frame_start = w->frame_start;
+    tmp->frame_end = w->frame_end;
+    return tmp;
 }
 
 Expr *bind_window_call(ExprCtx *cx, Ast *a)
@@ -112,18 +306,22 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
         not_here(cx, a);
         return NULL;
     }
-    Ast *w = a->over;
-    if (w->refname) {
-        bind_unsupported(b, w->loc, "a named window (OVER w)");
-        return NULL;
-    }
+    Ast composed;
+    const Ast *w = resolve_window(b, cx->wins, a->over, &composed, 0);
+    if (!w) return NULL;
     WinCall c;
     memset(&c, 0, sizeof c);
     c.loc = a->loc;
     c.name = a->name ? a->name : "";
     int rk = rank_kind(a);
     int ak = bind_agg_kind(a);
-    if (rk < 0 && ak < 0) {
+    AggKind vk = value_kind(a);
+    if (bind_func_unqualified(a) && a->name && strcmp(a->name, "lead") == 0) {
+        bind_error(b, a->loc, "unsupported", "a stream cannot wait for rows that have not arrived; use lag, ordered the other way",
+                   "window function lead() is not supported yet");
+        return NULL;
+    }
+    if (rk < 0 && ak < 0 && vk == AGG__COUNT) {
         if (bind_func_unqualified(a) && bind_is_scalar_function(c.name)) {
             bind_error(b, a->loc, "invalid-window", NULL,
                        "OVER specified, but %s is not a window function nor an aggregate function", c.name);
@@ -154,6 +352,9 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
             return NULL;
         }
         c.kind = rk;
+    } else if (vk != AGG__COUNT) {
+        if (!bind_value_call(&in, a, vk, &c) || !bind_frame(&in, w, &c)) return NULL;
+        c.kind = 3;
     } else {
         if (a->agg_distinct) {
             bind_unsupported(b, a->loc, "DISTINCT in a window aggregate");
@@ -168,11 +369,7 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
         if (!bind_agg_call(&ac, a, (AggKind)ak) || tmp.n != 1) return NULL;
         c.kind = 3;
         c.agg = tmp.items[0];
-        if (!frame_ok(w->frame_options, &c.frame_rows)) {
-            bind_error(b, w->loc, "unsupported", "use the default frame or ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
-                       "this window frame is not supported yet");
-            return NULL;
-        }
+        if (!bind_frame(&in, w, &c)) return NULL;
     }
     in.clause = "window PARTITION BY";
     c.npartition = w->partition.n;
@@ -230,12 +427,15 @@ PlanNode *bind_topn_node(Binder *b, PlanNode *input, Expr **partition, int npart
 }
 
 typedef struct WinMap {
-    int base;
+    int base;                /* the rank column (a TopN), or -1 */
+    const int *colof;        /* per window call: its output column (chained OVER aggregates) */
 } WinMap;
 
 static int win_col(int col, void *ud)
 {
-    return BIND_IS_WIN_COL(col) ? ((WinMap *)ud)->base + BIND_PH_INDEX(col) : col;
+    const WinMap *m = ud;
+    if (!BIND_IS_WIN_COL(col)) return col;
+    return m->colof ? m->colof[BIND_PH_INDEX(col)] : m->base + BIND_PH_INDEX(col);
 }
 
 static PlanNode *with_columns(Binder *b, PlanNode *n, const PlanNode *input, const PlanColumn *extra, int nextra)
@@ -245,6 +445,31 @@ static PlanNode *with_columns(Binder *b, PlanNode *n, const PlanNode *input, con
     memcpy(n->cols, input->cols, sizeof(PlanColumn) * (size_t)input->ncols);
     memcpy(n->cols + input->ncols, extra, sizeof(PlanColumn) * (size_t)nextra);
     return n;
+}
+
+/* The checks a window of OVER aggregates must pass: ordered by one event-time column of
+ * the SELECT's input, ascending. */
+static bool over_window_ok(Binder *b, const WinCall *c, PlanNode *input)
+{
+    if (c->norder == 0) {
+        bind_error(b, c->loc, "unsupported", supported_hint,
+                   "an aggregate over a whole partition (OVER without ORDER BY) is not supported yet");
+        return false;
+    }
+    const SortKey *o = &c->order[0];
+    bool time = c->norder == 1 && o->expr->kind == EX_COLUMN && bind_event_time(b, input, o->expr->col);
+    if (!time) {
+        bind_error(b, c->order_loc, "unsupported",
+                   "order a running aggregate by a source's event_time column, e.g. OVER (PARTITION BY k ORDER BY created_at)",
+                   "OVER (... ORDER BY ...) other than one event-time column is not supported yet");
+        return false;
+    }
+    if (o->desc) {
+        bind_error(b, c->order_loc, "unsupported", "order by the event-time column ascending",
+                   "a running aggregate ordered by descending time is not supported yet");
+        return false;
+    }
+    return true;
 }
 
 PlanNode *bind_window_node(Binder *b, WinList *w, PlanNode *input, Expr **exprs, int n)
@@ -269,7 +494,7 @@ PlanNode *bind_window_node(Binder *b, WinList *w, PlanNode *input, Expr **exprs,
                    "more than one ranking function in a SELECT is not supported yet");
         return NULL;
     }
-    WinMap map = {input->ncols};
+    WinMap map = {input->ncols, NULL};
     PlanNode *node;
     if (nrank) {
         const WinCall *c = &w->items[0];
@@ -285,45 +510,42 @@ PlanNode *bind_window_node(Binder *b, WinList *w, PlanNode *input, Expr **exprs,
         PlanColumn rank = {c->name, type_make(T_INT8)};
         with_columns(b, node, input, &rank, 1);
     } else {
-        const WinCall *c = &w->items[0];
-        for (int i = 1; i < w->n; i++)
-            if (!same_spec(c, &w->items[i])) {
-                bind_unsupported(b, w->items[i].loc, "window aggregates with different windows in one SELECT");
-                return NULL;
-            }
-        if (c->norder == 0) {
-            bind_error(b, c->loc, "unsupported", supported_hint,
-                       "an aggregate over a whole partition (OVER without ORDER BY) is not supported yet");
-            return NULL;
-        }
-        const SortKey *o = &c->order[0];
-        bool time = c->norder == 1 && o->expr->kind == EX_COLUMN && bind_event_time(b, input, o->expr->col);
-        if (!time) {
-            bind_error(b, c->order_loc, "unsupported",
-                       "order a running aggregate by a source's event_time column, e.g. OVER (PARTITION BY k ORDER BY created_at)",
-                       "OVER (... ORDER BY ...) other than one event-time column is not supported yet");
-            return NULL;
-        }
-        if (o->desc) {
-            bind_error(b, c->order_loc, "unsupported", "order by the event-time column ascending",
-                       "a running aggregate ordered by descending time is not supported yet");
-            return NULL;
-        }
-        node = bind_unary_node(b, PL_OVER_AGG, input, c->loc);
-        node->partition = c->partition;
-        node->npartition = c->npartition;
-        node->order = c->order;
-        node->norder = c->norder;
-        node->frame_rows = c->frame_rows;
-        node->naggs = w->n;
-        node->aggs = ARENA_ARRAY(b->arena, AggCall, w->n);
-        PlanColumn *extra = ARENA_ARRAY(b->arena, PlanColumn, w->n);
+        /* one OVER aggregate per distinct window, chained: each adds its calls' columns
+         * after those of the windows before it */
+        int *colof = ARENA_ARRAY(b->arena, int, w->n);
+        bool *done = ARENA_ARRAY(b->arena, bool, w->n);
+        node = input;
         for (int i = 0; i < w->n; i++) {
-            node->aggs[i] = w->items[i].agg;
-            extra[i].name = w->items[i].name;
-            extra[i].type = w->items[i].agg.type;
+            if (done[i]) continue;
+            const WinCall *c = &w->items[i];
+            if (!over_window_ok(b, c, input)) return NULL;
+            int ncalls = 0;
+            for (int j = i; j < w->n; j++)
+                if (!done[j] && same_spec(c, &w->items[j])) ncalls++;
+            PlanNode *o = bind_unary_node(b, PL_OVER_AGG, node, c->loc);
+            o->partition = c->partition;
+            o->npartition = c->npartition;
+            o->order = c->order;
+            o->norder = c->norder;
+            o->frame_rows = c->frame_rows;
+            o->frame_offset = c->frame_offset;
+            o->naggs = ncalls;
+            o->aggs = ARENA_ARRAY(b->arena, AggCall, ncalls);
+            PlanColumn *extra = ARENA_ARRAY(b->arena, PlanColumn, ncalls);
+            int k = 0;
+            for (int j = i; j < w->n; j++) {
+                if (done[j] || !same_spec(c, &w->items[j])) continue;
+                done[j] = true;
+                colof[j] = node->ncols + k;
+                o->aggs[k] = w->items[j].agg;
+                extra[k].name = w->items[j].name;
+                extra[k].type = w->items[j].agg.type;
+                k++;
+            }
+            with_columns(b, o, node, extra, ncalls);
+            node = o;
         }
-        with_columns(b, node, input, extra, w->n);
+        map.colof = colof;
     }
     for (int i = 0; i < n; i++) bind_expr_remap(exprs[i], win_col, &map);
     return node;

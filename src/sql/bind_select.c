@@ -680,10 +680,7 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     PlanNode *cur = bind_from(b, sel, env, &sc.scope, &sc.fi);
     if (!cur) return NULL;
     bool ok = true;
-    if (sel->windows.n) {
-        bind_unsupported(b, sel->windows.items[0]->loc, "the WINDOW clause");
-        ok = false;
-    }
+    sc.wins.named = &sel->windows;
     if (!expand_targets(&sc)) ok = false;
     if ((flags & QF_UNIQUE_NAMES) && ok && !check_unique_names(&sc)) ok = false;
 

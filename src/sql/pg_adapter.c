@@ -484,6 +484,8 @@ static Ast *window_def(Ctx *c, const PgQuery__WindowDef *w, int near)
     a->order = sort_list(c, w->order_clause, w->n_order_clause, loc);
     a->has_frame = w->frame_options != FRAMEOPTION_DEFAULTS && w->frame_options != 0;
     a->frame_options = w->frame_options;
+    if (w->start_offset) a->frame_start = expr(c, w->start_offset, loc);
+    if (w->end_offset) a->frame_end = expr(c, w->end_offset, loc);
     if (has_str(w->name)) a->name = dup(c, w->name);
     if (has_str(w->refname)) a->refname = dup(c, w->refname);
     return a;

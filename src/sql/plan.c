@@ -43,6 +43,7 @@ PlanNode *plan_node_new(Arena *a, PlanKind kind, int loc)
     n->limit = -1;
     n->left_time_col = n->right_time_col = -1;
     n->window_start_key = n->window_end_key = -1;
+    n->frame_offset = -1;
     return n;
 }
 
@@ -119,6 +120,9 @@ const char *agg_kind_name(AggKind k)
     case AGG_MAX: return "max";
     case AGG_BOOL_AND: return "bool_and";
     case AGG_BOOL_OR: return "bool_or";
+    case AGG_LAG: return "lag";
+    case AGG_FIRST_VALUE: return "first_value";
+    case AGG_LAST_VALUE: return "last_value";
     case AGG__COUNT: break;
     }
     return "?";
@@ -205,6 +209,7 @@ PlanNode *plan_node_copy(Arena *a, const PlanNode *n)
             c->aggs[i] = n->aggs[i];
             c->aggs[i].arg = plan_expr_copy(a, n->aggs[i].arg);
             c->aggs[i].filter = plan_expr_copy(a, n->aggs[i].filter);
+            c->aggs[i].dflt = plan_expr_copy(a, n->aggs[i].dflt);
         }
     }
     c->left_keys = copy_exprs(a, n->left_keys, n->nkeys);
@@ -298,7 +303,8 @@ bool plan_node_local_equal(const PlanNode *a, const PlanNode *b)
     for (int i = 0; i < a->naggs; i++) {
         const AggCall *x = &a->aggs[i], *y = &b->aggs[i];
         if (x->kind != y->kind || x->distinct != y->distinct || !type_same(x->type, y->type) ||
-            !plan_expr_equal(x->arg, y->arg) || !plan_expr_equal(x->filter, y->filter))
+            !plan_expr_equal(x->arg, y->arg) || !plan_expr_equal(x->filter, y->filter) || x->offset != y->offset ||
+            !plan_expr_equal(x->dflt, y->dflt))
             return false;
     }
     if (a->join_type != b->join_type || a->nkeys != b->nkeys || a->null_aware != b->null_aware ||
@@ -318,7 +324,8 @@ bool plan_node_local_equal(const PlanNode *a, const PlanNode *b)
             !plan_expr_equal(a->order[i].expr, b->order[i].expr))
             return false;
     return a->limit == b->limit && a->rank_kind == b->rank_kind && a->emit_rank == b->emit_rank &&
-           a->frame_rows == b->frame_rows && a->setop == b->setop && a->all == b->all;
+           a->frame_rows == b->frame_rows && a->frame_offset == b->frame_offset && a->setop == b->setop &&
+           a->all == b->all;
 }
 
 static uint64_t hash_words(const uint64_t *w, size_t n, uint64_t seed)
@@ -398,6 +405,7 @@ uint64_t plan_node_hash(const PlanNode *n, uint64_t seed)
         (uint64_t)n->upper_us, (uint64_t)(int64_t)n->window_start_key, (uint64_t)(int64_t)n->window_end_key,
     };
     h = hash_words(x, 7, h);
+    if (n->frame_offset != -1) h = hash_words(&(uint64_t){(uint64_t)n->frame_offset}, 1, h);
     h = hash_str(n->name, h);
     for (int i = 0; i < n->ncols; i++) {
         h = hash_str(n->cols[i].name, h);
@@ -415,6 +423,11 @@ uint64_t plan_node_hash(const PlanNode *n, uint64_t seed)
         h = hash_words(t, 5, h);
         h = plan_expr_hash(a->arg, h);
         h = plan_expr_hash(a->filter, h);
+        /* mixed in only when set, so that the hashes of other calls stay what they were */
+        if (a->offset || a->dflt) {
+            h = hash_words(&(uint64_t){(uint64_t)a->offset}, 1, h);
+            h = plan_expr_hash(a->dflt, h);
+        }
     }
     h = hash_exprs(n->left_keys, n->nkeys, h);
     h = hash_exprs(n->right_keys, n->nkeys, h);
@@ -700,6 +713,11 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
     } else {
         if (a->distinct) sb_puts(out, "DISTINCT ");
         put_expr(out, a->arg, incols, nincols);
+        if (a->kind == AGG_LAG && (a->offset != 1 || a->dflt)) sb_printf(out, ", %lld", (long long)a->offset);
+        if (a->kind == AGG_LAG && a->dflt) {
+            sb_puts(out, ", ");
+            put_expr(out, a->dflt, incols, nincols);
+        }
     }
     sb_putc(out, ')');
     if (a->filter) {

@@ -76,6 +76,10 @@ struct Expr {
 
 typedef enum AggKind {
     AGG_COUNT_STAR, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX, AGG_BOOL_AND, AGG_BOOL_OR,
+    /* window-only value functions (PL_OVER_AGG): the value of `arg` at another row */
+    AGG_LAG,         /* `offset` rows before the current one in the partition, else `dflt` */
+    AGG_FIRST_VALUE, /* at the frame's first row */
+    AGG_LAST_VALUE,  /* at the frame's last row */
     AGG__COUNT
 } AggKind;
 
@@ -86,6 +90,8 @@ typedef struct AggCall {
     Expr *filter;        /* FILTER (WHERE ...) or NULL */
     Type type;           /* result type (PostgreSQL rules: SUM(int4) -> bigint, AVG(int) -> numeric ...) */
     int loc;
+    int64_t offset;      /* AGG_LAG: how many rows back (>= 0) */
+    Expr *dflt;          /* AGG_LAG: the value without such a row (over the current row), or NULL */
 } AggCall;
 
 typedef enum PlanKind {
@@ -196,6 +202,10 @@ struct PlanNode {
      * (peers) all get the value that includes every peer. (Added by the streaming-SQL
      * binder.) */
     bool frame_rows;
+    /* PL_OVER_AGG: where the frame starts: -1 UNBOUNDED PRECEDING; else `frame_offset`
+     * PRECEDING, rows (ROWS) or microseconds of the order column (RANGE). The frame ends
+     * at the current row (with its peers for RANGE). */
+    int64_t frame_offset;
 
     /* PL_SETOP: two inputs with identical column types (chains are left-deep); output
      * multiplicity of a row with multiplicities l, r in the inputs: UNION min(1, l + r)

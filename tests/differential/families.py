@@ -1775,16 +1775,30 @@ def gen_running(case, r, qr):
         c = r.choice(kc if kc and r.random() < 0.7 else pcands)
         if all(c.name != p.sql() for p in part):
             part.append(c.x())
-    frame = ''
-    x = r.random()
-    if distinct and x < 0.5:
-        frame = ' ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
-    elif x < 0.2:
-        frame = ' RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
-    elif x < 0.3:
-        frame = ' RANGE UNBOUNDED PRECEDING'
-    over = 'OVER (%sORDER BY %set%s)' % (('PARTITION BY %s ' % ', '.join(p.sql() for p in part)) if part else '',
-                                         pre, frame)
+    def pick_frame():
+        # ROWS frames and row-based functions need distinct times: PostgreSQL orders peers
+        # arbitrarily, weir by arrival
+        x = r.random()
+        if distinct and x < 0.25:
+            return ' ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
+        if distinct and x < 0.45:
+            return r.choice([' ROWS BETWEEN %d PRECEDING AND CURRENT ROW', ' ROWS %d PRECEDING']) % r.choice([0, 1, 2, 3, 5])
+        if distinct and x < 0.5:
+            return ' ROWS BETWEEN CURRENT ROW AND CURRENT ROW'
+        if x < 0.6:
+            return " RANGE BETWEEN INTERVAL '%d seconds' PRECEDING AND CURRENT ROW" % r.choice([0, 1, 2, 3, 5, 10, 30])
+        if x < 0.7:
+            return ' RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
+        if x < 0.8:
+            return ' RANGE UNBOUNDED PRECEDING'
+        return ''
+
+    def over_of(frame):
+        return 'OVER (%sORDER BY %set%s)' % (('PARTITION BY %s ' % ', '.join(p.sql() for p in part)) if part else '',
+                                             pre, frame)
+
+    frame = pick_frame()
+    over = over_of(frame)
     items = [c.x() for c in cols if c.name.split('.')[-1] == 'id'] if r.random() < 0.8 else []
     items += [c.x() for c in cols if r.random() < 0.3 and c.name.split('.')[-1] != 'id']
     ag = AggGen(r, g, [], case.nrows, s.schema)
@@ -1801,6 +1815,30 @@ def gen_running(case, r, qr):
                   mag=a.mag, inexact=a.inexact, iscol=True, sc=a.sc)
             items.append(a)
             break
+    if distinct:
+        # value functions: lag (row-based, any frame), first_value / last_value (the frame's
+        # first and last row), over the exact columns
+        vcols = [c for c in cols if not c.inexact]
+        for _ in range(r.choice([0, 0, 1, 2])):
+            c = r.choice(vcols)
+            fn = r.choice(['lag', 'lag', 'first_value', 'last_value'])
+            if fn == 'lag':
+                k = r.choice([None, 1, 2, 0])
+                same = [d for d in vcols if d.ty == c.ty and d is not c]
+                if k is not None and same and r.random() < 0.5:
+                    items.append(X(c.ty, 'lag({0}, %d, {1}) %s' % (k, over.replace('{', '{{').replace('}', '}}')),
+                                   [c.x(), r.choice(same).x()], iscol=True))
+                    continue
+                args = '{0}' if k is None else '{0}, %d' % k
+                items.append(X(c.ty, 'lag(%s) %s' % (args, over.replace('{', '{{').replace('}', '}}')), [c.x()],
+                               iscol=True))
+            else:
+                items.append(X(c.ty, '%s({0}) %s' % (fn, over.replace('{', '{{').replace('}', '}}')), [c.x()],
+                               iscol=True))
+    if r.random() < 0.25:
+        # a second window: another frame over the same partitions
+        frame2 = pick_frame()
+        items.append(X('bigint', 'count(*) ' + over_of(frame2), [], mag=case.nrows, iscol=True))
     if not any('OVER' in (it.tmpl or '') for it in items):
         items.append(X('bigint', 'count(*) ' + over, [], mag=case.nrows, iscol=True))
     q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]

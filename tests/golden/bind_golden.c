@@ -387,6 +387,7 @@ static void print_plan(StrBuf *out, const PlanNode *n, int depth)
             sb_printf(out, ":%s", type_name(n->aggs[i].type, buf, sizeof buf));
         }
         sb_printf(out, "] frame=%s", n->frame_rows ? "rows" : "range");
+        if (n->frame_offset >= 0) sb_printf(out, " frame_offset=%lld", (long long)n->frame_offset);
         break;
     case PL_SETOP:
         sb_printf(out, " %s%s", n->setop == SETOP_UNION ? "UNION" : n->setop == SETOP_EXCEPT ? "EXCEPT" : "INTERSECT",

@@ -111,10 +111,7 @@ TB_FN int add_model(TB *tb, const char *name)
 TB_FN IrNode *node(TB *tb, PlanKind k, int model, IrNode **ins, int nin, ChangelogMode mode)
 {
     IrNode *n = ARENA_NEW(&tb->a, IrNode);
-    n->plan = ARENA_NEW(&tb->a, PlanNode);
-    n->plan->kind = k;
-    n->plan->window_start_key = n->plan->window_end_key = -1; /* as plan_node_new */
-    n->plan->time_col = n->plan->left_time_col = n->plan->right_time_col = -1;
+    n->plan = plan_node_new(&tb->a, k, -1);
     n->model = model;
     n->index = tb->nn;
     n->mode = mode;

@@ -319,6 +319,59 @@ static void test_over_running_sum(void **state)
     tb_fini(&tb);
 }
 
+/* ROWS BETWEEN 1 PRECEDING AND CURRENT ROW with sum, max, lag(v, 2, -1), first_value
+ * and last_value; the state (kept rows, frame start) survives a checkpoint mid-stream:
+ * both pipelines emit the same rows afterwards. */
+static void test_over_bounded_rows_lag_serialize(void **state)
+{
+    (void)state;
+    TB t1, t2;
+    TB *tbs[2] = {&t1, &t2};
+    int s = 0;
+    IrNode *o = NULL;
+    for (int i = 0; i < 2; i++) {
+        TB *tb = tbs[i];
+        tb_init(tb);
+        s = add_source(tb, "ev", "k:i8,v:i8,t:ts", FMT_JSON, -1);
+        int m = add_model(tb, "o");
+        IrNode *src = n_source(tb, m, s, CL_INSERT_ONLY);
+        int part[1] = {0};
+        AggDef aggs[5] = {
+            {AGG_SUM, ecol(tb, 1, T(T_INT8)), false, NULL, type_numeric(-1, -1), "s"},
+            {AGG_MAX, ecol(tb, 1, T(T_INT8)), false, NULL, T(T_INT8), "mx"},
+            {AGG_LAG, ecol(tb, 1, T(T_INT8)), false, NULL, T(T_INT8), "prev2"},
+            {AGG_FIRST_VALUE, ecol(tb, 1, T(T_INT8)), false, NULL, T(T_INT8), "fv"},
+            {AGG_LAST_VALUE, ecol(tb, 1, T(T_INT8)), false, NULL, T(T_INT8), "lv"},
+        };
+        o = n_over(tb, m, src, part, 1, 2, aggs, 5, true);
+        o->plan->frame_offset = 1;
+        o->plan->aggs[2].offset = 2;
+        o->plan->aggs[2].dflt = eint(tb, -1, T(T_INT8));
+        set_root(tb, m, o, NULL, -1);
+        start(tb);
+    }
+    push(&t1, s, 1, "1|10|2024-01-01 10:00:01");
+    push(&t1, s, 1, "1|30|2024-01-01 10:00:02");
+    push(&t1, s, 1, "2|5|2024-01-01 10:00:02");
+    wm(&t1, s, "2024-01-01 10:00:03");
+    /* frame of the second row: {10, 30}; lag 2 does not exist yet: the default */
+    assert_string_equal(step(&t1), "I 1|10|2024-01-01 10:00:01|10|10|-1|10|10; I 1|30|2024-01-01 10:00:02|40|30|-1|10|30; "
+                                   "I 2|5|2024-01-01 10:00:02|5|5|-1|5|5");
+    roundtrip(&t1, &t2, o->index);
+    for (int i = 0; i < 2; i++) {
+        push(tbs[i], s, 1, "1|20|2024-01-01 10:00:04");
+        push(tbs[i], s, 1, "1|1|2024-01-01 10:00:05");
+        wm(tbs[i], s, "end");
+    }
+    char *r1 = xstrdup(step(&t1));
+    assert_string_equal(r1, step(&t2));
+    /* the 10 left the frame: max falls back to 30, then to 20 */
+    assert_string_equal(r1, "I 1|1|2024-01-01 10:00:05|21|20|30|20|1; I 1|20|2024-01-01 10:00:04|50|30|10|30|20");
+    free(r1);
+    tb_fini(&t1);
+    tb_fini(&t2);
+}
+
 static void test_over_rows_frame_and_serialize(void **state)
 {
     (void)state;
@@ -362,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_tvf_direct),
         cmocka_unit_test(test_over_running_sum),
         cmocka_unit_test(test_over_rows_frame_and_serialize),
+        cmocka_unit_test(test_over_bounded_rows_lag_serialize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
