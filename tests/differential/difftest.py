@@ -1576,25 +1576,34 @@ def row_bucket(row):
                  for v in row)
 
 
+def float_distance(a, b):
+    return sum(abs(x - y) for x, y in zip(a, b) if isinstance(x, float) and isinstance(y, float))
+
+
 def multiset_diff(a_rows, b_rows):
     """Rows of a not matched in b and rows of b not matched in a (floats with a
-    relative tolerance of 1e-9)."""
+    relative tolerance of 1e-9). Identical rows pair first, then each row with the
+    closest candidate: values nearer to each other than the tolerance must not steal
+    each other's partners (-3999999998.0 pairs with -3999999998.0, not with
+    -3999999995.0)."""
     buckets = {}
     for row in b_rows:
         buckets.setdefault(row_bucket(row), []).append(row)
-    only_a = []
+    rest = []
     for row in a_rows:
         cands = buckets.get(row_bucket(row))
-        hit = None
-        if cands:
-            for i, c in enumerate(cands):
-                if all(floats_close(x, y) for x, y in zip(row, c)):
-                    hit = i
-                    break
-        if hit is None:
-            only_a.append(row)
+        if cands and row in cands:
+            cands.remove(row)
         else:
-            cands.pop(hit)
+            rest.append(row)
+    only_a = []
+    for row in rest:
+        cands = buckets.get(row_bucket(row)) or []
+        close = [i for i, c in enumerate(cands) if all(floats_close(x, y) for x, y in zip(row, c))]
+        if not close:
+            only_a.append(row)
+            continue
+        cands.pop(min(close, key=lambda i: float_distance(row, cands[i])))
     only_b = [row for rows in buckets.values() for row in rows]
     return only_a, only_b
 
