@@ -2,7 +2,7 @@
 # `make SANITIZE=1 ...` builds with ASan+UBSan into build-san/.
 CC      ?= cc
 SANITIZE ?= 0
-PKGS    := yaml-0.1 sqlite3 libxxhash zlib
+PKGS    := yaml-0.1 sqlite3 libxxhash zlib rdkafka
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lpg_query -lm
 
@@ -31,7 +31,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 .PHONY: all test unit fuzz-replay fuzz bench demo clean
-all: $(BUILD)/weir $(BUILD)/nexmark_gen
+all: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/kafka-mock
 
 $(BUILD)/libweir.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -70,6 +70,11 @@ $(BUILD)/nexmark_gen: bench/nexmark_gen.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
 
+# the Kafka cluster of the tests (tools/kafka_mock.c)
+$(BUILD)/kafka-mock: tools/kafka_mock.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
 $(BUILD)/tests/bind_golden: tests/golden/bind_golden.c $(BUILD)/libweir.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweir.a $(LDLIBS)
@@ -77,7 +82,7 @@ $(BUILD)/tests/bind_golden: tests/golden/bind_golden.c $(BUILD)/libweir.a
 unit: $(UNIT_BIN)
 fuzz-replay: $(FUZZ_REPLAY)
 
-test: $(BUILD)/weir $(BUILD)/tests/bind_golden $(UNIT_BIN) $(FUZZ_REPLAY)
+test: $(BUILD)/weir $(BUILD)/kafka-mock $(BUILD)/tests/bind_golden $(UNIT_BIN) $(FUZZ_REPLAY)
 	BUILD=$(BUILD) tests/run-all
 
 bench: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/bench/engine_bench $(BUILD)/bench/bench_decode

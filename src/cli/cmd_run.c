@@ -1,5 +1,6 @@
 /* `weir run`: checks the project, then runs the selected models (default: all) on the
- * native runtime; bounded sources run to the end, then a summary is printed. */
+ * native runtime; bounded sources run to the end (Kafka sources until SIGTERM, or until
+ * caught up with --until-caught-up), then a summary is printed. */
 #include "cli/cli.h"
 #include "connectors/run.h"
 
@@ -45,6 +46,7 @@ int cmd_run(const CliOptions *o)
     ro.models_wanted = wanted;
     ro.progress = !o->no_progress && isatty(2);
     ro.batch_size = o->batch_size;
+    ro.until_caught_up = o->until_caught_up;
     RunSummary sum;
     char err[1024] = "";
     int rc = run_pipeline(cp.project, cp.graph, &ro, &sum, err, sizeof err);

@@ -150,17 +150,23 @@ static void base64(StrBuf *sb, const unsigned char *s, size_t n)
     sb_putc(sb, '"');
 }
 
-static void head(DlWriter *w, const char *reason, const char *file, int64_t line)
+/* The record's position: "file"/"line" for files, "topic"/"partition"/"offset" for Kafka. */
+static void head(DlWriter *w, const char *reason, const RowOrigin *o)
 {
     StrBuf *b = &w->buf;
     sb_puts(b, "{\"source\":");
     dl_json_str_lossy(b, w->name, strlen(w->name));
     sb_puts(b, ",\"reason\":");
     dl_json_str_lossy(b, reason ? reason : "", reason ? strlen(reason) : 0);
-    if (file) {
+    if (!o || !o->where) return;
+    if (o->partition >= 0) {
+        sb_puts(b, ",\"topic\":");
+        dl_json_str_lossy(b, o->where, strlen(o->where));
+        sb_printf(b, ",\"partition\":%d,\"offset\":%lld", o->partition, (long long)o->line);
+    } else {
         sb_puts(b, ",\"file\":");
-        dl_json_str_lossy(b, file, strlen(file));
-        sb_printf(b, ",\"line\":%lld", (long long)line);
+        dl_json_str_lossy(b, o->where, strlen(o->where));
+        sb_printf(b, ",\"line\":%lld", (long long)o->line);
     }
 }
 
@@ -172,10 +178,10 @@ static bool finish(DlWriter *w, char *err, size_t errsize)
     return true;
 }
 
-bool dl_write_raw(DlWriter *w, const char *reason, const char *file, int64_t line,
-                  const char *raw, size_t rawlen, char *err, size_t errsize)
+bool dl_write_raw(DlWriter *w, const char *reason, const RowOrigin *origin, const char *raw, size_t rawlen,
+                  char *err, size_t errsize)
 {
-    head(w, reason, file, line);
+    head(w, reason, origin);
     sb_puts(&w->buf, ",\"raw\":");
     if (!dl_json_str_lossy(&w->buf, raw, rawlen)) {
         sb_puts(&w->buf, ",\"raw_base64\":");
@@ -187,8 +193,7 @@ bool dl_write_raw(DlWriter *w, const char *reason, const char *file, int64_t lin
 bool dl_write_row(DlWriter *w, const char *reason, const RowOrigin *origin, const PlanColumn *cols,
                   const Type *types, const Value *row, int ncols, char *err, size_t errsize)
 {
-    head(w, reason, origin && origin->where ? origin->where : NULL, origin ? origin->line : 0);
-    if (origin && origin->partition >= 0) sb_printf(&w->buf, ",\"partition\":%d", origin->partition);
+    head(w, reason, origin);
     sb_puts(&w->buf, ",\"row\":{");
     for (int c = 0; c < ncols; c++) {
         if (c) sb_putc(&w->buf, ',');

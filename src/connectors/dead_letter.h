@@ -2,6 +2,7 @@
  * written, never dropped, as JSON lines to <project>/target/dead_letter/<name>.jsonl
  * (name = the source or model). A source record line:
  *   {"source":"commerce.orders","reason":"...","file":"data/orders.jsonl","line":17,"raw":"..."}
+ * (from Kafka: "topic":"orders","partition":2,"offset":17 in place of "file"/"line").
  * "raw" is the record's bytes as a JSON string; bytes that are not valid UTF-8 are
  * shown as U+FFFD there and the exact bytes are added as "raw_base64".
  * An engine row line:
@@ -29,10 +30,10 @@ DlWriter *dl_open(const char *path, const char *name, bool append);
 /* dl_open on <project>/target/dead_letter/<name>.jsonl ('/' in name becomes '_'). */
 DlWriter *dl_open_project(Project *p, const char *name, bool append);
 
-/* A record a source could not read. `file` may be NULL (then "file"/"line" are left
- * out). Writes are buffered; returns false with a message on an I/O error. */
-bool dl_write_raw(DlWriter *w, const char *reason, const char *file, int64_t line,
-                  const char *raw, size_t rawlen, char *err, size_t errsize);
+/* A record a source could not read, at `origin` (NULL or without `where`: no position).
+ * Writes are buffered; returns false with a message on an I/O error. */
+bool dl_write_raw(DlWriter *w, const char *reason, const RowOrigin *origin, const char *raw, size_t rawlen,
+                  char *err, size_t errsize);
 /* A row rejected by the engine (types/cols describe the row; origin may be NULL). */
 bool dl_write_row(DlWriter *w, const char *reason, const RowOrigin *origin, const PlanColumn *cols,
                   const Type *types, const Value *row, int ncols, char *err, size_t errsize);

@@ -306,7 +306,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             stdin_taken = true;
         }
         SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = false,
-                         .record_origins = !opts->no_origins};
+                         .record_origins = !opts->no_origins, .until_caught_up = opts->until_caught_up};
         bool config_error = false;
         ConnSource *src = src_open(p, s, &so, &config_error, err, errsize);
         if (!src) {
@@ -367,7 +367,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         for (int i = 0; i < r.nsources; i++) {
             int64_t wm = src_watermark(r.sources[i]);
             if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
-            if (!src_done(r.sources[i]) || !src_bounded(r.sources[i])) finished = false;
+            if (!src_done(r.sources[i])) finished = false;
         }
         if (show && now_s() - last_progress >= 0.5) {
             last_progress = now_s();
@@ -375,9 +375,9 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         }
     }
     if (ok && finished) {
-        /* the end of every bounded input: close all windows */
-        for (int s = 0; s < p->nsources; s++)
-            if (eng_source_batch(r.pipe, s)) eng_source_watermark(r.pipe, s, INT64_MAX);
+        /* the end of every bounded input: close its windows */
+        for (int i = 0; i < r.nsources; i++)
+            if (src_bounded(r.sources[i])) eng_source_watermark(r.pipe, src_index(r.sources[i]), INT64_MAX);
         if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) ok = false;
         else out->steps++;
     }

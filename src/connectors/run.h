@@ -1,9 +1,12 @@
 /* The native runtime driver behind `weir run`: opens a reader for every source the
  * selected models read and a sink for every selected model with a `sink`, builds the
- * engine pipeline, and steps it over batches of records until every bounded source is
- * exhausted; then every watermark moves to the end of time, a last step closes all
- * windows, and the sinks are committed and closed. SIGINT/SIGTERM stop gracefully:
- * the current step finishes, sinks are committed, exit code 0 (summary.interrupted). */
+ * engine pipeline, and steps it over batches of records until every source is done: a
+ * bounded source (file, stdin) at its end, a Kafka source only with until_caught_up
+ * once it has caught up (otherwise it runs until a signal). Then the watermarks of the
+ * bounded sources move to the end of time and a last step closes their windows (a
+ * Kafka topic goes on, so its windows stay open for the next run), and the sinks are
+ * committed and closed. SIGINT/SIGTERM stop gracefully: the current step finishes,
+ * sinks are committed, exit code 0 (summary.interrupted). */
 #ifndef WEIR_CONNECTORS_RUN_H
 #define WEIR_CONNECTORS_RUN_H
 
@@ -23,6 +26,7 @@ typedef struct RunOptions {
     bool copy_text;              /* copy decoded text into batch arenas (default: zero-copy) */
     bool no_origins;             /* do not track file:line through the engine (dead letters
                                     of engine rejections then lack a position) */
+    bool until_caught_up;        /* Kafka sources stop at the high watermarks seen at start */
 } RunOptions;
 
 typedef struct RunSourceSummary {

@@ -7,10 +7,10 @@
 bool sink_supported(SinkConnector c, const char **why)
 {
     switch (c) {
-    case SINK_FILE: case SINK_STDOUT: case SINK_SQLITE:
+    case SINK_FILE: case SINK_STDOUT: case SINK_SQLITE: case SINK_KAFKA:
         return true;
     default:
-        if (why) *why = "is not supported by weir run yet (file, stdout and sqlite are)";
+        if (why) *why = "is not supported by weir run yet (file, stdout, sqlite and kafka are)";
         return false;
     }
 }
@@ -33,6 +33,8 @@ ConnSink *sink_open(Project *p, const ConnSinkSpec *spec, char *err, size_t errs
         return sink_file_open(project_path(p, d->path), spec, fmt, err, errsize);
     case SINK_STDOUT:
         return sink_stdout_open(spec, fmt, err, errsize);
+    case SINK_KAFKA:
+        return sink_kafka_open(p, spec, fmt, err, errsize);
     default: /* SINK_SQLITE */
         if (!d->path) {
             snprintf(err, errsize, "model %s: sqlite sink without a path (the database file)", spec->model);

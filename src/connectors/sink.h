@@ -5,9 +5,10 @@
  * sqlite sink commits the step's transaction. After a commit the sink's content
  * equals the model's result as of that step.
  *
- * Connectors: file {path, format}, stdout {format}, sqlite {path, table} (sink_file.c,
- * sink_stdout.c, sink_sqlite.c); the others (postgres, kafka, clickhouse, webhook)
- * come later and report "not supported" from sink_supported.
+ * Connectors: file {path, format}, stdout {format}, sqlite {path, table}, kafka {topic,
+ * format, bootstrap_servers} (sink_file.c, sink_stdout.c, sink_sqlite.c, kafka.c); the
+ * others (postgres, clickhouse, webhook) come later and report "not supported" from
+ * sink_supported.
  *
  * Output formats (file, stdout), one line per change, keys in column order, values
  * rendered by value_format_json:
@@ -16,7 +17,9 @@
  *                                                     json sinks on append-only models)
  *   changelog-json  {"op":"insert"|"update"|"delete","c1":..,..}   a delete carries the
  *                                                     row as it was
- *   debezium-json   {"before":{..}|null,"after":{..}|null,"op":"c"|"u"|"d"} */
+ *   debezium-json   {"before":{..}|null,"after":{..}|null,"op":"c"|"u"|"d"}
+ *   upsert          (kafka only) the row for an insert or update, a tombstone (no value)
+ *                   for a delete; the message key carries the model's key columns */
 #ifndef WEIR_CONNECTORS_SINK_H
 #define WEIR_CONNECTORS_SINK_H
 
@@ -76,6 +79,10 @@ ConnSink *sink_fd_open(int fd, const char *target, const ConnSinkSpec *spec, Dat
                        size_t errsize);
 /* The line sink on standard output (sink_stdout.c). */
 ConnSink *sink_stdout_open(const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize);
+/* The Kafka sink (kafka.c) on the topic of spec->def; bootstrap servers from the sink
+ * or the target, properties from the target (see src_kafka_reader_open). The topic
+ * must exist. */
+ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize);
 /* The SQLite sink (sink_sqlite.c): database file `path`, table `table`. */
 ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize);
 

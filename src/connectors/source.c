@@ -2,12 +2,18 @@
  * format's decoder into the engine's source batch (or keyed upserts), applies the
  * on_error policy to bad records (dead letter / skip / fail), keeps the line of every
  * row it appended (for dead letters the engine reports later in the step), and tracks
- * the event-time watermark. Transport-independent: Kafka plugs in as another reader. */
+ * the event-time watermark (per partition for Kafka). Transport-independent: every
+ * transport is a ConnReader. */
 #include "connectors/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct RowPos {
+    int64_t pos;                 /* line or offset */
+    int32_t partition;           /* -1 for files */
+} RowPos;
 
 struct ConnSource {
     Project *project;
@@ -19,13 +25,14 @@ struct ConnSource {
     SrcStats stats;
     ConnRecord *recs;
     int nrecs_cap;
-    /* rows appended to the current step's batch: lines[i] is the line of row
+    /* rows appended to the current step's batch: rowpos[i] is the position of row
      * batch_base + i; reset when a read finds the batch empty (a new step) */
     const Batch *batch;
     int batch_base;
-    int64_t *lines;
-    int nlines, lines_cap;
+    RowPos *rowpos;
+    int nrowpos, rowpos_cap;
     int64_t max_event;           /* INT64_MIN until the first event time */
+    int64_t *part_max;           /* partitioned readers: max event time per partition */
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
 };
@@ -54,6 +61,10 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->dl = dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
     s->max_event = INT64_MIN;
     s->keyed = data_format_is_updating(def->format) && def->npk > 0;
+    if (r->npartitions > 0) {
+        s->part_max = xmalloc(sizeof(int64_t) * (size_t)r->npartitions);
+        for (int i = 0; i < r->npartitions; i++) s->part_max[i] = INT64_MIN;
+    }
     return s;
 }
 
@@ -81,30 +92,41 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
     case SRC_STDIN:
         r = src_stdin_reader_open(framing_for(def), err, errsize);
         break;
-    default:
-        snprintf(err, errsize, "source %s: the kafka connector is not supported by weir run yet", def->name);
-        *config_error = true;
-        return NULL;
+    case SRC_KAFKA:
+        if (def->format == FMT_CSV) {
+            snprintf(err, errsize, "source %s: format csv is for files; a kafka source reads json, changelog-json "
+                                   "or debezium-json", def->name);
+            *config_error = true;
+            return NULL;
+        }
+        r = src_kafka_reader_open(p, def, o && o->until_caught_up, config_error, err, errsize);
+        break;
     }
     if (!r) return NULL;
     return src_open_reader(p, index, r, o, err, errsize);
 }
 
-/* Remembers the line of the row just appended to b. */
-static void note_line(ConnSource *s, Batch *b, int64_t line)
+static RowOrigin origin_of(const ConnSource *s, const ConnRecord *r)
 {
-    if (s->record_origins) {
-        RowOrigin o = {s->reader->where, line, -1, 0};
-        batch_set_origin(b, b->n - 1, &o);
-    }
-    if (s->nlines == s->lines_cap) {
-        s->lines_cap = s->lines_cap ? s->lines_cap * 2 : 4096;
-        s->lines = xrealloc(s->lines, sizeof(int64_t) * (size_t)s->lines_cap);
-    }
-    s->lines[s->nlines++] = line;
+    RowOrigin o = {s->reader->where, r->pos, r->partition, r->timestamp_us};
+    return o;
 }
 
-static void note_event_time(ConnSource *s, const Value *row)
+/* Remembers the position of the row just appended to b. */
+static void note_pos(ConnSource *s, Batch *b, const ConnRecord *r)
+{
+    if (s->record_origins) {
+        RowOrigin o = origin_of(s, r);
+        batch_set_origin(b, b->n - 1, &o);
+    }
+    if (s->nrowpos == s->rowpos_cap) {
+        s->rowpos_cap = s->rowpos_cap ? s->rowpos_cap * 2 : 4096;
+        s->rowpos = xrealloc(s->rowpos, sizeof(RowPos) * (size_t)s->rowpos_cap);
+    }
+    s->rowpos[s->nrowpos++] = (RowPos){r->pos, r->partition};
+}
+
+static void note_event_time(ConnSource *s, const ConnRecord *r, const Value *row)
 {
     int c = s->def->event_time_col;
     if (c < 0 || row[c].isnull) return;
@@ -114,6 +136,8 @@ static void note_event_time(ConnSource *s, const Value *row)
         t *= 86400000000LL;
     }
     if (t > s->max_event) s->max_event = t;
+    if (s->part_max && r->partition >= 0 && r->partition < s->reader->npartitions && t > s->part_max[r->partition])
+        s->part_max[r->partition] = t;
 }
 
 /* Applies the on_error policy to a bad record. Returns false for on_error: fail. */
@@ -121,17 +145,27 @@ static bool bad_record(ConnSource *s, const ConnRecord *r, const char *reason, c
 {
     s->stats.bad++;
     switch (s->def->on_error) {
-    case ONERR_FAIL:
-        snprintf(err, errsize, "%s:%lld: %s", s->reader->where, (long long)r->pos, reason);
+    case ONERR_FAIL: {
+        char where[320];
+        src_position_text(s->reader->where, r->partition, r->pos, where, sizeof where);
+        snprintf(err, errsize, "%s: %s", where, reason);
         return false;
+    }
     case ONERR_SKIP:
         s->stats.skipped++;
         return true;
-    default:
+    default: {
         s->stats.dead_letters++;
-        if (!dl_write_raw(s->dl, reason, s->reader->where, r->pos, r->data, r->len, err, errsize)) return false;
-        return true;
+        RowOrigin o = origin_of(s, r);
+        return dl_write_raw(s->dl, reason, &o, r->data, r->len, err, errsize);
     }
+    }
+}
+
+void src_position_text(const char *where, int32_t partition, int64_t pos, char *buf, size_t size)
+{
+    if (partition >= 0) snprintf(buf, size, "topic %s partition %d offset %lld", where, partition, (long long)pos);
+    else snprintf(buf, size, "%s:%lld", where, (long long)pos);
 }
 
 static bool key_equal(const ConnSource *s, const Value *a, const Value *b)
@@ -155,15 +189,15 @@ static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *
                 return false;
             }
             batch_append_row(batch, d->old_row, -1);
-            note_line(s, batch, r->pos);
+            note_pos(s, batch, r);
             batch_append_row(batch, d->row, 1);
         } else {
             batch_append_row(batch, d->row, d->op == CHANGE_DELETE ? -1 : 1);
         }
-        note_line(s, batch, r->pos);
+        note_pos(s, batch, r);
         return true;
     }
-    RowOrigin o = {s->reader->where, r->pos, r->partition, r->timestamp_us};
+    RowOrigin o = origin_of(s, r);
     if (d->op == CHANGE_UPDATE && d->old_row && !key_equal(s, d->old_row, d->row)) {
         /* the key changed: delete the old key, insert the new one */
         if (!upsert(ctx, s->index, CHANGE_DELETE, d->old_row, &o, err, errsize)) return false;
@@ -184,7 +218,7 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     if (batch != s->batch || batch->n == 0) {
         s->batch = batch;
         s->batch_base = batch->n;
-        s->nlines = 0;
+        s->nrowpos = 0;
     }
     int n = s->reader->ops->read(s->reader, s->recs, max, err, errsize);
     if (n < 0) return -1;
@@ -198,18 +232,20 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
             s->stats.records++;
             if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
                 batch_append_row(batch, d.row, 1);
-                note_line(s, batch, r->pos);
+                note_pos(s, batch, r);
             } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, msg, sizeof msg)) {
                 if (!bad_record(s, r, msg, err, errsize)) return -1;
                 continue;
             }
             s->stats.rows++;
-            note_event_time(s, d.row);
+            note_event_time(s, r, d.row);
         } else if (res == CONN_DEC_BAD) {
             s->stats.records++;
             if (!bad_record(s, r, msg, err, errsize)) return -1;
         } else if (res == CONN_DEC_FATAL) {
-            snprintf(err, errsize, "%s:%lld: %s", s->reader->where, (long long)r->pos, msg);
+            char where[320];
+            src_position_text(s->reader->where, r->partition, r->pos, where, sizeof where);
+            snprintf(err, errsize, "%s: %s", where, msg);
             return -1;
         }
     }
@@ -219,13 +255,32 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
 bool src_done(const ConnSource *s) { return s->reader->eof; }
 bool src_bounded(const ConnSource *s) { return s->reader->bounded; }
 
+/* The partitioned source's event-time high mark: the minimum over partitions that are
+ * not idle without data (see src_watermark). */
+static int64_t partitioned_max_event(const ConnSource *s)
+{
+    const ConnReader *r = s->reader;
+    int64_t m = INT64_MAX;
+    bool any = false;
+    for (int p = 0; p < r->npartitions; p++) {
+        if (s->part_max[p] == INT64_MIN) {
+            if (r->ops->partition_idle && r->ops->partition_idle((ConnReader *)r, p)) continue;
+            return INT64_MIN;
+        }
+        any = true;
+        if (s->part_max[p] < m) m = s->part_max[p];
+    }
+    return any ? m : INT64_MIN;
+}
+
 int64_t src_watermark(const ConnSource *s)
 {
     if (s->reader->eof && s->reader->bounded) return INT64_MAX;
-    if (s->max_event == INT64_MIN) return INT64_MIN;
+    int64_t max_event = s->part_max ? partitioned_max_event(s) : s->max_event;
+    if (max_event == INT64_MIN) return INT64_MIN;
     int64_t d = s->def->watermark_delay_us;
-    if (d > 0 && s->max_event < INT64_MIN + d) return INT64_MIN;
-    return s->max_event - d;
+    if (d > 0 && max_event < INT64_MIN + d) return INT64_MIN;
+    return max_event - d;
 }
 
 void src_progress(const ConnSource *s, int64_t *done, int64_t *total)
@@ -247,10 +302,11 @@ bool src_row_origin(const ConnSource *s, const Value *row, RowOrigin *out)
     uintptr_t p = (uintptr_t)row;
     if (p < lo || p >= hi) return false;
     size_t idx = (size_t)(p - lo) / (sizeof(Value) * (size_t)b->ncols);
-    if (idx < (size_t)s->batch_base || idx - (size_t)s->batch_base >= (size_t)s->nlines) return false;
+    if (idx < (size_t)s->batch_base || idx - (size_t)s->batch_base >= (size_t)s->nrowpos) return false;
+    const RowPos *rp = &s->rowpos[idx - (size_t)s->batch_base];
     out->where = s->reader->where;
-    out->line = s->lines[idx - (size_t)s->batch_base];
-    out->partition = -1;
+    out->line = rp->pos;
+    out->partition = rp->partition;
     out->timestamp_us = 0;
     return true;
 }
@@ -272,7 +328,8 @@ bool src_close(ConnSource *s, char *err, size_t errsize)
     s->reader->ops->close(s->reader);
     conn_decoder_free(s->decoder);
     free(s->recs);
-    free(s->lines);
+    free(s->rowpos);
+    free(s->part_max);
     free(s);
     return ok;
 }

@@ -1,8 +1,8 @@
 /* Sources for `weir run`, in two layers so every transport shares one decoding path:
  *
  *  - a ConnReader yields raw records (bytes + position) from a transport: a file
- *    (source_file.c, plain or gzip), standard input (source_stdin.c), later Kafka
- *    (partition/offset positions, commit after the sinks commit, unbounded);
+ *    (source_file.c, plain or gzip), standard input (source_stdin.c), a Kafka topic
+ *    (kafka.c: partition/offset positions, unbounded unless it stops once caught up);
  *  - a ConnSource (source.c) owns a reader, the format's decoder, the on_error policy
  *    with its dead-letter file, and the event-time watermark, and turns each batch of
  *    records into rows of the engine's source batch (or keyed upserts).
@@ -49,13 +49,20 @@ typedef struct ConnReaderOps {
     bool (*commit)(ConnReader *r, char *err, size_t errsize);
     /* Release the transport and free the reader. */
     void (*close)(ConnReader *r);
+    /* Partitioned readers: true when `partition` has nothing to deliver right now (it
+     * is caught up with what the transport holds), so it does not hold the source's
+     * watermark back until it delivers again. NULL for unpartitioned readers. */
+    bool (*partition_idle)(ConnReader *r, int partition);
 } ConnReaderOps;
 
 struct ConnReader {
     const ConnReaderOps *ops;
     const char *where;       /* for origins and messages: project-relative path, "<stdin>", topic */
-    bool bounded;            /* ends by itself (files, stdin) */
-    bool eof;
+    bool bounded;            /* ends by itself (files, stdin): its end is the end of time */
+    bool eof;                /* no record will follow (a bounded input's end, or a Kafka
+                                reader that stops once caught up and is) */
+    int npartitions;         /* > 0: records carry a partition in [0, npartitions) and the
+                                watermark is the minimum over partitions */
 };
 
 /* Record framing for line readers: JSON formats end a record at every newline; CSV
@@ -73,6 +80,17 @@ ConnReader *src_fd_reader_open(int fd, bool own, const char *where, ConnFraming 
                                char *err, size_t errsize);
 /* Line reader over standard input (source_stdin.c). */
 ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize);
+/* Reader over the Kafka topic of source `def` (kafka.c): every partition from its
+ * earliest offset; records are message values (tombstones are skipped), positions are
+ * partition/offset, timestamps the message timestamps. With `until_caught_up` the
+ * reader captures each partition's high watermark when it opens and reaches eof once
+ * it has delivered everything below them (later messages are left for the next run).
+ * The bootstrap servers come from the source or the target's `kafka:`, properties from
+ * the target's `kafka: {properties}` (${ENV:..} resolved). *config_error tells a
+ * configuration problem (no bootstrap servers, a bad property) from an unreachable
+ * cluster or a missing topic. */
+ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, bool *config_error,
+                                  char *err, size_t errsize);
 
 /* ---------------------------------------------------------------- sources */
 
@@ -82,6 +100,7 @@ typedef struct SrcOptions {
     bool record_origins;         /* set Batch.origins (file:line per row) so rows the engine
                                     rejects downstream keep their position; otherwise only
                                     rows of the source batch itself can be located */
+    bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open */
 } SrcOptions;
 
 typedef struct SrcStats {
@@ -105,19 +124,27 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
 /* Same over a given reader (taken over: closed by src_close). */
 ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptions *o, char *err, size_t errsize);
 
+/* A record position for messages: "data/orders.jsonl:17" (files) or
+ * "topic orders partition 2 offset 17" (partition >= 0). */
+void src_position_text(const char *where, int32_t partition, int64_t pos, char *buf, size_t size);
+
 /* Read up to max records and decode them: rows of json/csv sources are appended to
  * `batch` with weight +1; changes of changelog-json/debezium-json sources go through
  * `upsert` (keyed sources) or as -1/+1 rows into `batch` (sources without a primary key).
  * A bad record follows on_error: dead_letter writes it, skip counts it, fail returns -1
- * with "<file>:<line>: <reason>". Returns the number of records read, or -1 on a fatal
+ * with "<position>: <reason>" (src_position_text). Returns the number of records read, or -1 on a fatal
  * error (I/O, on_error: fail, unreadable CSV header). */
 int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
                    char *err, size_t errsize);
-/* True once the input is exhausted (bounded sources only). */
+/* True once no record will follow (a bounded input's end; a Kafka source opened with
+ * until_caught_up once it has caught up). */
 bool src_done(const ConnSource *s);
 bool src_bounded(const ConnSource *s);
 /* The event-time watermark: max(event_time seen) - watermark_delay; INT64_MIN before
- * the first row or without event_time; INT64_MAX once the input is exhausted. */
+ * the first row or without event_time; INT64_MAX once a bounded input is exhausted.
+ * Partitioned (Kafka): the minimum over partitions of their own max(event_time) -
+ * delay; a partition that has delivered no event time yet holds the watermark at
+ * INT64_MIN unless it is idle (caught up with nothing to deliver). */
 int64_t src_watermark(const ConnSource *s);
 /* Bytes consumed and total (0 when unknown), for progress display. */
 void src_progress(const ConnSource *s, int64_t *done, int64_t *total);

@@ -195,9 +195,11 @@ static void load_target(ProjectLoader *L, YNode *k, YNode *v)
         YNode *b = yaml_get(n, "bootstrap_servers");
         if (b) t->kafka_bootstrap = project_expect_str(L, b, "`bootstrap_servers`");
         YNode *props = yaml_get(n, "properties");
-        if (props && project_expect_map(L, props, "kafka `properties`"))
+        if (props && project_expect_map(L, props, "kafka `properties`")) {
+            t->kafka_properties = props;
             for (int i = 0; i < props->npairs; i++)
                 project_expect_str(L, props->pairs[i].value, "a kafka property");
+        }
     }
     static const char *const str_keys[] = {"url", "database", "user", "password", "gateway_url",
                                            "description"};

@@ -132,6 +132,8 @@ typedef struct TargetDef {
     const char *runtime;         /* native (default) | clickhouse | flink */
     const char *state_dir;       /* default .weir/<target> */
     const char *kafka_bootstrap; /* raw, may contain ${ENV:..} */
+    YNode *kafka_properties;     /* kafka: {properties: {name: value}} (librdkafka settings;
+                                    values raw, may contain ${ENV:..}), NULL when absent */
     YNode *node;
 } TargetDef;
 

@@ -1,0 +1,555 @@
+/* The Kafka connector, the only file that includes librdkafka: a ConnReader over a
+ * topic (source side) and a ConnSink that produces a model's changes to a topic.
+ *
+ * Reader: weir owns its positions (no consumer group): it starts every partition of
+ * the topic itself at the earliest offset on one queue and reads message values from
+ * it in batches. Messages stay alive until the next read
+ * (records point into them, like the file reader's blocks). Partition-EOF events tell
+ * which partitions are caught up: idle ones do not hold the watermark back, and with
+ * until_caught_up the reader ends once every partition reached the high watermark it
+ * had when the reader opened.
+ *
+ * Sink: an idempotent producer; a change is one message whose value is the formatted
+ * change (json, changelog-json, debezium-json; upsert: the row, or a tombstone for a
+ * delete) and whose key is the model's key columns as a JSON object (no key for a
+ * keyless model). Keys are partitioned with murmur2 like the Java client, so other
+ * clients agree on where a key lives. sink_commit waits until the broker acknowledged
+ * every message of the step (at-least-once per step). */
+#include "connectors/sink.h"
+#include "connectors/source.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define OPEN_TIMEOUT_MS 10000        /* metadata and watermark queries at open */
+#define BROKERS_DOWN_LIMIT_S 60      /* all brokers unreachable this long: the run fails */
+#define FLUSH_TIMEOUT_MS 60000       /* a step's messages must be acknowledged within this */
+#define IDLE_WAIT_MS 50              /* an idle read waits this long for messages */
+#define FILL_WAIT_MS 10              /* a read with data pending waits this long for a full batch */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---------------------------------------------------------------- configuration */
+
+/* Builds the client configuration: bootstrap servers (own setting, else the target's),
+ * `defaults` (name, value pairs), the target's properties (which may override them),
+ * then `fixed` (pairs the connector relies on). */
+static rd_kafka_conf_t *make_conf(Project *p, const char *what, const char *own_bootstrap,
+                                  const char *const *defaults, int ndefaults, const char *const *fixed, int nfixed,
+                                  bool *config_error, char *err, size_t errsize)
+{
+    const TargetDef *t = p->target;
+    const char *raw = own_bootstrap ? own_bootstrap : t ? t->kafka_bootstrap : NULL;
+    *config_error = true;
+    if (!raw) {
+        snprintf(err, errsize, "%s: no kafka bootstrap servers: set `bootstrap_servers` on it or "
+                               "`kafka: {bootstrap_servers: ...}` on the target", what);
+        return NULL;
+    }
+    char e2[512];
+    const char *bootstrap = project_resolve_env(p, raw, e2, sizeof e2);
+    if (!bootstrap) {
+        snprintf(err, errsize, "%s: bootstrap_servers: %s", what, e2);
+        return NULL;
+    }
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    char cerr[512];
+    if (rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, cerr, sizeof cerr) != RD_KAFKA_CONF_OK) goto bad;
+    for (int i = 0; i < ndefaults; i++)
+        if (rd_kafka_conf_set(conf, defaults[2 * i], defaults[2 * i + 1], cerr, sizeof cerr) != RD_KAFKA_CONF_OK)
+            goto bad;
+    if (t && t->kafka_properties) {
+        const YNode *props = t->kafka_properties;
+        for (int i = 0; i < props->npairs; i++) {
+            const YNode *k = props->pairs[i].key, *v = props->pairs[i].value;
+            if (k->kind != YNODE_SCALAR || v->kind != YNODE_SCALAR) continue;
+            const char *val = project_resolve_env(p, v->str, e2, sizeof e2);
+            if (!val) {
+                snprintf(err, errsize, "%s: kafka property %s: %s", what, k->str, e2);
+                rd_kafka_conf_destroy(conf);
+                return NULL;
+            }
+            if (rd_kafka_conf_set(conf, k->str, val, cerr, sizeof cerr) != RD_KAFKA_CONF_OK) goto bad;
+        }
+    }
+    for (int i = 0; i < nfixed; i++)
+        if (rd_kafka_conf_set(conf, fixed[2 * i], fixed[2 * i + 1], cerr, sizeof cerr) != RD_KAFKA_CONF_OK) goto bad;
+    *config_error = false;
+    return conf;
+bad:
+    snprintf(err, errsize, "%s: kafka configuration: %s", what, cerr);
+    rd_kafka_conf_destroy(conf);
+    return NULL;
+}
+
+/* librdkafka reports broker connection trouble through logs and error events; weir
+ * reports it itself (only the CLI prints), so the library stays quiet. */
+static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    (void)rk; (void)level; (void)fac; (void)buf;
+}
+
+/* The topic's partition count, or -1 with a message. Asks for the metadata of all
+ * topics: a request naming the topic would make brokers with automatic topic creation
+ * (the default, and the mock cluster) create it, and a misspelt topic would be read
+ * as an empty one. */
+static int topic_partitions(rd_kafka_t *rk, const char *topic, const char *what, char *err, size_t errsize)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, NULL, &md, OPEN_TIMEOUT_MS);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        snprintf(err, errsize, "%s: cannot reach kafka: %s", what, rd_kafka_err2str(e));
+        return -1;
+    }
+    int n = -1;
+    snprintf(err, errsize, "%s: topic %s does not exist", what, topic);
+    for (int i = 0; i < md->topic_cnt; i++) {
+        const struct rd_kafka_metadata_topic *t = &md->topics[i];
+        if (strcmp(t->topic, topic) != 0) continue;
+        if (t->err != RD_KAFKA_RESP_ERR_NO_ERROR)
+            snprintf(err, errsize, "%s: topic %s: %s", what, topic, rd_kafka_err2str(t->err));
+        else if (t->partition_cnt > 0)
+            n = t->partition_cnt;
+        break;
+    }
+    rd_kafka_metadata_destroy(md);
+    return n;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+typedef struct KPart {
+    int64_t next;                /* offset of the next message to deliver */
+    int64_t end;                 /* until_caught_up: high watermark at open */
+    bool at_eof;                 /* the last event was partition EOF (nothing pending) */
+    bool done;                   /* until_caught_up: everything below `end` delivered */
+    bool started;                /* fetching (consume_start) */
+} KPart;
+
+typedef struct KafkaReader {
+    ConnReader base;
+    char *where;                 /* topic */
+    char *what;                  /* "source NAME" for messages */
+    rd_kafka_t *rk;
+    rd_kafka_topic_t *rkt;
+    rd_kafka_queue_t *queue;     /* every partition's messages, in fetch order */
+    KPart *parts;
+    int nparts;
+    int ndone;
+    bool until_caught_up;
+    rd_kafka_message_t **held;   /* messages of the last read, destroyed by the next */
+    int nheld, held_cap;
+    double down_since;           /* all brokers down since (0: they are up) */
+} KafkaReader;
+
+static void release_held(KafkaReader *r)
+{
+    for (int i = 0; i < r->nheld; i++) rd_kafka_message_destroy(r->held[i]);
+    r->nheld = 0;
+}
+
+static void stop_partition(KafkaReader *r, int p)
+{
+    if (!r->parts[p].started) return;
+    r->parts[p].started = false;
+    rd_kafka_consume_stop(r->rkt, p);
+}
+
+static void mark_done(KafkaReader *r, int p)
+{
+    KPart *kp = &r->parts[p];
+    if (kp->done) return;
+    kp->done = true;
+    if (++r->ndone == r->nparts) r->base.eof = true;
+    stop_partition(r, p);
+}
+
+/* A message carrying an error. Returns false for errors the run cannot survive. */
+static bool message_error(KafkaReader *r, const rd_kafka_message_t *m, char *err, size_t errsize)
+{
+    rd_kafka_resp_err_t e = m->err;
+    if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        if (m->partition < 0 || m->partition >= r->nparts) return true;
+        KPart *kp = &r->parts[m->partition];
+        kp->at_eof = true;
+        if (m->offset > kp->next) kp->next = m->offset;
+        if (r->until_caught_up && kp->next >= kp->end) mark_done(r, m->partition);
+        return true;
+    }
+    char fatal[256];
+    if (rd_kafka_fatal_error(r->rk, fatal, sizeof fatal)) {
+        snprintf(err, errsize, "%s: kafka: %s", r->what, fatal);
+        return false;
+    }
+    switch (e) {
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
+    case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
+        snprintf(err, errsize, "%s: topic %s: %s", r->what, r->where, rd_kafka_message_errstr(m));
+        return false;
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+        if (r->down_since == 0) r->down_since = mono_s();
+        return true;
+    default:
+        return true;             /* transient: the client retries */
+    }
+}
+
+static int kr_read(ConnReader *base, ConnRecord *recs, int max, char *err, size_t errsize)
+{
+    KafkaReader *r = (KafkaReader *)base;
+    release_held(r);
+    if (base->eof) return 0;
+    if (max > r->held_cap) {
+        r->held_cap = max;
+        r->held = xrealloc(r->held, sizeof *r->held * (size_t)max);
+    }
+    bool idle = true;
+    for (int p = 0; p < r->nparts && idle; p++) idle = r->parts[p].done || r->parts[p].at_eof;
+    /* consume_batch_queue returns once `max` messages are there or the time is up: a
+     * short wait while data is pending makes full batches (steps cost per call) */
+    ssize_t got = rd_kafka_consume_batch_queue(r->queue, idle ? IDLE_WAIT_MS : FILL_WAIT_MS, r->held, (size_t)max);
+    if (got < 0) {
+        snprintf(err, errsize, "%s: kafka: %s", r->what, rd_kafka_err2str(rd_kafka_last_error()));
+        return -1;
+    }
+    r->nheld = (int)got;
+    int n = 0;
+    for (int i = 0; i < r->nheld; i++) {
+        const rd_kafka_message_t *m = r->held[i];
+        if (m->err) {
+            if (!message_error(r, m, err, errsize)) return -1;
+            continue;
+        }
+        if (m->partition < 0 || m->partition >= r->nparts) continue;
+        KPart *kp = &r->parts[m->partition];
+        r->down_since = 0;
+        if (kp->done || (r->until_caught_up && m->offset >= kp->end)) {
+            mark_done(r, m->partition);  /* beyond what the partition held at open */
+            continue;
+        }
+        kp->next = m->offset + 1;
+        kp->at_eof = false;
+        if (r->until_caught_up && kp->next >= kp->end) mark_done(r, m->partition);
+        if (!m->payload) continue;       /* tombstone */
+        rd_kafka_timestamp_type_t tt;
+        int64_t ts = rd_kafka_message_timestamp(m, &tt);
+        recs[n].data = m->payload;
+        recs[n].len = m->len;
+        recs[n].pos = m->offset;
+        recs[n].partition = m->partition;
+        recs[n].timestamp_us = ts >= 0 && tt != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? ts * 1000 : 0;
+        n++;
+    }
+    if (r->down_since != 0 && mono_s() - r->down_since > BROKERS_DOWN_LIMIT_S) {
+        snprintf(err, errsize, "%s: kafka: all brokers have been unreachable for %d s", r->what, BROKERS_DOWN_LIMIT_S);
+        return -1;
+    }
+    return n;
+}
+
+static void kr_progress(ConnReader *base, int64_t *done, int64_t *total)
+{
+    KafkaReader *r = (KafkaReader *)base;
+    *done = *total = 0;
+    if (!r->until_caught_up) return;
+    for (int p = 0; p < r->nparts; p++) {
+        int64_t lo = 0, hi = 0;
+        rd_kafka_get_watermark_offsets(r->rk, r->where, p, &lo, &hi);
+        int64_t next = r->parts[p].next > lo ? r->parts[p].next : lo;
+        *done += (next < r->parts[p].end ? next : r->parts[p].end) - lo;
+        *total += r->parts[p].end > lo ? r->parts[p].end - lo : 0;
+    }
+}
+
+static bool kr_partition_idle(ConnReader *base, int p)
+{
+    KafkaReader *r = (KafkaReader *)base;
+    return p >= 0 && p < r->nparts && (r->parts[p].done || r->parts[p].at_eof);
+}
+
+static void kr_close(ConnReader *base)
+{
+    KafkaReader *r = (KafkaReader *)base;
+    release_held(r);
+    for (int p = 0; p < r->nparts; p++) stop_partition(r, p);
+    if (r->queue) rd_kafka_queue_destroy(r->queue);
+    if (r->rkt) rd_kafka_topic_destroy(r->rkt);
+    if (r->rk) rd_kafka_destroy(r->rk);
+    free(r->held);
+    free(r->parts);
+    free(r->where);
+    free(r->what);
+    free(r);
+}
+
+static const ConnReaderOps kafka_reader_ops = {kr_read, kr_progress, NULL, kr_close, kr_partition_idle};
+
+ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, bool *config_error,
+                                  char *err, size_t errsize)
+{
+    char what[300];
+    snprintf(what, sizeof what, "source %s", def->name);
+    /* all partitions share one queue, and each partition compares the queue's length
+     * with queued.min.messages: at the default (100000) a step's processing time lets
+     * the queue pass it and every partition's fetching backs off, at a third of the
+     * throughput; memory stays bounded by queued.max.messages.kbytes */
+    static const char *const defaults[] = {"queued.min.messages", "10000000"};
+    static const char *const fixed[] = {
+        "enable.partition.eof", "true",
+        "auto.offset.reset", "earliest",     /* an offset the retention removed: the oldest kept */
+    };
+    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, defaults, 1, fixed, 2, config_error, err,
+                                      errsize);
+    if (!conf) return NULL;
+    rd_kafka_conf_set_log_cb(conf, quiet_log);
+    char cerr[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, cerr, sizeof cerr);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        *config_error = true;
+        return NULL;
+    }
+    KafkaReader *r = xcalloc(1, sizeof *r);
+    r->base.ops = &kafka_reader_ops;
+    r->where = xstrdup(def->topic);
+    r->what = xstrdup(what);
+    r->base.where = r->where;
+    r->base.bounded = false;
+    r->rk = rk;
+    r->until_caught_up = until_caught_up;
+    r->nparts = topic_partitions(rk, def->topic, what, err, errsize);
+    if (r->nparts < 0) {
+        r->nparts = 0;
+        kr_close(&r->base);
+        return NULL;
+    }
+    r->base.npartitions = r->nparts;
+    r->parts = xcalloc((size_t)r->nparts, sizeof(KPart));
+    for (int i = 0; i < r->nparts; i++) {
+        if (!until_caught_up) continue;
+        int64_t lo = 0, hi = 0;
+        rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk, def->topic, i, &lo, &hi, OPEN_TIMEOUT_MS);
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            snprintf(err, errsize, "%s: topic %s partition %d: cannot read its offsets: %s", what, def->topic, i,
+                     rd_kafka_err2str(e));
+            kr_close(&r->base);
+            return NULL;
+        }
+        r->parts[i].next = lo;
+        r->parts[i].end = hi;
+    }
+    /* the simple consumer: partitions started on one queue (no group protocol; the
+     * balanced consumer's fetch path is several times slower on the same cluster) */
+    r->rkt = rd_kafka_topic_new(rk, def->topic, NULL);
+    r->queue = rd_kafka_queue_new(rk);
+    for (int i = 0; i < r->nparts; i++) {
+        if (until_caught_up && r->parts[i].end <= r->parts[i].next) {
+            mark_done(r, i);
+            continue;
+        }
+        if (rd_kafka_consume_start_queue(r->rkt, i, RD_KAFKA_OFFSET_BEGINNING, r->queue) != 0) {
+            snprintf(err, errsize, "%s: topic %s partition %d: cannot start reading: %s", what, def->topic, i,
+                     rd_kafka_err2str(rd_kafka_last_error()));
+            kr_close(&r->base);
+            return NULL;
+        }
+        r->parts[i].started = true;
+    }
+    return &r->base;
+}
+
+/* ---------------------------------------------------------------- sink */
+
+typedef struct KafkaSink {
+    ConnSink base;
+    char *target;                /* "kafka:TOPIC" */
+    char *topic;
+    rd_kafka_t *rk;
+    rd_kafka_topic_t *rkt;
+    SinkFormatter fmt;
+    DataFormat format;
+    const int *key;
+    int nkey;
+    StrBuf value, keybuf;
+    int64_t failed;              /* messages the broker did not take (delivery reports) */
+    char first_error[256];
+} KafkaSink;
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+    (void)rk;
+    KafkaSink *s = opaque;
+    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+    if (s->failed++ == 0) snprintf(s->first_error, sizeof s->first_error, "%s", rd_kafka_err2str(m->err));
+}
+
+static void format_key(KafkaSink *s, const Value *row)
+{
+    sb_clear(&s->keybuf);
+    sb_putc(&s->keybuf, '{');
+    for (int k = 0; k < s->nkey; k++) {
+        int c = s->key[k];
+        if (k) sb_putc(&s->keybuf, ',');
+        const char *n = s->fmt.cols[c].name ? s->fmt.cols[c].name : "";
+        sb_json_str(&s->keybuf, n, strlen(n));
+        sb_putc(&s->keybuf, ':');
+        value_format_json(s->fmt.cols[c].type, &row[c], &s->keybuf);
+    }
+    sb_putc(&s->keybuf, '}');
+}
+
+static bool produce(KafkaSink *s, const void *val, size_t vlen, char *err, size_t errsize)
+{
+    const void *key = s->nkey > 0 ? s->keybuf.data : NULL;
+    size_t klen = s->nkey > 0 ? s->keybuf.len : 0;
+    for (;;) {
+        if (rd_kafka_produce(s->rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, (void *)val, vlen, key, klen,
+                             NULL) == 0)
+            return true;
+        rd_kafka_resp_err_t e = rd_kafka_last_error();
+        if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+            snprintf(err, errsize, "model %s: sink %s: %s", s->base.model, s->target, rd_kafka_err2str(e));
+            return false;
+        }
+        rd_kafka_poll(s->rk, 10);  /* the local queue is full: let deliveries drain it */
+    }
+}
+
+static bool ks_write(ConnSink *base, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    KafkaSink *s = (KafkaSink *)base;
+    for (int i = 0; i < n; i++) {
+        const EngChange *c = &changes[i];
+        if (s->nkey > 0) format_key(s, c->row);
+        sb_clear(&s->value);
+        if (s->format == FMT_UPSERT) {
+            if (c->op == CHANGE_DELETE) {
+                if (!produce(s, NULL, 0, err, errsize)) return false;
+                continue;
+            }
+            sink_format_row(&s->fmt, c->row, &s->value);
+        } else {
+            if (!sink_format_change(&s->fmt, c, &s->value, err, errsize)) return false;
+            s->value.len--;  /* the line's '\n': a message is its own frame */
+        }
+        if (!produce(s, s->value.data, s->value.len, err, errsize)) return false;
+    }
+    rd_kafka_poll(s->rk, 0);
+    return true;
+}
+
+static bool ks_commit(ConnSink *base, char *err, size_t errsize)
+{
+    KafkaSink *s = (KafkaSink *)base;
+    rd_kafka_resp_err_t e = rd_kafka_flush(s->rk, FLUSH_TIMEOUT_MS);
+    if (s->failed) {
+        snprintf(err, errsize, "model %s: sink %s: %lld messages were not delivered: %s", s->base.model, s->target,
+                 (long long)s->failed, s->first_error);
+        return false;
+    }
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        snprintf(err, errsize, "model %s: sink %s: %d messages not acknowledged within %d s: %s", s->base.model,
+                 s->target, rd_kafka_outq_len(s->rk), FLUSH_TIMEOUT_MS / 1000, rd_kafka_err2str(e));
+        return false;
+    }
+    return true;
+}
+
+static bool ks_close(ConnSink *base, char *err, size_t errsize)
+{
+    (void)err; (void)errsize;
+    KafkaSink *s = (KafkaSink *)base;
+    if (s->rk) {
+        /* what was not committed is not sent */
+        rd_kafka_purge(s->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+        rd_kafka_poll(s->rk, 0);
+        if (s->rkt) rd_kafka_topic_destroy(s->rkt);
+        rd_kafka_destroy(s->rk);
+    }
+    sink_formatter_fini(&s->fmt);
+    sb_free(&s->value);
+    sb_free(&s->keybuf);
+    free(s->target);
+    free(s->topic);
+    free(s);
+    return true;
+}
+
+static const SinkOps kafka_sink_ops = {ks_write, ks_commit, ks_close};
+
+ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize)
+{
+    const SinkDef *d = spec->def;
+    if (format != FMT_JSON && format != FMT_CHANGELOG_JSON && format != FMT_DEBEZIUM_JSON && format != FMT_UPSERT) {
+        snprintf(err, errsize, "model %s: format %s is not supported by the kafka sink", spec->model,
+                 data_format_name(format));
+        return NULL;
+    }
+    if (format == FMT_UPSERT && spec->nkey <= 0) {
+        snprintf(err, errsize, "model %s: the kafka sink's upsert format needs a model key (`key: [...]`)",
+                 spec->model);
+        return NULL;
+    }
+    if (!d->topic) {
+        snprintf(err, errsize, "model %s: kafka sink without a topic", spec->model);
+        return NULL;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "model %s: sink", spec->model);
+    static const char *const defaults[] = {
+        "partitioner", "murmur2_random",     /* the Java client's key -> partition mapping */
+        "linger.ms", "5",
+    };
+    static const char *const fixed[] = {
+        "enable.idempotence", "true",        /* retries never duplicate or reorder */
+    };
+    bool config_error;
+    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, defaults, 2, fixed, 1, &config_error, err,
+                                      errsize);
+    if (!conf) return NULL;
+    rd_kafka_conf_set_log_cb(conf, quiet_log);
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    KafkaSink *s = xcalloc(1, sizeof *s);
+    rd_kafka_conf_set_opaque(conf, s);
+    char cerr[512];
+    s->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, cerr, sizeof cerr);
+    if (!s->rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        free(s);
+        return NULL;
+    }
+    s->base.ops = &kafka_sink_ops;
+    s->base.model = spec->model;
+    s->topic = xstrdup(d->topic);
+    size_t tl = strlen(d->topic) + 7;
+    s->target = xmalloc(tl);
+    snprintf(s->target, tl, "kafka:%s", d->topic);
+    s->base.target = s->target;
+    s->format = format;
+    s->key = spec->key;
+    s->nkey = spec->nkey > 0 ? spec->nkey : 0;
+    sink_formatter_init(&s->fmt, spec, format);
+    sb_init(&s->value);
+    sb_init(&s->keybuf);
+    if (topic_partitions(s->rk, d->topic, what, err, errsize) < 0) {
+        ks_close(&s->base, NULL, 0);
+        return NULL;
+    }
+    s->rkt = rd_kafka_topic_new(s->rk, d->topic, NULL);
+    return &s->base;
+}
