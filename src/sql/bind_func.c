@@ -9,27 +9,26 @@
 #include <string.h>
 
 const char *const bind_function_names[] = {
-    "abs", "avg", "bool_and", "bool_or", "btrim", "ceil", "ceiling", "char_length", "character_length",
-    "coalesce", "concat", "concat_ws", "count", "date_part", "date_trunc", "every", "extract", "floor",
-    "greatest", "least", "left", "length", "lower", "ltrim", "max", "min", "mod", "nullif", "position",
-    "pow", "power", "replace", "right", "round", "rtrim", "sign", "split_part", "sqrt", "strpos",
-    "substr", "substring", "sum", "trim", "trunc", "upper",
+    "abs", "ascii", "avg", "bool_and", "bool_or", "btrim", "ceil", "ceiling", "char_length", "character_length",
+    "chr", "coalesce", "concat", "concat_ws", "count", "date_part", "date_trunc", "every", "extract", "floor",
+    "greatest", "initcap", "least", "left", "length", "lower", "lpad", "ltrim", "max", "md5", "min", "mod",
+    "nullif", "octet_length", "position", "pow", "power", "repeat", "replace", "reverse", "right", "round",
+    "rpad", "rtrim", "sign", "split_part", "sqrt", "starts_with", "strpos", "substr", "substring", "sum",
+    "translate", "trim", "trunc", "upper",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
 
 /* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
  * "does not exist". */
 static const char *const unsupported_functions[] = {
-    "age", "array_agg", "ascii", "cbrt", "chr", "clock_timestamp", "corr", "cume_dist", "date_bin",
-    "dense_rank", "exp", "first_value", "format", "gen_random_uuid", "initcap", "isfinite", "json_agg",
-    "json_build_object", "jsonb_agg", "jsonb_build_object", "justify_days", "justify_hours", "lag",
-    "last_value", "lead", "ln", "log", "log10", "lpad", "make_date", "make_interval", "make_timestamp",
-    "md5", "mode", "now", "nth_value", "ntile", "octet_length", "percent_rank", "percentile_cont",
-    "percentile_disc", "pi", "random", "rank", "regexp_match", "regexp_matches", "regexp_replace",
-    "regexp_split_to_array", "repeat", "reverse", "row_number", "rpad", "starts_with", "statement_timestamp",
-    "stddev", "stddev_pop", "stddev_samp", "string_agg", "timezone", "to_char", "to_date", "to_number",
-    "to_timestamp", "transaction_timestamp", "translate", "unnest", "var_pop", "var_samp", "variance",
-    "width_bucket",
+    "age", "array_agg", "cbrt", "clock_timestamp", "corr", "cume_dist", "date_bin", "dense_rank", "exp",
+    "first_value", "format", "gen_random_uuid", "isfinite", "json_agg", "json_build_object", "jsonb_agg",
+    "jsonb_build_object", "justify_days", "justify_hours", "lag", "last_value", "lead", "ln", "log", "log10",
+    "make_date", "make_interval", "make_timestamp", "mode", "now", "nth_value", "ntile", "percent_rank",
+    "percentile_cont", "percentile_disc", "pi", "random", "rank", "regexp_match", "regexp_matches",
+    "regexp_replace", "regexp_split_to_array", "row_number", "statement_timestamp", "stddev", "stddev_pop",
+    "stddev_samp", "string_agg", "timezone", "to_char", "to_date", "to_number", "to_timestamp",
+    "transaction_timestamp", "unnest", "var_pop", "var_samp", "variance", "width_bucket",
 };
 
 /* Window functions that only exist with OVER. */
@@ -488,6 +487,25 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
     } else if (strcmp(name, "left") == 0 || strcmp(name, "right") == 0) {
         f = name[0] == 'l' ? FN_LEFT : FN_RIGHT;
         if (n == 2 && args_to(b, args, 2, TII)) return func_node(b, f, text, loc, args, 2);
+    } else if (strcmp(name, "lpad") == 0 || strcmp(name, "rpad") == 0) {
+        static const TypeId TIT[3] = {T_TEXT, T_INT4, T_TEXT};
+        f = name[0] == 'l' ? FN_LPAD : FN_RPAD;
+        if ((n == 2 || n == 3) && args_to(b, args, n, TIT)) return func_node(b, f, text, loc, args, n);
+    } else if (strcmp(name, "initcap") == 0 || strcmp(name, "reverse") == 0 || strcmp(name, "md5") == 0) {
+        f = name[0] == 'i' ? FN_INITCAP : name[0] == 'r' ? FN_REVERSE : FN_MD5;
+        if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, text, loc, args, 1);
+    } else if (strcmp(name, "ascii") == 0 || strcmp(name, "octet_length") == 0) {
+        f = name[0] == 'a' ? FN_ASCII : FN_OCTET_LENGTH;
+        if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, type_make(T_INT4), loc, args, 1);
+    } else if (strcmp(name, "repeat") == 0) {
+        if (n == 2 && args_to(b, args, 2, TII)) return func_node(b, FN_REPEAT, text, loc, args, 2);
+    } else if (strcmp(name, "starts_with") == 0) {
+        if (n == 2 && args_to(b, args, 2, T3)) return func_node(b, FN_STARTS_WITH, type_make(T_BOOL), loc, args, 2);
+    } else if (strcmp(name, "translate") == 0) {
+        if (n == 3 && args_to(b, args, 3, T3)) return func_node(b, FN_TRANSLATE, text, loc, args, 3);
+    } else if (strcmp(name, "chr") == 0) {
+        static const TypeId I1[1] = {T_INT4};
+        if (n == 1 && args_to(b, args, 1, I1)) return func_node(b, FN_CHR, text, loc, args, 1);
     } else if (strcmp(name, "concat") == 0 || strcmp(name, "concat_ws") == 0) {
         bool ws = name[6] == '_';
         if (n >= (ws ? 2 : 1) && (!ws || arg_to(b, args, 0, T_TEXT))) {
