@@ -14,6 +14,7 @@
 #include "engine/eval_func_internal.h"
 
 #include "base/decimal.h"
+#include "base/decmath.h"
 
 #include <errno.h>
 #include <math.h>
@@ -116,31 +117,10 @@ static bool numeric_sqrt(const Value *v, const Expr *e, EvalCtx *ctx, Value *out
     return eval_overflow_numeric(ctx);
 }
 
-/* Converts a long double to numeric at `scale` (rounded half away from zero),
- * lowering the scale while the scaled value would exceed the 64-bit mantissa. */
-static bool numeric_from_ld(long double x, int scale, const Expr *e, EvalCtx *ctx, Value *out)
-{
-    if (isnan(x) || isinf(x)) return eval_overflow_numeric(ctx);
-    while (scale > 0 && fabsl(x) * powl(10.0L, scale) >= 1.8e19L) scale--;
-    long double scaled = x * powl(10.0L, scale);
-    long double rounded = scaled < 0 ? -floorl(-scaled + 0.5L) : floorl(scaled + 0.5L);
-    if (fabsl(rounded) >= 1.7e38L) return eval_overflow_numeric(ctx);
-    return eval_numeric_result(e, (i128)rounded, scale, ctx, out);
-}
-
-/* A numeric as long double (64-bit mantissa: about 19 significant digits). */
-static long double dec_to_ld(i128 n, int scale)
-{
-    long double v = (long double)n;
-    while (scale > 27) { v /= 1e27L; scale -= 27; }   /* 10^k is exact in long double up to k = 27 */
-    return v / powl(10.0L, scale);
-}
-
-/* power(numeric, numeric) as PostgreSQL 15: integer exponents are exact with result
- * scale max(16, scale of the base); other exponents go through long double powl at
- * PostgreSQL's result scale. That is exact to about 18 significant digits: PostgreSQL
- * computes every digit, so results with more significant digits than that (large
- * magnitudes such as power(2, 100.5)) differ from PostgreSQL in their trailing digits. */
+/* power(numeric, numeric) as PostgreSQL 15: integer exponents (of int32 range) at the
+ * result scale max(16, scale of the base), exactly by repeated squaring while that
+ * fits 38 digits; other exponents as exp(x * ln(base)) (base/decmath) at PostgreSQL's
+ * result scale for them. */
 static bool numeric_power(const Value *bv, const Value *ev, const Expr *e, EvalCtx *ctx, Value *out)
 {
     i128 b = value_num(bv), x = value_num(ev);
@@ -182,15 +162,26 @@ static bool numeric_power(const Value *bv, const Value *ev, const Expr *e, EvalC
         if (k > 0 && (b >= dec_pow10(bs) || -b >= dec_pow10(bs))) return eval_overflow_numeric(ctx);
         /* a tiny magnitude or a negative power: fall back to long double below */
     }
-    long double r = powl(dec_to_ld(b, bs), dec_to_ld(x, xs));
-    if (isinf(r)) return eval_overflow_numeric(ctx);
-    double wt = r == 0 ? 0 : (double)log10l(fabsl(r));
-    int rscale = 16 - (int)wt;
-    if (rscale < bs) rscale = bs;
-    if (rscale < xs) rscale = xs;
-    if (rscale < 0) rscale = 0;
-    if (rscale > DEC_MAX_SCALE) rscale = DEC_MAX_SCALE;
-    return numeric_from_ld(r, rscale, e, ctx, out);
+    if (!x_integer || xi < INT32_MIN || xi > INT32_MAX) {
+        /* PostgreSQL's power_var: exp(x * ln(|base|)) at its result scale (a negative
+         * base only with an integer exponent; zero to a positive power is zero at
+         * scale 16) */
+        if (b == 0) return eval_numeric_result(e, 0, 16, ctx, out);
+        i128 r;
+        int rs;
+        DecMathStatus st = decm_power(b < 0 ? -b : b, bs, x, xs, &r, &rs);
+        if (st != DECM_OK) return eval_fail(ctx, "%s", decm_message(st));
+        if (b < 0 && (xi & 1)) r = -r;
+        return eval_numeric_result(e, r, rs, ctx, out);
+    }
+    /* an integer power too large or too small for the exact path: PostgreSQL's scale
+     * for integer powers, max(16, scale of the base) */
+    int rscale = bs > 16 ? bs : 16;
+    i128 r;
+    int rs;
+    DecMathStatus st = decm_power_scaled(b, bs, (int64_t)xi, rscale, &r, &rs);
+    if (st != DECM_OK) return eval_fail(ctx, "%s", decm_message(st));
+    return eval_numeric_result(e, r, rs, ctx, out);
 }
 
 /* power(float8, float8): PostgreSQL's dpow special cases and range errors. */
@@ -326,6 +317,200 @@ static bool fn_math(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *
     return eval_fail(ctx, "function %s(%s) does not exist", func_kind_name((FuncKind)f), type_name(t, b, sizeof b));
 }
 
+/* ---- exp, logarithms, roots, trigonometry ---- */
+
+static bool float_overflow(EvalCtx *ctx) { return eval_fail(ctx, "value out of range: overflow"); }
+static bool float_underflow(EvalCtx *ctx) { return eval_fail(ctx, "value out of range: underflow"); }
+static bool out_of_range_input(EvalCtx *ctx) { return eval_fail(ctx, "input is out of range"); }
+
+#define RADIANS_PER_DEGREE 0.0174532925199432957692
+
+/* The float8 functions (PostgreSQL's float.c: dexp, dlog1, dlog10, dcbrt, ddegrees,
+ * dradians, dsin ... datan2), their special cases and range checks included. */
+static bool float_func(int f, double x, double y, EvalCtx *ctx, double *out)
+{
+    double r = 0;
+    switch (f) {
+    case FN_EXP:
+        if (isnan(x)) r = x;
+        else if (isinf(x)) r = x > 0 ? x : 0;
+        else {
+            errno = 0;
+            r = exp(x);
+            if (errno == ERANGE) return r != 0.0 ? float_overflow(ctx) : float_underflow(ctx);
+            if (isinf(r)) return float_overflow(ctx);
+            if (r == 0.0) return float_underflow(ctx);
+        }
+        break;
+    case FN_LN:
+    case FN_LOG:
+    case FN_LOG10:
+        if (x == 0.0) return eval_fail(ctx, "cannot take logarithm of zero");
+        if (x < 0) return eval_fail(ctx, "cannot take logarithm of a negative number");
+        r = f == FN_LN ? log(x) : log10(x);
+        if (isinf(r) && !isinf(x)) return float_overflow(ctx);
+        if (r == 0.0 && x != 1.0) return float_underflow(ctx);
+        break;
+    case FN_CBRT:
+        r = cbrt(x);
+        if (isinf(r) && !isinf(x)) return float_overflow(ctx);
+        if (r == 0.0 && x != 0.0) return float_underflow(ctx);
+        break;
+    case FN_DEGREES:
+        r = x / RADIANS_PER_DEGREE;
+        if (isinf(r) && !isinf(x)) return float_overflow(ctx);
+        if (r == 0.0 && x != 0.0) return float_underflow(ctx);
+        break;
+    case FN_RADIANS:
+        r = x * RADIANS_PER_DEGREE;
+        if (isinf(r) && !isinf(x)) return float_overflow(ctx);
+        if (r == 0.0 && x != 0.0) return float_underflow(ctx);
+        break;
+    case FN_SIN:
+    case FN_COS:
+    case FN_TAN:
+        if (isnan(x)) { r = x; break; }
+        errno = 0;
+        r = f == FN_SIN ? sin(x) : f == FN_COS ? cos(x) : tan(x);
+        if (errno != 0 || isinf(x)) return out_of_range_input(ctx);
+        if (f != FN_TAN && isinf(r)) return float_overflow(ctx);   /* tan may produce Inf */
+        break;
+    case FN_ASIN:
+    case FN_ACOS:
+        if (isnan(x)) { r = x; break; }
+        if (x < -1.0 || x > 1.0) return out_of_range_input(ctx);
+        r = f == FN_ASIN ? asin(x) : acos(x);
+        if (isinf(r)) return float_overflow(ctx);
+        break;
+    case FN_ATAN:
+        if (isnan(x)) { r = x; break; }
+        r = atan(x);
+        if (isinf(r)) return float_overflow(ctx);
+        break;
+    case FN_ATAN2:
+        if (isnan(x) || isnan(y)) { r = NAN; break; }
+        r = atan2(x, y);
+        if (isinf(r)) return float_overflow(ctx);
+        break;
+    case FN_PI: r = M_PI; break;
+    default: return eval_fail(ctx, "function %s(double precision) does not exist", func_kind_name((FuncKind)f));
+    }
+    *out = r;
+    return true;
+}
+
+static bool decmath_result(DecMathStatus st, const Expr *e, i128 n, int scale, EvalCtx *ctx, Value *out)
+{
+    if (st != DECM_OK) return eval_fail(ctx, "%s", decm_message(st));
+    return eval_numeric_result(e, n, scale, ctx, out);
+}
+
+/* exp, ln, log10 and log of numerics (log(x) is log(10, x), as in PostgreSQL). */
+static bool numeric_transcendental(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
+{
+    i128 n = value_num(av[0]), r = 0;
+    int s = av[0]->scale, rs = 0;
+    DecMathStatus st;
+    switch (e->func) {
+    case FN_EXP: st = decm_exp(n, s, &r, &rs); break;
+    case FN_LN: st = decm_ln(n, s, &r, &rs); break;
+    case FN_LOG:
+        if (e->nargs == 2) {
+            st = decm_log(n, s, value_num(av[1]), av[1]->scale, &r, &rs);
+            break;
+        }
+        __attribute__((fallthrough));
+    default: st = decm_log(10, 0, n, s, &r, &rs); break;
+    }
+    return decmath_result(st, e, r, rs, ctx, out);
+}
+
+/* ---- width_bucket, div, gcd, lcm ---- */
+
+/* width_bucket(float8, float8, float8, int) as PostgreSQL 15 computes it (the
+ * fraction of the range in double precision, times count, plus one, converted to
+ * integer the way the x86 conversion does: a NaN or out-of-range value becomes the
+ * smallest integer). */
+static bool float_width_bucket(double x, double lo, double hi, int64_t count, EvalCtx *ctx, Value *out)
+{
+    if (count <= 0) return eval_fail(ctx, "count must be greater than zero");
+    if (isnan(x) || isnan(lo) || isnan(hi))
+        return eval_fail(ctx, "operand, lower bound, and upper bound cannot be NaN");
+    if (isinf(lo) || isinf(hi)) return eval_fail(ctx, "lower and upper bounds must be finite");
+    double r;
+    if (lo < hi) {
+        if (x < lo) r = 0;
+        else if (x >= hi) r = (double)count + 1;
+        else r = (double)count * ((x - lo) / (hi - lo)) + 1;
+    } else if (lo > hi) {
+        if (x > lo) r = 0;
+        else if (x <= hi) r = (double)count + 1;
+        else r = (double)count * ((lo - x) / (lo - hi)) + 1;
+    } else {
+        return eval_fail(ctx, "lower bound cannot equal upper bound");
+    }
+    if (r == (double)count + 1 && count == INT32_MAX) return eval_fail(ctx, "integer out of range");
+    *out = value_int(r >= -2147483648.0 && r < 2147483648.0 ? (int64_t)r : INT32_MIN);
+    return true;
+}
+
+static bool numeric_width_bucket(const Value *const *av, EvalCtx *ctx, Value *out)
+{
+    int64_t count = av[3]->i;
+    if (count <= 0) return eval_fail(ctx, "count must be greater than zero");
+    i128 x = value_num(av[0]), lo = value_num(av[1]), hi = value_num(av[2]), r;
+    int sx = av[0]->scale, sl = av[1]->scale, sh = av[2]->scale;
+    int c = dec_cmp(lo, sl, hi, sh);
+    if (c == 0) return eval_fail(ctx, "lower bound cannot equal upper bound");
+    if (c < 0 ? dec_cmp(x, sx, lo, sl) < 0 : dec_cmp(x, sx, lo, sl) > 0) {
+        r = 0;
+    } else if (c < 0 ? dec_cmp(x, sx, hi, sh) >= 0 : dec_cmp(x, sx, hi, sh) <= 0) {
+        r = (i128)count + 1;
+    } else {
+        DecMathStatus st = decm_width_bucket_compute(x, sx, lo, sl, hi, sh, (int32_t)count, &r);
+        if (st != DECM_OK) return eval_fail(ctx, "%s", decm_message(st));
+    }
+    if (r > INT32_MAX) return eval_fail(ctx, "integer out of range");
+    *out = value_int((int64_t)r);
+    return true;
+}
+
+/* gcd / lcm of integers (PostgreSQL's int4gcd / int8gcd and the lcm built on them). */
+static bool int_gcd_lcm(int f, TypeId t, int64_t a, int64_t b, EvalCtx *ctx, Value *out)
+{
+    int64_t min = int_min_of(t), max = t == T_INT8 ? INT64_MAX : INT32_MAX;
+    if (f == FN_LCM && (a == 0 || b == 0)) {
+        *out = value_int(0);
+        return true;
+    }
+    /* the greater magnitude first, compared in negative space (min has no positive) */
+    int64_t na = a < 0 ? a : -a, nb = b < 0 ? b : -b, x = a, y = b;
+    if (na > nb) {
+        x = b;
+        y = a;
+    }
+    int64_t g;
+    if (x == min && (y == 0 || y == min)) return int_range_error(t, ctx);
+    if (x == min && y == -1) {
+        g = 1;
+    } else {
+        while (y != 0) {
+            int64_t r = x % y;
+            x = y;
+            y = r;
+        }
+        g = x < 0 ? -x : x;
+    }
+    if (f == FN_GCD) {
+        *out = value_int(g);
+        return true;
+    }
+    int64_t r;
+    if (__builtin_mul_overflow(a / g, b, &r) || r < min || r > max || r == min) return int_range_error(t, ctx);
+    *out = value_int(r < 0 ? -r : r);
+    return true;
+}
+
 /* ---- dispatch ---- */
 
 bool eval_func_math(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
@@ -337,6 +522,44 @@ bool eval_func_math(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *
     case FN_MOD: case FN_POWER:
         if (e->nargs < 2) break;
         return fn_math(e, av, ctx, out);
+    case FN_EXP: case FN_LN: case FN_LOG: case FN_LOG10: case FN_CBRT: case FN_DEGREES: case FN_RADIANS:
+    case FN_SIN: case FN_COS: case FN_TAN: case FN_ASIN: case FN_ACOS: case FN_ATAN: case FN_ATAN2:
+    case FN_PI: {
+        Type t = e->nargs ? e->args[0]->type : type_make(T_FLOAT8);
+        if (t.id == T_NUMERIC) return numeric_transcendental(e, av, ctx, out);
+        double r = 0;
+        double x = e->nargs ? num_to_double(t, av[0]) : 0;
+        double y = e->nargs > 1 ? num_to_double(e->args[1]->type, av[1]) : 0;
+        if (!float_func(e->func, x, y, ctx, &r)) return false;
+        *out = value_float(r);
+        return eval_coerce(e, type_make(T_FLOAT8), out, ctx);
+    }
+    case FN_WIDTH_BUCKET:
+        if (e->nargs < 4) break;
+        if (e->args[0]->type.id == T_NUMERIC) return numeric_width_bucket(av, ctx, out);
+        if (!float_width_bucket(num_to_double(e->args[0]->type, av[0]), num_to_double(e->args[1]->type, av[1]),
+                                num_to_double(e->args[2]->type, av[2]), av[3]->i, ctx, out))
+            return false;
+        return eval_coerce(e, type_make(T_INT4), out, ctx);
+    case FN_DIV: {
+        if (e->nargs < 2) break;
+        i128 r;
+        DecMathStatus st = decm_div_trunc(value_num(av[0]), av[0]->scale, value_num(av[1]), av[1]->scale, &r);
+        return decmath_result(st, e, r, 0, ctx, out);
+    }
+    case FN_GCD: case FN_LCM: {
+        if (e->nargs < 2) break;
+        Type t = e->args[0]->type;
+        if (type_is_integer(t)) {
+            if (!int_gcd_lcm(e->func, (TypeId)t.id, av[0]->i, av[1]->i, ctx, out)) return false;
+            return eval_coerce(e, t, out, ctx);
+        }
+        i128 r;
+        int rs;
+        DecMathStatus st = decm_gcd(value_num(av[0]), av[0]->scale, value_num(av[1]), av[1]->scale,
+                                    e->func == FN_LCM, &r, &rs);
+        return decmath_result(st, e, r, rs, ctx, out);
+    }
     default: break;
     }
     return eval_fail(ctx, "function %s() called with %d arguments", func_kind_name((FuncKind)e->func), e->nargs);

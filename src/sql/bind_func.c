@@ -9,26 +9,30 @@
 #include <string.h>
 
 const char *const bind_function_names[] = {
-    "abs", "ascii", "avg", "bool_and", "bool_or", "btrim", "ceil", "ceiling", "char_length", "character_length",
-    "chr", "coalesce", "concat", "concat_ws", "count", "date_part", "date_trunc", "every", "extract", "floor",
-    "greatest", "initcap", "least", "left", "length", "lower", "lpad", "ltrim", "max", "md5", "min", "mod",
-    "nullif", "octet_length", "position", "pow", "power", "repeat", "replace", "reverse", "right", "round",
-    "rpad", "rtrim", "sign", "split_part", "sqrt", "starts_with", "strpos", "substr", "substring", "sum",
-    "translate", "trim", "trunc", "upper",
+    "abs", "acos", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt", "ceil",
+    "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos", "count",
+    "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd", "greatest",
+    "initcap", "lcm", "least", "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "max", "md5",
+    "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power", "radians", "repeat", "replace",
+    "reverse", "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "strpos",
+    "substr", "substring", "sum", "tan", "translate", "trim", "trunc", "upper", "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
 
 /* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
  * "does not exist". */
 static const char *const unsupported_functions[] = {
-    "age", "array_agg", "cbrt", "clock_timestamp", "corr", "cume_dist", "date_bin", "dense_rank", "exp",
-    "first_value", "format", "gen_random_uuid", "isfinite", "json_agg", "json_build_object", "jsonb_agg",
-    "jsonb_build_object", "justify_days", "justify_hours", "lag", "last_value", "lead", "ln", "log", "log10",
-    "make_date", "make_interval", "make_timestamp", "mode", "now", "nth_value", "ntile", "percent_rank",
-    "percentile_cont", "percentile_disc", "pi", "random", "rank", "regexp_match", "regexp_matches",
-    "regexp_replace", "regexp_split_to_array", "row_number", "statement_timestamp", "stddev", "stddev_pop",
-    "stddev_samp", "string_agg", "timezone", "to_char", "to_date", "to_number", "to_timestamp",
-    "transaction_timestamp", "unnest", "var_pop", "var_samp", "variance", "width_bucket",
+    "acosd", "acosh", "age", "array_agg", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp",
+    "corr", "cosd", "cosh", "cot", "cotd", "cume_dist", "date_bin", "decode", "dense_rank", "encode",
+    "factorial", "first_value", "format", "format_type", "gen_random_uuid", "isfinite", "json_agg",
+    "json_build_object", "jsonb_agg", "jsonb_build_object", "justify_days", "justify_hours", "lag",
+    "last_value", "lead", "make_date", "make_interval", "make_timestamp", "min_scale", "mode", "now",
+    "nth_value", "ntile", "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal",
+    "quote_nullable", "random", "rank", "regexp_match", "regexp_matches", "regexp_replace",
+    "regexp_split_to_array", "row_number", "scale", "sind", "sinh", "statement_timestamp", "stddev",
+    "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh", "timezone", "to_char", "to_date", "to_hex",
+    "to_number", "to_timestamp", "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp",
+    "variance",
 };
 
 /* Window functions that only exist with OVER. */
@@ -63,10 +67,28 @@ static void no_such_function(Binder *b, const char *name, Expr **args, int n, in
                "function %s does not exist", bind_func_signature(b, name, args, n, star));
 }
 
+/* "does not exist" for the original argument types, unless trying a signature
+ * already reported an invalid literal (its coerced argument is NULL). */
+static void no_signature(Binder *b, const char *name, Expr **args, Expr **orig, int n, int loc)
+{
+    for (int i = 0; i < n; i++)
+        if (!args[i]) return;
+    no_such_function(b, name, orig, n, loc, false);
+}
+
 static void not_unique(Binder *b, const char *name, Expr **args, int n, int loc)
 {
     bind_error(b, loc, "unknown-function", "cast the arguments to the types you mean, e.g. '1'::numeric",
                "function %s is not unique", bind_func_signature(b, name, args, n, false));
+}
+
+/* A copy of the argument list before coercions: what "function f(types) does not
+ * exist" shows when a signature was tried and did not fit. */
+static Expr **saved_args(Binder *b, Expr **args, int n)
+{
+    Expr **c = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) c[i] = args[i];
+    return c;
 }
 
 /* Coerces args[i] to t when an implicit cast allows it. */
@@ -388,12 +410,36 @@ static FuncKind math_kind(const char *name)
     if (strcmp(name, "sqrt") == 0) return FN_SQRT;
     if (strcmp(name, "mod") == 0) return FN_MOD;
     if (strcmp(name, "power") == 0 || strcmp(name, "pow") == 0) return FN_POWER;
+    static const struct { const char *name; FuncKind f; } more[] = {
+        {"exp", FN_EXP}, {"ln", FN_LN}, {"log", FN_LOG}, {"log10", FN_LOG10}, {"cbrt", FN_CBRT},
+        {"pi", FN_PI}, {"degrees", FN_DEGREES}, {"radians", FN_RADIANS}, {"sin", FN_SIN}, {"cos", FN_COS},
+        {"tan", FN_TAN}, {"asin", FN_ASIN}, {"acos", FN_ACOS}, {"atan", FN_ATAN}, {"atan2", FN_ATAN2},
+        {"width_bucket", FN_WIDTH_BUCKET}, {"div", FN_DIV}, {"gcd", FN_GCD}, {"lcm", FN_LCM},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        if (strcmp(name, more[i].name) == 0) return more[i].f;
     return FN__COUNT;
+}
+
+/* The type PostgreSQL resolves a numeric-or-float function to when it has both a
+ * float8 and a numeric variant: float8 when an argument is a float (float8 does not
+ * cast to numeric implicitly), numeric when one is numeric, else float8 (the
+ * preferred type). Unknown literals do not count. */
+static TypeId float_or_numeric(Expr **args, int n)
+{
+    bool anynum = false;
+    for (int i = 0; i < n; i++) {
+        if (bind_is_unknown_literal(args[i])) continue;
+        if (type_is_float(args[i]->type)) return T_FLOAT8;
+        if (args[i]->type.id == T_NUMERIC) anynum = true;
+    }
+    return anynum ? T_NUMERIC : T_FLOAT8;
 }
 
 static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int n, int loc)
 {
     Binder *b = cx->b;
+    Expr **orig = saved_args(b, args, n);
     for (int i = 0; i < n; i++)
         if (!bind_is_unknown_literal(args[i]) && bind_type_cat(args[i]->type) != CAT_NUM) {
             no_such_function(b, name, args, n, loc, false);
@@ -423,6 +469,58 @@ static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int
         rt = args[0]->type.id == T_NUMERIC ? type_make(T_NUMERIC) : type_make(T_FLOAT8);
         if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
         return func_node(b, f, rt, loc, args, 1);
+    case FN_EXP:
+    case FN_LN:
+    case FN_LOG10:
+        if (n != 1) break;
+        rt = type_make(float_or_numeric(args, 1));
+        if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 1);
+    case FN_LOG:
+        if (n == 1) {
+            rt = type_make(float_or_numeric(args, 1));
+            if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
+            return func_node(b, f, rt, loc, args, 1);
+        }
+        __attribute__((fallthrough)); /* log(base, x) and div(a, b) exist for numeric only */
+    case FN_DIV: {
+        static const TypeId NN[2] = {T_NUMERIC, T_NUMERIC};
+        if (n != 2 || !args_to(b, args, 2, NN)) break;
+        return func_node(b, f, type_make(T_NUMERIC), loc, args, 2);
+    }
+    case FN_CBRT: case FN_DEGREES: case FN_RADIANS: case FN_SIN: case FN_COS: case FN_TAN: case FN_ASIN:
+    case FN_ACOS: case FN_ATAN: case FN_ATAN2: case FN_PI: {
+        static const TypeId FF[2] = {T_FLOAT8, T_FLOAT8};
+        int want = f == FN_PI ? 0 : f == FN_ATAN2 ? 2 : 1;
+        if (n != want || !args_to(b, args, n, FF)) break;
+        return func_node(b, f, type_make(T_FLOAT8), loc, args, n);
+    }
+    case FN_WIDTH_BUCKET: {
+        if (n != 4) break;
+        TypeId t = float_or_numeric(args, 3);
+        TypeId sig[4] = {t, t, t, T_INT4};
+        if (!args_to(b, args, 4, sig)) break;
+        return func_node(b, f, type_make(T_INT4), loc, args, 4);
+    }
+    case FN_GCD:
+    case FN_LCM: {
+        if (n != 2) break;
+        bool u0 = bind_is_unknown_literal(args[0]), u1 = bind_is_unknown_literal(args[1]);
+        if (u0 && u1) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        Type t0 = u0 ? args[1]->type : args[0]->type, t1 = u1 ? args[0]->type : args[1]->type;
+        if (type_is_float(t0) || type_is_float(t1)) break;
+        if (t0.id == T_INT2 && t1.id == T_INT2) {
+            not_unique(b, name, args, n, loc);   /* integer and bigint fit equally */
+            return NULL;
+        }
+        rt = bind_op_common(t0, t1);
+        if (rt.id == T_INT2) rt = type_make(T_INT4);
+        if (!arg_to(b, args, 0, (TypeId)rt.id) || !arg_to(b, args, 1, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 2);
+    }
     case FN_MOD:
     case FN_POWER: {
         if (n != 2) break;
@@ -445,7 +543,7 @@ static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int
     }
     default: break;
     }
-    no_such_function(b, name, args, n, loc, false);
+    no_signature(b, name, args, orig, n, loc);
     return NULL;
 }
 
@@ -460,6 +558,7 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
     *handled = true;
     FuncKind f;
     Type text = type_make(T_TEXT);
+    Expr **orig = saved_args(b, args, n);
     if (strcmp(name, "lower") == 0 || strcmp(name, "upper") == 0) {
         f = name[0] == 'l' ? FN_LOWER : FN_UPPER;
         if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, text, loc, args, 1);
@@ -520,7 +619,7 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
         *handled = false;
         return NULL;
     }
-    no_such_function(b, name, args, n, loc, false);
+    no_signature(b, name, args, orig, n, loc);
     return NULL;
 }
 
