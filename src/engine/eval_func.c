@@ -52,7 +52,10 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     case FN_MAKE_TIMESTAMP: case FN_AGE: case FN_JUSTIFY_DAYS: case FN_JUSTIFY_HOURS:
     case FN_JUSTIFY_INTERVAL: case FN_ISFINITE:
         return eval_func_time(e, av, ctx, out);
-    case FN_TO_CHAR: case FN_TO_TIMESTAMP: case FN_TO_DATE:
+    case FN_TO_TIMESTAMP:
+        if (e->nargs == 1) return eval_func_time(e, av, ctx, out);   /* to_timestamp(epoch seconds) */
+        return eval_func_format(e, av, ctx, out);
+    case FN_TO_CHAR: case FN_TO_DATE:
         return eval_func_format(e, av, ctx, out);
     case FN_REGEXP_REPLACE: case FN_REGEXP_LIKE: case FN_REGEXP_COUNT: case FN_REGEXP_SUBSTR:
         return eval_func_regex(e, av, ctx, out);

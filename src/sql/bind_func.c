@@ -9,30 +9,30 @@
 #include <string.h>
 
 const char *const bind_function_names[] = {
-    "abs", "acos", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt", "ceil",
-    "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos", "count",
-    "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd", "greatest",
-    "initcap", "lcm", "least", "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "max", "md5",
-    "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power", "radians", "repeat", "replace",
-    "reverse", "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "strpos",
-    "substr", "substring", "sum", "tan", "translate", "trim", "trunc", "upper", "width_bucket",
+    "abs", "acos", "age", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt",
+    "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
+    "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
+    "greatest", "initcap", "isfinite", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
+    "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
+    "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
+    "radians", "repeat", "replace", "reverse", "right", "round", "rpad", "rtrim", "sign", "sin", "split_part",
+    "sqrt", "starts_with", "strpos", "substr", "substring", "sum", "tan", "translate", "trim", "trunc", "upper",
+    "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
 
 /* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
  * "does not exist". */
 static const char *const unsupported_functions[] = {
-    "acosd", "acosh", "age", "array_agg", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp",
-    "corr", "cosd", "cosh", "cot", "cotd", "cume_dist", "date_bin", "decode", "dense_rank", "encode",
-    "factorial", "first_value", "format", "format_type", "gen_random_uuid", "isfinite", "json_agg",
-    "json_build_object", "jsonb_agg", "jsonb_build_object", "justify_days", "justify_hours", "lag",
-    "last_value", "lead", "make_date", "make_interval", "make_timestamp", "min_scale", "mode", "now",
-    "nth_value", "ntile", "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal",
-    "quote_nullable", "random", "rank", "regexp_match", "regexp_matches", "regexp_replace",
-    "regexp_split_to_array", "row_number", "scale", "sind", "sinh", "statement_timestamp", "stddev",
-    "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh", "timezone", "to_char", "to_date", "to_hex",
-    "to_number", "to_timestamp", "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp",
-    "variance",
+    "acosd", "acosh", "array_agg", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
+    "cosd", "cosh", "cot", "cotd", "cume_dist", "decode", "dense_rank", "encode", "factorial", "first_value",
+    "format", "format_type", "gen_random_uuid", "json_agg", "json_build_object", "jsonb_agg",
+    "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
+    "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
+    "random", "rank", "regexp_match", "regexp_matches", "regexp_replace", "regexp_split_to_array", "row_number",
+    "scale", "sind", "sinh", "statement_timestamp", "stddev", "stddev_pop", "stddev_samp", "string_agg", "tand",
+    "tanh", "timezone", "to_char", "to_date", "to_hex", "to_number", "to_timestamp", "transaction_timestamp",
+    "trim_scale", "unnest", "var_pop", "var_samp", "variance",
 };
 
 /* Window functions that only exist with OVER. */
@@ -397,6 +397,76 @@ static Expr *date_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
     return func_node(b, FN_EXTRACT, type_make(part ? T_FLOAT8 : T_NUMERIC), loc, a2, 2);
 }
 
+/* The timestamp type a pair of timestamp arguments resolves to (date_bin's source and
+ * origin, age's arguments): timestamp when both are timestamps (or one is an unknown
+ * literal), else timestamp with time zone, the preferred type (dates, timestamptz, two
+ * literals). T_UNKNOWN when one is not a date/time at all. */
+static TypeId timestamp_pair(Expr *a, Expr *c)
+{
+    bool ua = bind_is_unknown_literal(a), uc = bind_is_unknown_literal(c);
+    TypeId ta = (TypeId)a->type.id, tc = (TypeId)c->type.id;
+    if ((!ua && !type_is_temporal(a->type)) || (!uc && !type_is_temporal(c->type))) return T_UNKNOWN;
+    if ((ua || ta == T_TIMESTAMP) && (uc || tc == T_TIMESTAMP) && !(ua && uc)) return T_TIMESTAMP;
+    return T_TIMESTAMPTZ;
+}
+
+/* date_bin, make_date, make_timestamp, make_interval, to_timestamp(float8), age,
+ * justify_*, isfinite. */
+static Expr *time_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc, bool *handled)
+{
+    Binder *b = cx->b;
+    Expr **orig = saved_args(b, args, n);
+    *handled = true;
+    if (strcmp(name, "date_bin") == 0) {
+        if (n == 3) {
+            TypeId t = timestamp_pair(args[1], args[2]);
+            TypeId sig[3] = {T_INTERVAL, t, t};
+            if (t != T_UNKNOWN && args_to(b, args, 3, sig)) return func_node(b, FN_DATE_BIN, type_make(t), loc, args, 3);
+        }
+    } else if (strcmp(name, "make_date") == 0) {
+        static const TypeId I3[3] = {T_INT4, T_INT4, T_INT4};
+        if (n == 3 && args_to(b, args, 3, I3)) return func_node(b, FN_MAKE_DATE, type_make(T_DATE), loc, args, 3);
+    } else if (strcmp(name, "make_timestamp") == 0 || strcmp(name, "make_interval") == 0) {
+        bool iv = name[5] == 'i';
+        static const TypeId TS[6] = {T_INT4, T_INT4, T_INT4, T_INT4, T_INT4, T_FLOAT8};
+        static const TypeId IV[7] = {T_INT4, T_INT4, T_INT4, T_INT4, T_INT4, T_INT4, T_FLOAT8};
+        if (iv ? n <= 7 && args_to(b, args, n, IV) : n == 6 && args_to(b, args, 6, TS))
+            return func_node(b, iv ? FN_MAKE_INTERVAL : FN_MAKE_TIMESTAMP, type_make(iv ? T_INTERVAL : T_TIMESTAMP),
+                             loc, args, n);
+    } else if (strcmp(name, "age") == 0) {
+        if (n == 1) {
+            bind_unsupported(b, loc, "age() with one argument (it measures from the current date)");
+            return NULL;
+        }
+        if (n == 2) {
+            TypeId t = timestamp_pair(args[0], args[1]);
+            TypeId sig[2] = {t, t};
+            if (t != T_UNKNOWN && args_to(b, args, 2, sig)) return func_node(b, FN_AGE, type_make(T_INTERVAL), loc, args, 2);
+        }
+    } else if (strcmp(name, "justify_days") == 0 || strcmp(name, "justify_hours") == 0 ||
+               strcmp(name, "justify_interval") == 0) {
+        static const TypeId IVL[1] = {T_INTERVAL};
+        FuncKind f = name[8] == 'd' ? FN_JUSTIFY_DAYS : name[8] == 'h' ? FN_JUSTIFY_HOURS : FN_JUSTIFY_INTERVAL;
+        if (n == 1 && args_to(b, args, 1, IVL)) return func_node(b, f, type_make(T_INTERVAL), loc, args, 1);
+    } else if (strcmp(name, "isfinite") == 0) {
+        if (n == 1 && bind_is_unknown_literal(args[0])) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        TypeId t = n == 1 ? (TypeId)args[0]->type.id : T_UNKNOWN;
+        if (n == 1 && (t == T_DATE || t == T_TIMESTAMP || t == T_TIMESTAMPTZ || t == T_INTERVAL))
+            return func_node(b, FN_ISFINITE, type_make(T_BOOL), loc, args, 1);
+    } else if (strcmp(name, "to_timestamp") == 0 && n == 1) {
+        static const TypeId F1[1] = {T_FLOAT8};
+        if (args_to(b, args, 1, F1)) return func_node(b, FN_TO_TIMESTAMP, type_make(T_TIMESTAMPTZ), loc, args, 1);
+    } else {
+        *handled = false;
+        return NULL;
+    }
+    no_signature(b, name, args, orig, n, loc);
+    return NULL;
+}
+
 /* ---- numeric functions ------------------------------------------------------------------ */
 
 static FuncKind math_kind(const char *name)
@@ -635,6 +705,8 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (mk != FN__COUNT) return math_fn(cx, name, mk, args, nargs, loc);
     if (strcmp(name, "date_trunc") == 0 || strcmp(name, "extract") == 0 || strcmp(name, "date_part") == 0)
         return date_fn(cx, name, args, nargs, loc);
+    e = time_fn(cx, name, args, nargs, loc, &handled);
+    if (handled) return e;
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
         bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
         return NULL;
