@@ -16,8 +16,8 @@ const char *const bind_function_names[] = {
     "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
     "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
     "radians", "repeat", "replace", "reverse", "right", "round", "rpad", "rtrim", "sign", "sin", "split_part",
-    "sqrt", "starts_with", "strpos", "substr", "substring", "sum", "tan", "translate", "trim", "trunc", "upper",
-    "width_bucket",
+    "sqrt", "starts_with", "strpos", "substr", "substring", "sum", "tan", "to_char", "to_date", "to_timestamp",
+    "translate", "trim", "trunc", "upper", "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
 
@@ -31,8 +31,8 @@ static const char *const unsupported_functions[] = {
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_match", "regexp_matches", "regexp_replace", "regexp_split_to_array", "row_number",
     "scale", "sind", "sinh", "statement_timestamp", "stddev", "stddev_pop", "stddev_samp", "string_agg", "tand",
-    "tanh", "timezone", "to_char", "to_date", "to_hex", "to_number", "to_timestamp", "transaction_timestamp",
-    "trim_scale", "unnest", "var_pop", "var_samp", "variance",
+    "tanh", "timezone", "to_hex", "to_number", "transaction_timestamp", "trim_scale", "unnest", "var_pop",
+    "var_samp", "variance",
 };
 
 /* Window functions that only exist with OVER. */
@@ -456,6 +456,26 @@ static Expr *time_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc,
         TypeId t = n == 1 ? (TypeId)args[0]->type.id : T_UNKNOWN;
         if (n == 1 && (t == T_DATE || t == T_TIMESTAMP || t == T_TIMESTAMPTZ || t == T_INTERVAL))
             return func_node(b, FN_ISFINITE, type_make(T_BOOL), loc, args, 1);
+    } else if (strcmp(name, "to_char") == 0) {
+        if (n == 2 && bind_is_unknown_literal(args[0])) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        if (n == 2) {
+            /* smallint goes to the double precision variant (the preferred type), date to
+             * timestamptz */
+            TypeId t = (TypeId)args[0]->type.id;
+            TypeId to = t == T_INT2 ? T_FLOAT8 : t == T_DATE ? T_TIMESTAMPTZ : t;
+            bool known = to == T_INT4 || to == T_INT8 || to == T_FLOAT4 || to == T_FLOAT8 || to == T_NUMERIC ||
+                         to == T_TIMESTAMP || to == T_TIMESTAMPTZ || to == T_INTERVAL;
+            TypeId sig[2] = {to, T_TEXT};
+            if (known && args_to(b, args, 2, sig)) return func_node(b, FN_TO_CHAR, type_make(T_TEXT), loc, args, 2);
+        }
+    } else if ((strcmp(name, "to_timestamp") == 0 || strcmp(name, "to_date") == 0) && n == 2) {
+        static const TypeId TT[2] = {T_TEXT, T_TEXT};
+        bool ts = name[3] == 't';
+        if (args_to(b, args, 2, TT))
+            return func_node(b, ts ? FN_TO_TIMESTAMP : FN_TO_DATE, type_make(ts ? T_TIMESTAMPTZ : T_DATE), loc, args, 2);
     } else if (strcmp(name, "to_timestamp") == 0 && n == 1) {
         static const TypeId F1[1] = {T_FLOAT8};
         if (args_to(b, args, 1, F1)) return func_node(b, FN_TO_TIMESTAMP, type_make(T_TIMESTAMPTZ), loc, args, 1);
