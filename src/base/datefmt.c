@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,20 +530,529 @@ bool datefmt_interval_to_char(int32_t months, int32_t days, int64_t micros, cons
     return format_fields(&f, fmt, fmtlen, out, err, errsize);
 }
 
-/* ---- to_timestamp / to_date (to be completed) ---- */
+/* ---- to_timestamp / to_date ---- */
+
+/* The fields read from the text (0: not given), as PostgreSQL's TmFromChar. */
+typedef struct FromChar {
+    int mode;
+    int hh, pm, mi, ss, ssss, d, dd, ddd, mm, ms, year, bc, ww, w, cc, j, us, yysz, clock12, tzsign, tzh, tzm, ff;
+} FromChar;
+
+typedef struct Parse {
+    const Node *nodes;
+    size_t count;
+    char *err;
+    size_t errsize;
+} Parse;
+
+static bool perr(Parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool perr(Parse *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->errsize, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Whether what follows node i cannot be a digit (so a number may take all digits). */
+static bool next_is_separator(const Parse *p, size_t i)
+{
+    const Node *n = &p->nodes[i];
+    if (n->type == N_ACTION && (n->suffix & (S_TH | S_th))) return true;
+    if (i + 1 >= p->count) return true;
+    n = &p->nodes[i + 1];
+    if (n->type == N_ACTION) return !n->key->digit;
+    return !(n->clen == 1 && isdigit((unsigned char)n->ch[0]));
+}
+
+static bool set_int(Parse *p, int *dest, int value, const Node *n)
+{
+    if (*dest != 0 && *dest != value)
+        return perr(p, "conflicting values for \"%s\" field in formatting string", n->key->name);
+    *dest = value;
+    return true;
+}
+
+/* Reads an integer field of `len` characters (all available digits with FM or before
+ * a separator), as PostgreSQL's from_char_parse_int_len. Returns the characters
+ * consumed (leading blanks included), -1 on an error. dest may be NULL. */
+static int parse_int(Parse *p, int *dest, const char **src, int len, size_t i)
+{
+    const Node *n = &p->nodes[i];
+    const char *init = *src;
+    while (**src && isspace((unsigned char)**src)) (*src)++;
+    char copy[16];
+    size_t avail = strlen(*src);
+    size_t cl = avail < (size_t)len ? avail : (size_t)len;
+    memcpy(copy, *src, cl);
+    copy[cl] = '\0';
+    long result;
+    errno = 0;
+    if ((n->suffix & S_FM) || next_is_separator(p, i)) {
+        char *end;
+        result = strtol(init, &end, 10);
+        *src = end;
+    } else {
+        if (avail < (size_t)len) {
+            perr(p, "source string too short for \"%s\" formatting field", n->key->name);
+            return -1;
+        }
+        char *last;
+        result = strtol(copy, &last, 10);
+        int used = (int)(last - copy);
+        if (used > 0 && used < len) {
+            perr(p, "invalid value \"%s\" for \"%s\"", copy, n->key->name);
+            return -1;
+        }
+        *src += used;
+    }
+    if (*src == init) {
+        perr(p, "invalid value \"%s\" for \"%s\"", copy, n->key->name);
+        return -1;
+    }
+    if (errno == ERANGE || result < INT_MIN || result > INT_MAX) {
+        perr(p, "value for \"%s\" in source string is out of range", n->key->name);
+        return -1;
+    }
+    if (dest && !set_int(p, dest, (int)result, n)) return -1;
+    return (int)(*src - init);
+}
+
+/* Case-insensitive match of an entry of `words` at the start of *src: its index, or -1
+ * with PostgreSQL's message (the text up to the next blank). */
+static int match_word(Parse *p, const char **src, const char *const *words, size_t nwords, const Node *n)
+{
+    const char *s = *src;
+    for (size_t k = 0; k < nwords && *s; k++) {
+        size_t l = strlen(words[k]), m = 0;
+        while (m < l && s[m] && tolower((unsigned char)s[m]) == tolower((unsigned char)words[k][m])) m++;
+        if (m == l) {
+            *src += l;
+            return (int)k;
+        }
+    }
+    size_t e = 0;
+    while (s[e] && !(s[e] == ' ' || s[e] == '\t' || s[e] == '\n' || s[e] == '\r' || s[e] == '\f')) e++;
+    perr(p, "invalid value \"%.*s\" for \"%s\"", (int)e, s, n->key->name);
+    return -1;
+}
+
+static const char *const ampm_short[] = {"am", "pm", "AM", "PM"};
+static const char *const ampm_long[] = {"a.m.", "p.m.", "A.M.", "P.M."};
+static const char *const adbc_short[] = {"ad", "bc", "AD", "BC"};
+static const char *const adbc_long[] = {"a.d.", "b.c.", "A.D.", "B.C."};
+
+static void skip_th(const char **s, const Node *n)
+{
+    if (!(n->suffix & (S_TH | S_th))) return;
+    for (int k = 0; k < 2 && **s; k++) *s += mblen_utf8(*s, strlen(*s));
+}
+
+/* Reads the fields of `in` along the template, as PostgreSQL's DCH_from_char. */
+static bool from_char(Parse *p, const char *in, FromChar *out)
+{
+    const char *s = in;
+    bool fx = false;
+    int extra_skip = 0;
+    for (size_t i = 0; i < p->count && *s; i++) {
+        const Node *n = &p->nodes[i];
+        /* blanks before fields (and at the start) are skipped outside FX mode */
+        if (!fx && (n->type != N_ACTION || n->key->id != K_FX) && (n->type == N_ACTION || i == 0)) {
+            while (*s && isspace((unsigned char)*s)) {
+                s++;
+                extra_skip++;
+            }
+        }
+        if (n->type == N_SPACE || n->type == N_SEPARATOR) {
+            if (!fx) {
+                /* one blank or separator of the template takes one (or none) of the text */
+                extra_skip--;
+                if (isspace((unsigned char)*s) || is_separator_char(*s)) {
+                    s++;
+                    extra_skip++;
+                }
+            } else {
+                s += mblen_utf8(s, strlen(s));
+            }
+            continue;
+        }
+        if (n->type != N_ACTION) {
+            /* a literal takes one character of the text, whatever it is */
+            if (!fx && extra_skip > 0) extra_skip--;
+            else s += mblen_utf8(s, strlen(s));
+            continue;
+        }
+        const Keyword *k = n->key;
+        if (k->mode != MODE_NONE) {
+            if (out->mode == MODE_NONE) out->mode = k->mode;
+            else if (out->mode != k->mode) return perr(p, "invalid combination of date conventions");
+        }
+        int v, len;
+        switch (k->id) {
+        case K_FX: fx = true; break;
+        case K_A_M: case K_P_M: case K_a_m: case K_p_m:
+        case K_AM: case K_PM: case K_am: case K_pm: {
+            bool lng = k->id == K_A_M || k->id == K_P_M || k->id == K_a_m || k->id == K_p_m;
+            if ((v = match_word(p, &s, lng ? ampm_long : ampm_short, 4, n)) < 0) return false;
+            if (!set_int(p, &out->pm, v % 2, n)) return false;
+            out->clock12 = 1;
+            break;
+        }
+        case K_HH: case K_HH12: case K_HH24:
+            if (parse_int(p, &out->hh, &s, 2, i) < 0) return false;
+            if (k->id != K_HH24) out->clock12 = 1;
+            skip_th(&s, n);
+            break;
+        case K_MI:
+            if (parse_int(p, &out->mi, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_SS:
+            if (parse_int(p, &out->ss, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_MS:
+            if ((len = parse_int(p, &out->ms, &s, 3, i)) < 0) return false;
+            out->ms *= len == 1 ? 100 : len == 2 ? 10 : 1;   /* 25 is 0.25, 025 is 0.025 */
+            skip_th(&s, n);
+            break;
+        case K_FF1: case K_FF2: case K_FF3: case K_FF4: case K_FF5: case K_FF6: case K_US: {
+            if (k->id != K_US) out->ff = k->id - K_FF1 + 1;
+            if ((len = parse_int(p, &out->us, &s, k->id == K_US ? 6 : out->ff, i)) < 0) return false;
+            static const int scale[] = {1, 100000, 10000, 1000, 100, 10};
+            out->us *= len >= 1 && len <= 5 ? scale[len] : 1;
+            skip_th(&s, n);
+            break;
+        }
+        case K_SSSS:
+            if (parse_int(p, &out->ssss, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_tz: case K_TZ: case K_OF:
+            return perr(p, "formatting field \"%s\" is only supported in to_char", k->name);
+        case K_TZH:
+            /* a minus taken as a separator before TZH is its sign */
+            if (*s == '+' || *s == '-' || *s == ' ') {
+                out->tzsign = *s == '-' ? -1 : 1;
+                s++;
+            } else {
+                out->tzsign = extra_skip > 0 && s > in && s[-1] == '-' ? -1 : 1;
+            }
+            if (parse_int(p, &out->tzh, &s, 2, i) < 0) return false;
+            break;
+        case K_TZM:
+            if (!out->tzsign) out->tzsign = 1;
+            if (parse_int(p, &out->tzm, &s, 2, i) < 0) return false;
+            break;
+        case K_A_D: case K_B_C: case K_a_d: case K_b_c:
+        case K_AD: case K_BC: case K_ad: case K_bc: {
+            bool lng = k->id == K_A_D || k->id == K_B_C || k->id == K_a_d || k->id == K_b_c;
+            if ((v = match_word(p, &s, lng ? adbc_long : adbc_short, 4, n)) < 0) return false;
+            if (!set_int(p, &out->bc, v % 2, n)) return false;
+            break;
+        }
+        case K_MONTH: case K_Month: case K_month:
+            if ((v = match_word(p, &s, months_full, 12, n)) < 0 || !set_int(p, &out->mm, v + 1, n)) return false;
+            break;
+        case K_MON: case K_Mon: case K_mon:
+            if ((v = match_word(p, &s, months_abbr, 12, n)) < 0 || !set_int(p, &out->mm, v + 1, n)) return false;
+            break;
+        case K_MM:
+            if (parse_int(p, &out->mm, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_DAY: case K_Day: case K_day:
+        case K_DY: case K_Dy: case K_dy: {
+            bool full = k->id == K_DAY || k->id == K_Day || k->id == K_day;
+            if ((v = match_word(p, &s, full ? days_full : days_abbr, 7, n)) < 0 || !set_int(p, &out->d, v, n))
+                return false;
+            out->d++;
+            break;
+        }
+        case K_DDD:
+            if (parse_int(p, &out->ddd, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_IDDD:
+            if (parse_int(p, &out->ddd, &s, 3, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_DD:
+            if (parse_int(p, &out->dd, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_D:
+            if (parse_int(p, &out->d, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_ID:
+            if (parse_int(p, &out->d, &s, 1, i) < 0) return false;
+            if (++out->d > 7) out->d = 1;   /* Sunday = 1, as the Gregorian D */
+            skip_th(&s, n);
+            break;
+        case K_WW: case K_IW:
+            if (parse_int(p, &out->ww, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_Q:   /* read and ignored, as PostgreSQL does */
+            if (parse_int(p, NULL, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_CC:
+            if (parse_int(p, &out->cc, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_Y_YYY: {
+            int mil, yrs, nch = 0;
+            if (sscanf(s, "%d,%03d%n", &mil, &yrs, &nch) < 2) return perr(p, "invalid input string for \"Y,YYY\"");
+            int64_t y = (int64_t)mil * 1000 + yrs;
+            if (y < INT_MIN || y > INT_MAX) return perr(p, "value for \"Y,YYY\" in source string is out of range");
+            if (!set_int(p, &out->year, (int)y, n)) return false;
+            out->yysz = 4;
+            s += nch;
+            skip_th(&s, n);
+            break;
+        }
+        case K_YYYY: case K_IYYY:
+            if (parse_int(p, &out->year, &s, k->len, i) < 0) return false;
+            out->yysz = 4;
+            skip_th(&s, n);
+            break;
+        case K_YYY: case K_IYY: case K_YY: case K_IY: case K_Y: case K_I:
+            if ((len = parse_int(p, &out->year, &s, k->len, i)) < 0) return false;
+            if (len < 4) {
+                /* toward 2020: 70 is 1970, 69 is 2069 */
+                int y = out->year;
+                out->year = y < 70 ? y + 2000 : y < 100 ? y + 1900 : y < 520 ? y + 2000 : y < 1000 ? y + 1000 : y;
+            }
+            out->yysz = k->len;
+            skip_th(&s, n);
+            break;
+        case K_RM: case K_rm:
+            if ((v = match_word(p, &s, rm_lower, 12, n)) < 0 || !set_int(p, &out->mm, 12 - v, n)) return false;
+            break;
+        case K_W:
+            if (parse_int(p, &out->w, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        case K_J:
+            if (parse_int(p, &out->j, &s, k->len, i) < 0) return false;
+            skip_th(&s, n);
+            break;
+        default: break;
+        }
+        /* blanks after fields are skipped outside FX mode */
+        if (!fx) {
+            extra_skip = 0;
+            while (*s && isspace((unsigned char)*s)) {
+                s++;
+                extra_skip++;
+            }
+        }
+    }
+    return true;
+}
+
+typedef struct Tm {
+    int64_t year;
+    int64_t mon, mday, hour, min, sec, fsec;
+} Tm;
+
+/* Year, month, day of a Julian day number. */
+static void j2date(int64_t jd, Tm *tm)
+{
+    int m, d;
+    tm_civil_from_days(jd - 2440588, &tm->year, &m, &d);
+    tm->mon = m;
+    tm->mday = d;
+}
+
+static bool field_overflow(Parse *p, const char *text)
+{
+    return perr(p, "date/time field value out of range: \"%s\"", text);
+}
+
+/* The fields of the text as date and time (PostgreSQL's do_to_timestamp); the zone
+ * offset east of UTC in seconds in *tzoff when TZH/TZM were given, the fraction
+ * digits of FFn in *fprec. */
+static bool assemble(Parse *p, const char *text, const char *fmt, size_t fmtlen, Tm *tm, bool *has_tz,
+                     int64_t *tzoff, int *fprec)
+{
+    Node stack[128];
+    Node *nodes = fmtlen <= 128 ? stack : xmalloc(sizeof(Node) * (fmtlen ? fmtlen : 1));
+    p->nodes = nodes;
+    p->count = parse_template(fmt, fmtlen, nodes);
+    FromChar fc;
+    memset(&fc, 0, sizeof fc);
+    bool ok = from_char(p, text, &fc);
+    if (nodes != stack) free(nodes);
+    if (!ok) return false;
+    memset(tm, 0, sizeof *tm);
+    tm->mon = tm->mday = 1;
+    enum { M_YEAR = 1, M_MONTH = 2, M_DAY = 4 };
+    int fmask = 0;
+    if (fc.ssss) {
+        tm->hour = fc.ssss / 3600;
+        tm->min = fc.ssss % 3600 / 60;
+        tm->sec = fc.ssss % 60;
+    }
+    if (fc.ss) tm->sec = fc.ss;
+    if (fc.mi) tm->min = fc.mi;
+    if (fc.hh) tm->hour = fc.hh;
+    if (fc.clock12) {
+        if (tm->hour < 1 || tm->hour > 12)
+            return perr(p, "hour \"%d\" is invalid for the 12-hour clock", (int)tm->hour);
+        if (fc.pm && tm->hour < 12) tm->hour += 12;
+        else if (!fc.pm && tm->hour == 12) tm->hour = 0;
+    }
+    if (fc.year) {
+        if (fc.cc && fc.yysz <= 2) {
+            /* YY within century CC (the 21st runs 2001-2100; the 6th BC 600-501 BC) */
+            int64_t cc = fc.bc ? -(int64_t)fc.cc : fc.cc;
+            tm->year = fc.year % 100;
+            if (tm->year) tm->year = cc >= 0 ? tm->year + (cc - 1) * 100 : (cc + 1) * 100 - tm->year + 1;
+            else tm->year = cc * 100 + (cc >= 0 ? 0 : 1);
+        } else {
+            tm->year = fc.year;
+            if (fc.bc) tm->year = -tm->year;
+            if (tm->year < 0) tm->year++;   /* 1 BC is year 0 */
+        }
+        fmask |= M_YEAR;
+    } else if (fc.cc) {
+        int64_t cc = fc.bc ? -(int64_t)fc.cc : fc.cc;
+        tm->year = cc >= 0 ? (cc - 1) * 100 + 1 : cc * 100 + 1;
+        fmask |= M_YEAR;
+    }
+    if (fc.j) {
+        j2date(fc.j, tm);
+        fmask |= M_YEAR | M_MONTH | M_DAY;
+    }
+    if (fc.ww) {
+        if (fc.mode == MODE_ISOWEEK) {
+            int64_t jd = isoweek2j(tm->year, fc.ww);
+            if (fc.d) jd += fc.d > 1 ? fc.d - 2 : 6;   /* from Sunday = 1 to Monday-based */
+            j2date(jd, tm);
+            fmask |= M_YEAR | M_MONTH | M_DAY;
+        } else {
+            fc.ddd = (fc.ww - 1) * 7 + 1;
+        }
+    }
+    if (fc.w) fc.dd = (fc.w - 1) * 7 + 1;
+    if (fc.dd) {
+        tm->mday = fc.dd;
+        fmask |= M_DAY;
+    }
+    if (fc.mm) {
+        tm->mon = fc.mm;
+        fmask |= M_MONTH;
+    }
+    if (fc.ddd && (tm->mon <= 1 || tm->mday <= 1)) {
+        if (!tm->year && !fc.bc) return perr(p, "cannot calculate day of year without year information");
+        if (fc.mode == MODE_ISOWEEK) {
+            j2date(isoweek2j(tm->year, 1) - 1 + fc.ddd, tm);
+            fmask |= M_YEAR | M_MONTH | M_DAY;
+        } else {
+            static const int ysum[2][13] = {{0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365},
+                                            {0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366}};
+            const int *y = ysum[tm_is_leap_year(tm->year)];
+            int m = 1;
+            while (m <= 12 && fc.ddd > y[m]) m++;
+            if (tm->mon <= 1) tm->mon = m;
+            if (tm->mday <= 1) tm->mday = fc.ddd - y[m - 1];
+            fmask |= M_MONTH | M_DAY;
+        }
+    }
+    tm->fsec = (int64_t)fc.ms * 1000 + fc.us;
+    *fprec = fc.ff;
+    /* ValidateDate: the month and day of what was given */
+    if (fmask) {
+        if ((fmask & M_MONTH) && (tm->mon < 1 || tm->mon > 12)) return field_overflow(p, text);
+        if ((fmask & M_DAY) && (tm->mday < 1 || tm->mday > 31)) return field_overflow(p, text);
+        if ((fmask & (M_YEAR | M_MONTH | M_DAY)) == (M_YEAR | M_MONTH | M_DAY) &&
+            tm->mday > tm_days_in_month(tm->year, (int)tm->mon))
+            return field_overflow(p, text);
+    }
+    if (tm->hour < 0 || tm->hour >= 24 || tm->min < 0 || tm->min >= 60 || tm->sec < 0 || tm->sec >= 60 ||
+        tm->fsec < 0 || tm->fsec >= TM_USECS_PER_SEC)
+        return field_overflow(p, text);
+    *has_tz = fc.tzsign != 0;
+    if (fc.tzsign) {
+        if (fc.tzh < 0 || fc.tzh > 15 || fc.tzm < 0 || fc.tzm >= 60)
+            return perr(p, "time zone displacement out of range: \"%s\"", text);
+        *tzoff = (int64_t)fc.tzsign * (fc.tzh * 3600 + fc.tzm * 60);
+    }
+    return true;
+}
+
+/* PostgreSQL's IS_VALID_JULIAN. */
+static bool valid_julian(int64_t y, int64_t m)
+{
+    return (y > -4713 || (y == -4713 && m >= 11)) && (y < 5874898 || (y == 5874898 && m < 6));
+}
+
+/* NUL-terminated copies of the text and template for the scanner. */
+static char *cstr(const char *s, size_t len)
+{
+    char *c = xmalloc(len + 1);
+    if (len) memcpy(c, s, len);
+    c[len] = '\0';
+    return c;
+}
+
+#define PG_EPOCH_USECS (INT64_C(10957) * TM_USECS_PER_DAY)
 
 bool datefmt_to_timestamp(const char *s, size_t len, const char *fmt, size_t fmtlen, int64_t *out, char *err,
                           size_t errsize)
 {
-    (void)s; (void)len; (void)fmt; (void)fmtlen; (void)out;
-    snprintf(err, errsize, "to_timestamp is not supported yet");
-    return false;
+    Parse p = {NULL, 0, err, errsize};
+    char *text = cstr(s, len);
+    Tm tm;
+    bool has_tz = false;
+    int64_t tzoff = 0;
+    int fprec = 0;
+    bool ok = assemble(&p, text, fmt, fmtlen, &tm, &has_tz, &tzoff, &fprec);
+    free(text);
+    if (!ok) return false;
+    int64_t days = tm_days_from_civil(tm.year, (int)tm.mon, 1) + tm.mday - 1, ts;
+    int64_t time = ((tm.hour * 60 + tm.min) * 60 + tm.sec) * TM_USECS_PER_SEC + tm.fsec;
+    if (!valid_julian(tm.year, tm.mon) || __builtin_mul_overflow(days, TM_USECS_PER_DAY, &ts) ||
+        __builtin_add_overflow(ts, time, &ts) || __builtin_sub_overflow(ts, tzoff * TM_USECS_PER_SEC, &ts) ||
+        ts < INT64_C(-2440588) * TM_USECS_PER_DAY || ts == INT64_MAX) {
+        snprintf(err, errsize, "timestamp out of range");
+        return false;
+    }
+    if (fprec) {
+        /* round to the FFn digits, half away from PostgreSQL's epoch (2000-01-01) */
+        int64_t scale = 1;
+        for (int k = fprec; k < 6; k++) scale *= 10;
+        int64_t pg = ts - PG_EPOCH_USECS;
+        pg = pg >= 0 ? (pg + scale / 2) / scale * scale : -((-pg + scale / 2) / scale * scale);
+        ts = pg + PG_EPOCH_USECS;
+    }
+    *out = ts;
+    return true;
 }
 
 bool datefmt_to_date(const char *s, size_t len, const char *fmt, size_t fmtlen, int64_t *out, char *err,
                      size_t errsize)
 {
-    (void)s; (void)len; (void)fmt; (void)fmtlen; (void)out;
-    snprintf(err, errsize, "to_date is not supported yet");
-    return false;
+    Parse p = {NULL, 0, err, errsize};
+    char *text = cstr(s, len);
+    Tm tm;
+    bool has_tz = false;
+    int64_t tzoff = 0;
+    int fprec = 0;
+    bool ok = assemble(&p, text, fmt, fmtlen, &tm, &has_tz, &tzoff, &fprec);
+    if (ok) {
+        int64_t days = tm_days_from_civil(tm.year, (int)tm.mon, 1) + tm.mday - 1;
+        if (!valid_julian(tm.year, tm.mon) || days < INT64_C(-2440588) || days >= INT64_C(2147483494) - INT64_C(2440588)) {
+            snprintf(err, errsize, "date out of range: \"%s\"", text);
+            ok = false;
+        } else {
+            *out = days;
+        }
+    }
+    free(text);
+    return ok;
 }
