@@ -8,9 +8,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wctype.h>
 
 struct Regex {
     pcre2_code *code;
@@ -49,6 +51,134 @@ bool regex_parse_flags(const char *s, size_t n, int *opts, bool *global, char *e
         }
     }
     return true;
+}
+
+/* ---- character classes ----
+ * PostgreSQL classifies characters with the database locale's iswalpha & co (here
+ * C.UTF-8, for every code point), so \w, \s, \d and [[:alpha:]] & co are spelled out
+ * as explicit code point ranges taken from that locale, built once per class. Without
+ * the locale, PCRE2's Unicode classes stand in. */
+
+static locale_t c_utf8(void)
+{
+    static locale_t loc;
+    static bool tried;
+    if (!tried) {
+        tried = true;
+        loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    }
+    return loc;
+}
+
+enum { C_ALNUM, C_ALPHA, C_DIGIT, C_GRAPH, C_LOWER, C_PRINT, C_PUNCT, C_SPACE, C_UPPER, C_WORD, C__COUNT };
+
+static bool in_class(int cls, wint_t c, locale_t loc)
+{
+    switch (cls) {
+    case C_ALNUM: return iswalnum_l(c, loc);
+    case C_ALPHA: return iswalpha_l(c, loc);
+    case C_DIGIT: return iswdigit_l(c, loc);
+    case C_GRAPH: return iswgraph_l(c, loc);
+    case C_LOWER: return iswlower_l(c, loc);
+    case C_PRINT: return iswprint_l(c, loc);
+    case C_PUNCT: return iswpunct_l(c, loc);
+    case C_SPACE: return iswspace_l(c, loc);
+    case C_UPPER: return iswupper_l(c, loc);
+    default: return c == '_' || iswalnum_l(c, loc);
+    }
+}
+
+/* The ranges of class cls as PCRE2 class items ("\x{30}-\x{39}..."), or NULL without
+ * the locale. */
+static const char *class_items(int cls)
+{
+    static char *items[C__COUNT];
+    locale_t loc = c_utf8();
+    if (!loc) return NULL;
+    if (!items[cls]) {
+        StrBuf sb = STRBUF_INIT;
+        long start = -1;
+        for (long c = 0; c <= 0x110000; c++) {
+            bool in = c < 0x110000 && !(c >= 0xD800 && c <= 0xDFFF) && in_class(cls, (wint_t)c, loc);
+            if (in && start < 0) start = c;
+            if (!in && start >= 0 && !(c >= 0xD800 && c <= 0xDFFF)) {
+                if (c - 1 == start) sb_printf(&sb, "\\x{%lX}", start);
+                else sb_printf(&sb, "\\x{%lX}-\\x{%lX}", start, c - 1);
+                start = -1;
+            }
+        }
+        items[cls] = xstrdup(sb.len ? sb_cstr(&sb) : "");
+        sb_free(&sb);
+    }
+    return items[cls];
+}
+
+/* Class items of a POSIX class name (the part between "[:" and ":]"), as PostgreSQL
+ * defines them; NULL when the name is unknown (PCRE2 reports it). icase: upper and
+ * lower mean any letter. */
+static bool put_class_items(StrBuf *out, const char *name, size_t len, bool icase)
+{
+    static const char *const names[] = {"alnum", "alpha", "digit", "graph", "lower", "print", "punct", "space",
+                                        "upper", "word"};
+    if (len == 5 && memcmp(name, "blank", 5) == 0) {
+        sb_puts(out, "\\t ");
+        return true;
+    }
+    if (len == 5 && memcmp(name, "cntrl", 5) == 0) {
+        sb_puts(out, "\\x{0}-\\x{1F}\\x{7F}-\\x{9F}");
+        return true;
+    }
+    if (len == 6 && memcmp(name, "xdigit", 6) == 0) {
+        sb_puts(out, "0-9a-fA-F");
+        return true;
+    }
+    for (int k = 0; k < C__COUNT; k++)
+        if (strlen(names[k]) == len && memcmp(names[k], name, len) == 0) {
+            int cls = icase && (k == C_UPPER || k == C_LOWER) ? C_ALPHA : k;
+            const char *items = class_items(cls);
+            if (!items) {
+                /* no locale: PCRE2's own class */
+                sb_printf(out, "[:%s:]", names[cls]);
+                return true;
+            }
+            sb_puts(out, items);
+            return true;
+        }
+    return false;
+}
+
+/* \d \s \w (negated: \D \S \W) outside a bracket expression. */
+static bool put_escape_class(StrBuf *out, char e)
+{
+    int cls = (e == 'd' || e == 'D') ? C_DIGIT : (e == 's' || e == 'S') ? C_SPACE : C_WORD;
+    const char *items = class_items(cls);
+    if (!items) return false;
+    sb_puts(out, (e >= 'a' && e <= 'z') ? "[" : "[^");
+    sb_puts(out, items);
+    sb_putc(out, ']');
+    return true;
+}
+
+/* Word boundaries in PostgreSQL's sense of a word character (\m \M \y \Y). */
+static void put_boundary(StrBuf *out, char e)
+{
+    const char *w = class_items(C_WORD);
+    StrBuf cls = STRBUF_INIT;
+    if (w) {
+        sb_putc(&cls, '[');
+        sb_puts(&cls, w);
+        sb_putc(&cls, ']');
+    } else {
+        sb_puts(&cls, "\\w");
+    }
+    const char *W = sb_cstr(&cls);
+    switch (e) {
+    case 'm': sb_printf(out, "(?<!%s)(?=%s)", W, W); break;
+    case 'M': sb_printf(out, "(?<=%s)(?!%s)", W, W); break;
+    case 'y': sb_printf(out, "(?:(?<=%s)(?!%s)|(?<!%s)(?=%s))", W, W, W, W); break;
+    default: sb_printf(out, "(?:(?<=%s)(?=%s)|(?<!%s)(?!%s))", W, W, W, W); break;
+    }
+    sb_free(&cls);
 }
 
 /* ---- ARE to PCRE2 ---- */
@@ -112,7 +242,8 @@ static size_t bracket(const char *p, size_t n, int opts, StrBuf *out)
                     break;
                 }
             if (end) {
-                sb_append(out, p + i, (size_t)(end - (p + i)));
+                size_t cl = (size_t)(end - (p + i));
+                if (!put_class_items(out, p + i + 2, cl - 4, (opts & REGEX_ICASE) != 0)) sb_append(out, p + i, cl);
                 i = (size_t)(end - p);
                 continue;
             }
@@ -120,8 +251,11 @@ static size_t bracket(const char *p, size_t n, int opts, StrBuf *out)
         if (p[i] == '\\' && i + 1 < n) {
             char c = p[i + 1];
             size_t h;
-            if (c == 'd') sb_puts(out, "0-9");
-            else if (c == 'B') sb_puts(out, "\\\\");
+            if (c == 'd' || c == 's' || c == 'w') {
+                static const char *const nm[] = {"digit", "space", "word"};
+                const char *name = nm[c == 'd' ? 0 : c == 's' ? 1 : 2];
+                put_class_items(out, name, strlen(name), false);
+            } else if (c == 'B') sb_puts(out, "\\\\");
             else if (c == 'v') sb_puts(out, "\\x0b");
             else if ((h = hex_escape(p + i + 1, n - i - 1, out))) {
                 i += 1 + h;
@@ -167,6 +301,10 @@ static long embedded_options(const char *p, size_t n, int *opts)
  * options). False for an invalid embedded option. */
 static bool translate(const char *p, size_t n, int *opts, StrBuf *out, char *err, size_t errsize)
 {
+    if (*opts & REGEX_LITERAL) {   /* flag q: the whole pattern, directors included */
+        sb_append(out, p, n);
+        return true;
+    }
     if (n >= 4 && memcmp(p, "***=", 4) == 0) {
         *opts |= REGEX_LITERAL;
         p += 4, n -= 4;
@@ -192,16 +330,20 @@ static bool translate(const char *p, size_t n, int *opts, StrBuf *out, char *err
             char d = p[i + 1];
             const char *rep = NULL;
             switch (d) {
-            case 'm': rep = "\\b(?=\\w)"; break;
-            case 'M': rep = "\\b(?<=\\w)"; break;
-            case 'y': rep = "\\b"; break;
-            case 'Y': rep = "\\B"; break;
+            case 'm': case 'M': case 'y': case 'Y':
+                put_boundary(out, d);
+                i += 2;
+                continue;
+            case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
+                if (put_escape_class(out, d)) {
+                    i += 2;
+                    continue;
+                }
+                break;
             case 'Z': rep = "\\z"; break;
             case 'b': rep = "\\x08"; break;
             case 'B': rep = "\\\\"; break;
             case 'v': rep = "\\x0b"; break;
-            case 'd': rep = "[0-9]"; break;
-            case 'D': rep = "[^0-9]"; break;
             default: break;
             }
             if (rep) {
@@ -220,9 +362,35 @@ static bool translate(const char *p, size_t n, int *opts, StrBuf *out, char *err
             i += 1 + l;
             continue;
         }
+        if (c == '{' && i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9') {
+            /* a bound {m}, {m,}, {m,n}: ARE requires it closed and at most 255 */
+            size_t j = i + 1;
+            long lo = 0, hi = -1;
+            while (j < n && p[j] >= '0' && p[j] <= '9') lo = lo < 1000 ? lo * 10 + (p[j++] - '0') : 1000;
+            if (j < n && p[j] == ',') {
+                j++;
+                if (j < n && p[j] >= '0' && p[j] <= '9') {
+                    hi = 0;
+                    while (j < n && p[j] >= '0' && p[j] <= '9') hi = hi < 1000 ? hi * 10 + (p[j++] - '0') : 1000;
+                }
+            } else {
+                hi = lo;
+            }
+            if (j >= n || p[j] != '}') {
+                snprintf(err, errsize, "invalid regular expression: braces {} not balanced");
+                return false;
+            }
+            if (lo > 255 || hi > 255 || (hi >= 0 && hi < lo)) {
+                snprintf(err, errsize, "invalid regular expression: invalid repetition count(s)");
+                return false;
+            }
+            sb_append(out, p + i, j + 1 - i);
+            i = j + 1;
+            continue;
+        }
         if (c == '[') {
             if (n - i >= 7 && (memcmp(p + i, "[[:<:]]", 7) == 0 || memcmp(p + i, "[[:>:]]", 7) == 0)) {
-                sb_puts(out, p[i + 3] == '<' ? "\\b(?=\\w)" : "\\b(?<=\\w)");
+                put_boundary(out, p[i + 3] == '<' ? 'm' : 'M');
                 i += 7;
                 continue;
             }
@@ -284,7 +452,7 @@ Regex *regex_compile(const char *pattern, size_t n, int opts, char *err, size_t 
     if (opts & REGEX_LITERAL) {
         po |= PCRE2_LITERAL;
     } else {
-        po |= PCRE2_UCP;
+        if (!c_utf8()) po |= PCRE2_UCP;   /* the classes were spelled out from the locale */
         if (!(opts & REGEX_NL_DOT)) po |= PCRE2_DOTALL;
         po |= (opts & REGEX_NL_ANCHOR) ? PCRE2_MULTILINE : PCRE2_DOLLAR_ENDONLY;
         if (opts & REGEX_EXPANDED) po |= PCRE2_EXTENDED;

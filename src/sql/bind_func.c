@@ -6,6 +6,8 @@
  * preferred numeric type, and round(numeric, int) keeps numeric. */
 #include "sql/bind_internal.h"
 
+#include "base/regex.h"
+
 #include <string.h>
 
 const char *const bind_function_names[] = {
@@ -15,9 +17,10 @@ const char *const bind_function_names[] = {
     "greatest", "initcap", "isfinite", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
     "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
     "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
-    "radians", "repeat", "replace", "reverse", "right", "round", "rpad", "rtrim", "sign", "sin", "split_part",
-    "sqrt", "starts_with", "strpos", "substr", "substring", "sum", "tan", "to_char", "to_date", "to_timestamp",
-    "translate", "trim", "trunc", "upper", "width_bucket",
+    "radians", "regexp_count", "regexp_like", "regexp_replace", "regexp_substr", "repeat", "replace", "reverse",
+    "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "strpos", "substr",
+    "substring", "sum", "tan", "to_char", "to_date", "to_timestamp", "translate", "trim", "trunc", "upper",
+    "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
 
@@ -29,10 +32,10 @@ static const char *const unsupported_functions[] = {
     "format", "format_type", "gen_random_uuid", "json_agg", "json_build_object", "jsonb_agg",
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
-    "random", "rank", "regexp_match", "regexp_matches", "regexp_replace", "regexp_split_to_array", "row_number",
-    "scale", "sind", "sinh", "statement_timestamp", "stddev", "stddev_pop", "stddev_samp", "string_agg", "tand",
-    "tanh", "timezone", "to_hex", "to_number", "transaction_timestamp", "trim_scale", "unnest", "var_pop",
-    "var_samp", "variance",
+    "random", "rank", "regexp_match", "regexp_matches", "regexp_split_to_array", "row_number", "scale", "sind",
+    "sinh", "statement_timestamp", "stddev", "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh",
+    "timezone", "to_hex", "to_number", "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp",
+    "variance",
 };
 
 /* Window functions that only exist with OVER. */
@@ -713,6 +716,95 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
     return NULL;
 }
 
+/* ---- regular expressions ------------------------------------------------------------------ */
+
+static bool text_const(const Expr *e)
+{
+    return e->kind == EX_CONST && !e->cval.isnull && e->type.id == T_TEXT;
+}
+
+bool bind_prepare_regex(Binder *b, Expr *e, const Expr *pattern, const Expr *flags, int base_opts, const char *fname)
+{
+    int opts = base_opts;
+    bool global = false;
+    char err[256];
+    if (flags && text_const(flags)) {
+        if (!regex_parse_flags(flags->cval.s, flags->cval.len, &opts, &global, err, sizeof err)) {
+            bind_error(b, flags->loc >= 0 ? flags->loc : e->loc, "invalid-argument", NULL, "%s", err);
+            return false;
+        }
+        if (global && fname) {
+            bind_error(b, flags->loc >= 0 ? flags->loc : e->loc, "invalid-argument", NULL,
+                       "%s does not support the \"global\" option", fname);
+            return false;
+        }
+    }
+    if (!text_const(pattern) || (flags && !text_const(flags))) return true;
+    e->regex = regex_compile_in(b->arena, pattern->cval.s, pattern->cval.len, opts, err, sizeof err);
+    if (!e->regex) {
+        bind_error(b, pattern->loc >= 0 ? pattern->loc : e->loc, "invalid-argument", NULL, "%s", err);
+        return false;
+    }
+    return true;
+}
+
+/* regexp_replace, regexp_like, regexp_count, regexp_substr (PostgreSQL 15's forms; a
+ * literal in the fourth position of regexp_replace is its flags, as PostgreSQL
+ * resolves an unknown literal to text). */
+static Expr *regex_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc, bool *handled)
+{
+    Binder *b = cx->b;
+    Expr **orig = saved_args(b, args, n);
+    *handled = true;
+    TypeId sig[6] = {T_TEXT, T_TEXT, T_TEXT, T_TEXT, T_TEXT, T_TEXT};
+    FuncKind f;
+    Type rt;
+    int flags_at = -1;
+    const char *fname = NULL;
+    if (strcmp(name, "regexp_replace") == 0) {
+        f = FN_REGEXP_REPLACE;
+        rt = type_make(T_TEXT);
+        if (n < 3 || n > 6) goto nofunc;
+        bool fourth_int = n >= 4 && !bind_is_unknown_literal(args[3]) && args[3]->type.id != T_TEXT;
+        if (n == 4 && !fourth_int) flags_at = 3;
+        else if (n >= 4) {
+            sig[3] = T_INT4;
+            if (n >= 5) sig[4] = T_INT4;
+            if (n == 6) flags_at = 5;
+        }
+    } else if (strcmp(name, "regexp_like") == 0) {
+        f = FN_REGEXP_LIKE;
+        rt = type_make(T_BOOL);
+        fname = "regexp_like()";
+        if (n < 2 || n > 3) goto nofunc;
+        if (n == 3) flags_at = 2;
+    } else if (strcmp(name, "regexp_count") == 0) {
+        f = FN_REGEXP_COUNT;
+        rt = type_make(T_INT4);
+        fname = "regexp_count()";
+        if (n < 2 || n > 4) goto nofunc;
+        sig[2] = T_INT4;
+        if (n == 4) flags_at = 3;
+    } else if (strcmp(name, "regexp_substr") == 0) {
+        f = FN_REGEXP_SUBSTR;
+        rt = type_make(T_TEXT);
+        fname = "regexp_substr()";
+        if (n < 2 || n > 6) goto nofunc;
+        sig[2] = sig[3] = sig[5] = T_INT4;
+        if (n >= 5) flags_at = 4;
+    } else {
+        *handled = false;
+        return NULL;
+    }
+    if (!args_to(b, args, n, sig)) goto nofunc;
+    Expr *e = func_node(b, f, rt, loc, args, n);
+    if (!bind_prepare_regex(b, e, e->args[1], flags_at >= 0 ? e->args[flags_at] : NULL, 0, fname)) return NULL;
+    return e;
+nofunc:
+    no_signature(b, name, args, orig, n, loc);
+    return NULL;
+}
+
 /* ---- entry points ------------------------------------------------------------------------ */
 
 Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, int loc)
@@ -726,6 +818,8 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (strcmp(name, "date_trunc") == 0 || strcmp(name, "extract") == 0 || strcmp(name, "date_part") == 0)
         return date_fn(cx, name, args, nargs, loc);
     e = time_fn(cx, name, args, nargs, loc, &handled);
+    if (handled) return e;
+    e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
         bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
