@@ -427,10 +427,11 @@ static bool numeric_transcendental(const Expr *e, const Value *const *av, EvalCt
 
 /* ---- width_bucket, div, gcd, lcm ---- */
 
-/* width_bucket(float8, float8, float8, int) as PostgreSQL 15 computes it (the
- * fraction of the range in double precision, times count, plus one, converted to
- * integer the way the x86 conversion does: a NaN or out-of-range value becomes the
- * smallest integer). */
+/* width_bucket(float8, float8, float8, int) as PostgreSQL 15 computes it: count
+ * times the distance from the lower bound, divided by the range, plus one, in double
+ * precision, converted to integer the way the x86 conversion does (a NaN or
+ * out-of-range value, from bounds whose distance overflows, becomes the smallest
+ * integer). */
 static bool float_width_bucket(double x, double lo, double hi, int64_t count, EvalCtx *ctx, Value *out)
 {
     if (count <= 0) return eval_fail(ctx, "count must be greater than zero");
@@ -441,11 +442,11 @@ static bool float_width_bucket(double x, double lo, double hi, int64_t count, Ev
     if (lo < hi) {
         if (x < lo) r = 0;
         else if (x >= hi) r = (double)count + 1;
-        else r = (double)count * ((x - lo) / (hi - lo)) + 1;
+        else r = (double)count * (x - lo) / (hi - lo) + 1;
     } else if (lo > hi) {
         if (x > lo) r = 0;
         else if (x <= hi) r = (double)count + 1;
-        else r = (double)count * ((lo - x) / (lo - hi)) + 1;
+        else r = (double)count * (lo - x) / (lo - hi) + 1;
     } else {
         return eval_fail(ctx, "lower bound cannot equal upper bound");
     }
