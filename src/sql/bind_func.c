@@ -32,10 +32,10 @@ static const char *const unsupported_functions[] = {
     "format", "format_type", "gen_random_uuid", "json_agg", "json_build_object", "jsonb_agg",
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
-    "random", "rank", "regexp_match", "regexp_matches", "regexp_split_to_array", "row_number", "scale", "sind",
-    "sinh", "statement_timestamp", "stddev", "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh",
-    "timezone", "to_hex", "to_number", "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp",
-    "variance",
+    "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
+    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "stddev",
+    "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
+    "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp", "variance",
 };
 
 /* Window functions that only exist with OVER. */
