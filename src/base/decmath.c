@@ -91,20 +91,26 @@ static bool fix_sub(Fix *r, const Fix *a, const Fix *b)
     return fix_add(r, a, &nb);
 }
 
-/* r = a * b, rounded to the last fraction digit of the representation. */
+static int used(const uint32_t *d, int n);
+
+/* r = a * b, rounded to the last fraction digit of the representation. Partial
+ * products below the second-to-last dropped limb are not formed: they change the
+ * result by less than a unit of its 70th fraction digit. */
 static bool fix_mul(Fix *r, const Fix *a, const Fix *b)
 {
     uint64_t p[2 * NL + 1];
     memset(p, 0, sizeof p);
-    for (int i = 0; i < NL; i++) {
+    int na = used(a->d, NL), nb = used(b->d, NL);
+    for (int i = 0; i < na; i++) {
         if (!a->d[i]) continue;
         uint64_t carry = 0;
-        for (int j = 0; j < NL; j++) {
+        int j0 = FR - 2 - i > 0 ? FR - 2 - i : 0;
+        for (int j = j0; j < nb; j++) {
             uint64_t t = p[i + j] + (uint64_t)a->d[i] * b->d[j] + carry;
             p[i + j] = t % BASE;
             carry = t / BASE;
         }
-        for (int k = i + NL; carry; k++) {
+        for (int k = i + nb; carry; k++) {
             uint64_t t = p[k] + carry;
             p[k] = t % BASE;
             carry = t / BASE;
@@ -374,21 +380,11 @@ static int ndigits(unsigned __int128 m)
     return d;
 }
 
-/* ln(n / 10^scale) for n > 0. */
-static void fix_ln(Fix *r, i128 n, int scale)
+/* ln(m) for m near 1 (|m - 1| <= 0.5): 2 atanh((m - 1) / (m + 1)) by its series. */
+static void fix_ln_near1(Fix *r, const Fix *mv)
 {
-    int digits = ndigits((unsigned __int128)n);
-    int k = digits - 1 - scale;                /* x = m * 10^k, 1 <= m < 10 */
-    Fix m, one, num, den, z, z2, pw, term, sum;
-    fix_from_dec(&m, n, digits - 1);
+    Fix m = *mv, one, num, den, z, z2, pw, term, sum;
     fix_from_int(&one, 1);
-    Fix limit;
-    fix_from_text(&limit, "1.5");
-    int j = 0;
-    while (mag_cmp(m.d, limit.d) >= 0) {
-        fix_div_small(&m, &m, 2);
-        j++;
-    }
     fix_sub(&num, &m, &one);
     fix_add(&den, &m, &one);
     fix_div(&z, &num, &den);
@@ -401,7 +397,48 @@ static void fix_ln(Fix *r, i128 n, int scale)
         if (is_zero(&term)) break;
         fix_add(&sum, &sum, &term);
     }
-    fix_mul_small(&sum, &sum, 2);
+    fix_mul_small(r, &sum, 2);
+}
+
+/* ln(k / 64) for k = 48 .. 96, computed once: the table that brings the argument of
+ * the series within 1/128 of 1. */
+static const Fix *ln_k64(int k)
+{
+    static Fix table[49];
+    static bool done[49];
+    if (!done[k - 48]) {
+        Fix c;
+        fix_from_int(&c, k);
+        fix_div_small(&c, &c, 64);
+        fix_ln_near1(&table[k - 48], &c);
+        done[k - 48] = true;
+    }
+    return &table[k - 48];
+}
+
+/* ln(n / 10^scale) for n > 0: x = m * 2^j * 10^k with m in [0.75, 1.5), then
+ * ln(m) = ln(c) + ln(m / c) for the nearest c = k/64. */
+static void fix_ln(Fix *r, i128 n, int scale)
+{
+    int digits = ndigits((unsigned __int128)n);
+    int k = digits - 1 - scale;                /* x = m * 10^k, 1 <= m < 10 */
+    Fix m, limit, sum;
+    fix_from_dec(&m, n, digits - 1);
+    fix_from_text(&limit, "1.5");
+    int j = 0;
+    while (mag_cmp(m.d, limit.d) >= 0) {
+        fix_div_small(&m, &m, 2);
+        j++;
+    }
+    /* c = round(64 m) / 64 */
+    int c = (int)(fix_to_double(&m) * 64 + 0.5);
+    if (c < 48) c = 48;
+    if (c > 96) c = 96;
+    Fix y;
+    fix_mul_small(&y, &m, 64);
+    fix_div_small(&y, &y, (uint32_t)c);
+    fix_ln_near1(&sum, &y);
+    fix_add(&sum, &sum, ln_k64(c));
     Fix part;
     fix_mul_small(&part, ln2(), (uint32_t)j);
     fix_add(&sum, &sum, &part);
