@@ -1,9 +1,11 @@
 /* Function calls: aggregate calls (count, sum, avg, min, max, bool_and/bool_or/every,
  * with DISTINCT and FILTER) with PostgreSQL's result types, and the scalar functions
- * weir evaluates (string, numeric, date/time). Each function resolves its argument
- * types the way PostgreSQL's function resolution ends up for weir's types, e.g.
- * round(integer) is round(double precision) because double precision is the
- * preferred numeric type, and round(numeric, int) keeps numeric. */
+ * weir evaluates (string, math, date/time, formatting, regular expressions). Each
+ * function resolves its argument types the way PostgreSQL's function resolution ends
+ * up for weir's types, e.g. round(integer) is round(double precision) because double
+ * precision is the preferred numeric type, round(numeric, int) keeps numeric, and
+ * to_char(date, text) is to_char(timestamptz, text). Constant regular expressions are
+ * compiled here (bind_prepare_regex), so an invalid one is a bind error. */
 #include "sql/bind_internal.h"
 
 #include "base/regex.h"
