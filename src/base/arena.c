@@ -8,6 +8,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
+struct ArenaCleanup {
+    ArenaCleanup *next;
+    void (*fn)(void *);
+    void *arg;
+};
+
 struct ArenaBlock {
     ArenaBlock *next;
     size_t size;
@@ -86,10 +92,29 @@ void arena_init(Arena *a, size_t block_size)
     a->head = NULL;
     a->block_size = block_size ? block_size : 64 * 1024;
     a->total = 0;
+    a->cleanups = NULL;
+}
+
+/* Runs and forgets the registered cleanups (their nodes live in the arena). */
+static void run_cleanups(Arena *a)
+{
+    ArenaCleanup *c = a->cleanups;
+    a->cleanups = NULL;
+    for (; c; c = c->next) c->fn(c->arg);
+}
+
+void arena_on_release(Arena *a, void (*fn)(void *), void *arg)
+{
+    ArenaCleanup *c = arena_alloc_raw(a, sizeof *c);
+    c->fn = fn;
+    c->arg = arg;
+    c->next = a->cleanups;
+    a->cleanups = c;
 }
 
 void arena_fini(Arena *a)
 {
+    run_cleanups(a);
     ArenaBlock *b = a->head;
     while (b) {
         ArenaBlock *next = b->next;
@@ -103,6 +128,7 @@ void arena_fini(Arena *a)
 
 void arena_reset(Arena *a)
 {
+    run_cleanups(a);
     a->gen++;
     if (!a->head) return;
     /* keep the oldest (last in list) block only when it is the regular size */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 typedef struct ArenaBlock ArenaBlock;
+typedef struct ArenaCleanup ArenaCleanup;
 
 typedef struct Arena {
     ArenaBlock *head;      /* current block (blocks form a list) */
@@ -15,6 +16,7 @@ typedef struct Arena {
     uint64_t gen;          /* changes whenever earlier allocations become invalid (reset,
                               fini): a pointer into the arena taken at generation g is
                               valid while gen == g */
+    ArenaCleanup *cleanups; /* run by arena_fini / arena_reset, newest first */
 } Arena;
 
 /* Initialise an empty arena; no memory is reserved until the first allocation. */
@@ -24,6 +26,10 @@ void arena_fini(Arena *a);
 /* Keep the first block, drop the rest, and make all memory reusable. Pointers
  * previously returned become invalid. Used for per-batch scratch memory. */
 void arena_reset(Arena *a);
+/* Registers fn(arg) to run when the arena's memory is released (arena_fini, or
+ * arena_reset), newest first: for objects that live as long as the arena but own
+ * memory of their own (a compiled regular expression). */
+void arena_on_release(Arena *a, void (*fn)(void *), void *arg);
 /* Allocate n bytes aligned to 16, zero-filled. Never returns NULL. */
 void *arena_alloc(Arena *a, size_t n);
 /* Allocate n bytes aligned to 16, not zeroed. Never returns NULL. */

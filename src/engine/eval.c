@@ -6,7 +6,7 @@
  * truth value directly instead of building Values, and operands that are columns or
  * constants are read in place (eval_operand) instead of being copied. Nothing here
  * allocates except when a new text is built (in ctx->arena). Scalar functions live in
- * eval_func.c, LIKE in like.c. */
+ * eval_func*.c, LIKE in like.c, the ~ operators in eval_func_regex.c. */
 #include "engine/eval_internal.h"
 
 #include "base/decimal.h"
@@ -293,6 +293,10 @@ static int eval_bool(const Expr *e, const Value *row, EvalCtx *ctx)
             return eval_compare(e, row, ctx);
         case OP_LIKE: case OP_NOT_LIKE: case OP_ILIKE: case OP_NOT_ILIKE:
             return eval_like(e, row, ctx);
+        case OP_REGEX: case OP_NOT_REGEX: case OP_IREGEX: case OP_NOT_IREGEX: {
+            int r = eval_regex_op(e, row, ctx);
+            return r < 0 ? TV_ERR : r == 2 ? TV_NULL : r ? TV_TRUE : TV_FALSE;
+        }
         default:
             break;
         }

@@ -105,11 +105,20 @@ static inline size_t utf8_encode(uint32_t c, char *out)
     return 4;
 }
 
-/* Simple (one-to-one) case mapping for ASCII, Latin-1, Latin Extended-A, Greek and
- * Cyrillic, as glibc's towlower/towupper do for those blocks; other characters map to
- * themselves. A mapped character never needs more UTF-8 bytes than the original, so
- * lower/upper output fits in the input's length. */
+/* Simple (one-to-one) case mapping: glibc's towlower/towupper in the C.UTF-8 locale
+ * (PostgreSQL's libc provider in a C.UTF-8 database), or, without that locale, tables
+ * for ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic. A mapped character may need
+ * one UTF-8 byte more than the original (U+0250 upper-cases to U+2C6F). */
 uint32_t eval_lower_cp(uint32_t c);
 uint32_t eval_upper_cp(uint32_t c);
+/* Whether c is a letter or digit in the same locale (iswalnum): initcap's word rule. */
+bool eval_isalnum_cp(uint32_t c);
+
+/* --- regular expression operators (eval_func_regex.c) --- */
+
+/* text ~ pattern, ~*, !~, !~* (e->op OP_REGEX .. OP_NOT_IREGEX): 1 true, 0 false,
+ * 2 NULL, -1 error (ctx->err written). Uses e->regex when the binder compiled the
+ * pattern, else compiles it for this row. */
+int eval_regex_op(const Expr *e, const Value *row, EvalCtx *ctx);
 
 #endif

@@ -1,5 +1,5 @@
-/* SQL LIKE / ILIKE matching and the simple Unicode case mapping shared with
- * lower()/upper(). The matcher runs once per row with (usually) a constant pattern,
+/* SQL LIKE / ILIKE matching and the simple Unicode case mapping (and alphanumeric
+ * test) shared with lower()/upper()/initcap(). The matcher runs once per row with (usually) a constant pattern,
  * so it compiles nothing: it walks text and pattern once, keeping a single backtrack
  * point at the last '%' (sufficient for LIKE's wildcards, which cannot nest), and never
  * allocates or recurses. */
@@ -41,6 +41,16 @@ uint32_t eval_upper_cp(uint32_t c)
     if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
     locale_t loc = c_utf8();
     return loc ? (uint32_t)towupper_l((wint_t)c, loc) : table_upper_cp(c);
+}
+
+bool eval_isalnum_cp(uint32_t c)
+{
+    if (c < 0x80) return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    locale_t loc = c_utf8();
+    if (loc) return iswalnum_l((wint_t)c, loc) != 0;
+    /* without the locale: letters of the blocks the tables below know */
+    return (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7) || (c >= 0x386 && c <= 0x3CE) ||
+           (c >= 0x400 && c <= 0x52F) || table_lower_cp(c) != c || table_upper_cp(c) != c;
 }
 
 static uint32_t table_lower_cp(uint32_t c)

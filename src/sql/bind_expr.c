@@ -1,11 +1,13 @@
 /* Binding of scalar expressions: column references, operators
- * (arithmetic, comparison, ||, LIKE), boolean logic, IS [NOT] NULL/TRUE/DISTINCT FROM,
+ * (arithmetic, comparison, ||, LIKE, the ~ regular expression operators), boolean logic, IS [NOT] NULL/TRUE/DISTINCT FROM,
  * IN lists, BETWEEN (desugared into comparisons), CASE (simple CASE desugared into
  * equality conditions), COALESCE, NULLIF, GREATEST/LEAST; subqueries are handed to
  * bind_subquery.c and window calls to bind_over.c. Operator resolution follows
  * PostgreSQL: an unknown literal takes the type of the other operand, numeric operands
  * meet at their common type, and incompatible operands are "operator does not exist". */
 #include "sql/bind_internal.h"
+
+#include "base/regex.h"
 
 #include <string.h>
 
@@ -59,7 +61,7 @@ static char *expr_text(ExprCtx *cx, const Expr *e)
 
 static bool is_comparison(int op)
 {
-    return (op >= OP_EQ && op <= OP_IS_NOT_DISTINCT) || (op >= OP_LIKE && op <= OP_NOT_ILIKE);
+    return (op >= OP_EQ && op <= OP_IS_NOT_DISTINCT) || (op >= OP_LIKE && op <= OP_NOT_IREGEX);
 }
 
 static const char *op_hint(ExprCtx *cx, int op, const Expr *l, const Expr *r)
@@ -331,7 +333,11 @@ static Expr *like_op(ExprCtx *cx, int op, Expr *l, Expr *r, int loc)
     l = bind_coerce(cx->b, l, type_make(T_TEXT));
     r = bind_coerce(cx->b, r, type_make(T_TEXT));
     if (!l || !r) return NULL;
-    return node2(cx->b, EX_OP, op, type_make(T_BOOL), loc, l, r);
+    Expr *e = node2(cx->b, EX_OP, op, type_make(T_BOOL), loc, l, r);
+    if (op >= OP_REGEX && op <= OP_NOT_IREGEX &&
+        !bind_prepare_regex(cx->b, e, r, NULL, op == OP_IREGEX || op == OP_NOT_IREGEX ? REGEX_ICASE : 0, NULL))
+        return NULL;
+    return e;
 }
 
 /* ---- boolean logic and tests -------------------------------------------------------------- */
@@ -568,12 +574,17 @@ static Expr *variadic_common(ExprCtx *cx, Ast *a, ExprKind kind, const char *con
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
+/* LIKE and the POSIX regular expression operators, by their operator names. */
 static int like_kind(const char *name)
 {
     if (strcmp(name, "~~") == 0) return OP_LIKE;
     if (strcmp(name, "!~~") == 0) return OP_NOT_LIKE;
     if (strcmp(name, "~~*") == 0) return OP_ILIKE;
     if (strcmp(name, "!~~*") == 0) return OP_NOT_ILIKE;
+    if (strcmp(name, "~") == 0) return OP_REGEX;
+    if (strcmp(name, "!~") == 0) return OP_NOT_REGEX;
+    if (strcmp(name, "~*") == 0) return OP_IREGEX;
+    if (strcmp(name, "!~*") == 0) return OP_NOT_IREGEX;
     return -1;
 }
 
@@ -631,7 +642,7 @@ static Expr *op_expr(ExprCtx *cx, Ast *a)
     Expr *r = bind_expr(cx, a->rexpr);
     if (!l || !r) return NULL;
     if (op == OP_CONCAT) return concat_op(cx, l, r, a->loc);
-    if (op == OP_LIKE || op == OP_NOT_LIKE || op == OP_ILIKE || op == OP_NOT_ILIKE) return like_op(cx, op, l, r, a->loc);
+    if (op >= OP_LIKE && op <= OP_NOT_IREGEX) return like_op(cx, op, l, r, a->loc);
     return bind_binary_op(cx, op, l, r, a->loc);
 }
 

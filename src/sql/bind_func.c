@@ -1,35 +1,43 @@
 /* Function calls: aggregate calls (count, sum, avg, min, max, bool_and/bool_or/every,
  * with DISTINCT and FILTER) with PostgreSQL's result types, and the scalar functions
- * weir evaluates (string, numeric, date/time). Each function resolves its argument
- * types the way PostgreSQL's function resolution ends up for weir's types, e.g.
- * round(integer) is round(double precision) because double precision is the
- * preferred numeric type, and round(numeric, int) keeps numeric. */
+ * weir evaluates (string, math, date/time, formatting, regular expressions). Each
+ * function resolves its argument types the way PostgreSQL's function resolution ends
+ * up for weir's types, e.g. round(integer) is round(double precision) because double
+ * precision is the preferred numeric type, round(numeric, int) keeps numeric, and
+ * to_char(date, text) is to_char(timestamptz, text). Constant regular expressions are
+ * compiled here (bind_prepare_regex), so an invalid one is a bind error. */
 #include "sql/bind_internal.h"
+
+#include "base/regex.h"
 
 #include <string.h>
 
 const char *const bind_function_names[] = {
-    "abs", "avg", "bool_and", "bool_or", "btrim", "ceil", "ceiling", "char_length", "character_length",
-    "coalesce", "concat", "concat_ws", "count", "date_part", "date_trunc", "every", "extract", "floor",
-    "greatest", "least", "left", "length", "lower", "ltrim", "max", "min", "mod", "nullif", "position",
-    "pow", "power", "replace", "right", "round", "rtrim", "sign", "split_part", "sqrt", "strpos",
-    "substr", "substring", "sum", "trim", "trunc", "upper",
+    "abs", "acos", "age", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt",
+    "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
+    "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
+    "greatest", "initcap", "isfinite", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
+    "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
+    "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
+    "radians", "regexp_count", "regexp_like", "regexp_replace", "regexp_substr", "repeat", "replace", "reverse",
+    "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "strpos", "substr",
+    "substring", "sum", "tan", "to_char", "to_date", "to_timestamp", "translate", "trim", "trunc", "upper",
+    "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
 
 /* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
  * "does not exist". */
 static const char *const unsupported_functions[] = {
-    "age", "array_agg", "ascii", "cbrt", "chr", "clock_timestamp", "corr", "cume_dist", "date_bin",
-    "dense_rank", "exp", "first_value", "format", "gen_random_uuid", "initcap", "isfinite", "json_agg",
-    "json_build_object", "jsonb_agg", "jsonb_build_object", "justify_days", "justify_hours", "lag",
-    "last_value", "lead", "ln", "log", "log10", "lpad", "make_date", "make_interval", "make_timestamp",
-    "md5", "mode", "now", "nth_value", "ntile", "octet_length", "percent_rank", "percentile_cont",
-    "percentile_disc", "pi", "random", "rank", "regexp_match", "regexp_matches", "regexp_replace",
-    "regexp_split_to_array", "repeat", "reverse", "row_number", "rpad", "starts_with", "statement_timestamp",
-    "stddev", "stddev_pop", "stddev_samp", "string_agg", "timezone", "to_char", "to_date", "to_number",
-    "to_timestamp", "transaction_timestamp", "translate", "unnest", "var_pop", "var_samp", "variance",
-    "width_bucket",
+    "acosd", "acosh", "array_agg", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
+    "cosd", "cosh", "cot", "cotd", "cume_dist", "decode", "dense_rank", "encode", "factorial", "first_value",
+    "format", "format_type", "gen_random_uuid", "json_agg", "json_build_object", "jsonb_agg",
+    "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
+    "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
+    "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
+    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "stddev",
+    "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
+    "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp", "variance",
 };
 
 /* Window functions that only exist with OVER. */
@@ -64,10 +72,28 @@ static void no_such_function(Binder *b, const char *name, Expr **args, int n, in
                "function %s does not exist", bind_func_signature(b, name, args, n, star));
 }
 
+/* "does not exist" for the original argument types, unless trying a signature
+ * already reported an invalid literal (its coerced argument is NULL). */
+static void no_signature(Binder *b, const char *name, Expr **args, Expr **orig, int n, int loc)
+{
+    for (int i = 0; i < n; i++)
+        if (!args[i]) return;
+    no_such_function(b, name, orig, n, loc, false);
+}
+
 static void not_unique(Binder *b, const char *name, Expr **args, int n, int loc)
 {
     bind_error(b, loc, "unknown-function", "cast the arguments to the types you mean, e.g. '1'::numeric",
                "function %s is not unique", bind_func_signature(b, name, args, n, false));
+}
+
+/* A copy of the argument list before coercions: what "function f(types) does not
+ * exist" shows when a signature was tried and did not fit. */
+static Expr **saved_args(Binder *b, Expr **args, int n)
+{
+    Expr **c = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) c[i] = args[i];
+    return c;
 }
 
 /* Coerces args[i] to t when an implicit cast allows it. */
@@ -379,6 +405,96 @@ static Expr *date_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
     return func_node(b, FN_EXTRACT, type_make(part ? T_FLOAT8 : T_NUMERIC), loc, a2, 2);
 }
 
+/* The timestamp type a pair of timestamp arguments resolves to (date_bin's source and
+ * origin, age's arguments): timestamp when both are timestamps (or one is an unknown
+ * literal), else timestamp with time zone, the preferred type (dates, timestamptz, two
+ * literals). T_UNKNOWN when one is not a date/time at all. */
+static TypeId timestamp_pair(Expr *a, Expr *c)
+{
+    bool ua = bind_is_unknown_literal(a), uc = bind_is_unknown_literal(c);
+    TypeId ta = (TypeId)a->type.id, tc = (TypeId)c->type.id;
+    if ((!ua && !type_is_temporal(a->type)) || (!uc && !type_is_temporal(c->type))) return T_UNKNOWN;
+    if ((ua || ta == T_TIMESTAMP) && (uc || tc == T_TIMESTAMP) && !(ua && uc)) return T_TIMESTAMP;
+    return T_TIMESTAMPTZ;
+}
+
+/* date_bin, make_date, make_timestamp, make_interval, to_timestamp(float8), age,
+ * justify_*, isfinite. */
+static Expr *time_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc, bool *handled)
+{
+    Binder *b = cx->b;
+    Expr **orig = saved_args(b, args, n);
+    *handled = true;
+    if (strcmp(name, "date_bin") == 0) {
+        if (n == 3) {
+            TypeId t = timestamp_pair(args[1], args[2]);
+            TypeId sig[3] = {T_INTERVAL, t, t};
+            if (t != T_UNKNOWN && args_to(b, args, 3, sig)) return func_node(b, FN_DATE_BIN, type_make(t), loc, args, 3);
+        }
+    } else if (strcmp(name, "make_date") == 0) {
+        static const TypeId I3[3] = {T_INT4, T_INT4, T_INT4};
+        if (n == 3 && args_to(b, args, 3, I3)) return func_node(b, FN_MAKE_DATE, type_make(T_DATE), loc, args, 3);
+    } else if (strcmp(name, "make_timestamp") == 0 || strcmp(name, "make_interval") == 0) {
+        bool iv = name[5] == 'i';
+        static const TypeId TS[6] = {T_INT4, T_INT4, T_INT4, T_INT4, T_INT4, T_FLOAT8};
+        static const TypeId IV[7] = {T_INT4, T_INT4, T_INT4, T_INT4, T_INT4, T_INT4, T_FLOAT8};
+        if (iv ? n <= 7 && args_to(b, args, n, IV) : n == 6 && args_to(b, args, 6, TS))
+            return func_node(b, iv ? FN_MAKE_INTERVAL : FN_MAKE_TIMESTAMP, type_make(iv ? T_INTERVAL : T_TIMESTAMP),
+                             loc, args, n);
+    } else if (strcmp(name, "age") == 0) {
+        if (n == 1) {
+            bind_unsupported(b, loc, "age() with one argument (it measures from the current date)");
+            return NULL;
+        }
+        if (n == 2) {
+            TypeId t = timestamp_pair(args[0], args[1]);
+            TypeId sig[2] = {t, t};
+            if (t != T_UNKNOWN && args_to(b, args, 2, sig)) return func_node(b, FN_AGE, type_make(T_INTERVAL), loc, args, 2);
+        }
+    } else if (strcmp(name, "justify_days") == 0 || strcmp(name, "justify_hours") == 0 ||
+               strcmp(name, "justify_interval") == 0) {
+        static const TypeId IVL[1] = {T_INTERVAL};
+        FuncKind f = name[8] == 'd' ? FN_JUSTIFY_DAYS : name[8] == 'h' ? FN_JUSTIFY_HOURS : FN_JUSTIFY_INTERVAL;
+        if (n == 1 && args_to(b, args, 1, IVL)) return func_node(b, f, type_make(T_INTERVAL), loc, args, 1);
+    } else if (strcmp(name, "isfinite") == 0) {
+        if (n == 1 && bind_is_unknown_literal(args[0])) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        TypeId t = n == 1 ? (TypeId)args[0]->type.id : T_UNKNOWN;
+        if (n == 1 && (t == T_DATE || t == T_TIMESTAMP || t == T_TIMESTAMPTZ || t == T_INTERVAL))
+            return func_node(b, FN_ISFINITE, type_make(T_BOOL), loc, args, 1);
+    } else if (strcmp(name, "to_char") == 0) {
+        if (n == 2 && bind_is_unknown_literal(args[0])) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        if (n == 2) {
+            /* smallint goes to the double precision variant (the preferred type), date to
+             * timestamptz */
+            TypeId t = (TypeId)args[0]->type.id;
+            TypeId to = t == T_INT2 ? T_FLOAT8 : t == T_DATE ? T_TIMESTAMPTZ : t;
+            bool known = to == T_INT4 || to == T_INT8 || to == T_FLOAT4 || to == T_FLOAT8 || to == T_NUMERIC ||
+                         to == T_TIMESTAMP || to == T_TIMESTAMPTZ || to == T_INTERVAL;
+            TypeId sig[2] = {to, T_TEXT};
+            if (known && args_to(b, args, 2, sig)) return func_node(b, FN_TO_CHAR, type_make(T_TEXT), loc, args, 2);
+        }
+    } else if ((strcmp(name, "to_timestamp") == 0 || strcmp(name, "to_date") == 0) && n == 2) {
+        static const TypeId TT[2] = {T_TEXT, T_TEXT};
+        bool ts = name[3] == 't';
+        if (args_to(b, args, 2, TT))
+            return func_node(b, ts ? FN_TO_TIMESTAMP : FN_TO_DATE, type_make(ts ? T_TIMESTAMPTZ : T_DATE), loc, args, 2);
+    } else if (strcmp(name, "to_timestamp") == 0 && n == 1) {
+        static const TypeId F1[1] = {T_FLOAT8};
+        if (args_to(b, args, 1, F1)) return func_node(b, FN_TO_TIMESTAMP, type_make(T_TIMESTAMPTZ), loc, args, 1);
+    } else {
+        *handled = false;
+        return NULL;
+    }
+    no_signature(b, name, args, orig, n, loc);
+    return NULL;
+}
+
 /* ---- numeric functions ------------------------------------------------------------------ */
 
 static FuncKind math_kind(const char *name)
@@ -392,12 +508,36 @@ static FuncKind math_kind(const char *name)
     if (strcmp(name, "sqrt") == 0) return FN_SQRT;
     if (strcmp(name, "mod") == 0) return FN_MOD;
     if (strcmp(name, "power") == 0 || strcmp(name, "pow") == 0) return FN_POWER;
+    static const struct { const char *name; FuncKind f; } more[] = {
+        {"exp", FN_EXP}, {"ln", FN_LN}, {"log", FN_LOG}, {"log10", FN_LOG10}, {"cbrt", FN_CBRT},
+        {"pi", FN_PI}, {"degrees", FN_DEGREES}, {"radians", FN_RADIANS}, {"sin", FN_SIN}, {"cos", FN_COS},
+        {"tan", FN_TAN}, {"asin", FN_ASIN}, {"acos", FN_ACOS}, {"atan", FN_ATAN}, {"atan2", FN_ATAN2},
+        {"width_bucket", FN_WIDTH_BUCKET}, {"div", FN_DIV}, {"gcd", FN_GCD}, {"lcm", FN_LCM},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        if (strcmp(name, more[i].name) == 0) return more[i].f;
     return FN__COUNT;
+}
+
+/* The type PostgreSQL resolves a numeric-or-float function to when it has both a
+ * float8 and a numeric variant: float8 when an argument is a float (float8 does not
+ * cast to numeric implicitly), numeric when one is numeric, else float8 (the
+ * preferred type). Unknown literals do not count. */
+static TypeId float_or_numeric(Expr **args, int n)
+{
+    bool anynum = false;
+    for (int i = 0; i < n; i++) {
+        if (bind_is_unknown_literal(args[i])) continue;
+        if (type_is_float(args[i]->type)) return T_FLOAT8;
+        if (args[i]->type.id == T_NUMERIC) anynum = true;
+    }
+    return anynum ? T_NUMERIC : T_FLOAT8;
 }
 
 static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int n, int loc)
 {
     Binder *b = cx->b;
+    Expr **orig = saved_args(b, args, n);
     for (int i = 0; i < n; i++)
         if (!bind_is_unknown_literal(args[i]) && bind_type_cat(args[i]->type) != CAT_NUM) {
             no_such_function(b, name, args, n, loc, false);
@@ -427,6 +567,58 @@ static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int
         rt = args[0]->type.id == T_NUMERIC ? type_make(T_NUMERIC) : type_make(T_FLOAT8);
         if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
         return func_node(b, f, rt, loc, args, 1);
+    case FN_EXP:
+    case FN_LN:
+    case FN_LOG10:
+        if (n != 1) break;
+        rt = type_make(float_or_numeric(args, 1));
+        if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 1);
+    case FN_LOG:
+        if (n == 1) {
+            rt = type_make(float_or_numeric(args, 1));
+            if (!arg_to(b, args, 0, (TypeId)rt.id)) return NULL;
+            return func_node(b, f, rt, loc, args, 1);
+        }
+        __attribute__((fallthrough)); /* log(base, x) and div(a, b) exist for numeric only */
+    case FN_DIV: {
+        static const TypeId NN[2] = {T_NUMERIC, T_NUMERIC};
+        if (n != 2 || !args_to(b, args, 2, NN)) break;
+        return func_node(b, f, type_make(T_NUMERIC), loc, args, 2);
+    }
+    case FN_CBRT: case FN_DEGREES: case FN_RADIANS: case FN_SIN: case FN_COS: case FN_TAN: case FN_ASIN:
+    case FN_ACOS: case FN_ATAN: case FN_ATAN2: case FN_PI: {
+        static const TypeId FF[2] = {T_FLOAT8, T_FLOAT8};
+        int want = f == FN_PI ? 0 : f == FN_ATAN2 ? 2 : 1;
+        if (n != want || !args_to(b, args, n, FF)) break;
+        return func_node(b, f, type_make(T_FLOAT8), loc, args, n);
+    }
+    case FN_WIDTH_BUCKET: {
+        if (n != 4) break;
+        TypeId t = float_or_numeric(args, 3);
+        TypeId sig[4] = {t, t, t, T_INT4};
+        if (!args_to(b, args, 4, sig)) break;
+        return func_node(b, f, type_make(T_INT4), loc, args, 4);
+    }
+    case FN_GCD:
+    case FN_LCM: {
+        if (n != 2) break;
+        bool u0 = bind_is_unknown_literal(args[0]), u1 = bind_is_unknown_literal(args[1]);
+        if (u0 && u1) {
+            not_unique(b, name, args, n, loc);
+            return NULL;
+        }
+        Type t0 = u0 ? args[1]->type : args[0]->type, t1 = u1 ? args[0]->type : args[1]->type;
+        if (type_is_float(t0) || type_is_float(t1)) break;
+        if (t0.id == T_INT2 && t1.id == T_INT2) {
+            not_unique(b, name, args, n, loc);   /* integer and bigint fit equally */
+            return NULL;
+        }
+        rt = bind_op_common(t0, t1);
+        if (rt.id == T_INT2) rt = type_make(T_INT4);
+        if (!arg_to(b, args, 0, (TypeId)rt.id) || !arg_to(b, args, 1, (TypeId)rt.id)) return NULL;
+        return func_node(b, f, rt, loc, args, 2);
+    }
     case FN_MOD:
     case FN_POWER: {
         if (n != 2) break;
@@ -449,7 +641,7 @@ static Expr *math_fn(ExprCtx *cx, const char *name, FuncKind f, Expr **args, int
     }
     default: break;
     }
-    no_such_function(b, name, args, n, loc, false);
+    no_signature(b, name, args, orig, n, loc);
     return NULL;
 }
 
@@ -464,6 +656,7 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
     *handled = true;
     FuncKind f;
     Type text = type_make(T_TEXT);
+    Expr **orig = saved_args(b, args, n);
     if (strcmp(name, "lower") == 0 || strcmp(name, "upper") == 0) {
         f = name[0] == 'l' ? FN_LOWER : FN_UPPER;
         if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, text, loc, args, 1);
@@ -491,6 +684,25 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
     } else if (strcmp(name, "left") == 0 || strcmp(name, "right") == 0) {
         f = name[0] == 'l' ? FN_LEFT : FN_RIGHT;
         if (n == 2 && args_to(b, args, 2, TII)) return func_node(b, f, text, loc, args, 2);
+    } else if (strcmp(name, "lpad") == 0 || strcmp(name, "rpad") == 0) {
+        static const TypeId TIT[3] = {T_TEXT, T_INT4, T_TEXT};
+        f = name[0] == 'l' ? FN_LPAD : FN_RPAD;
+        if ((n == 2 || n == 3) && args_to(b, args, n, TIT)) return func_node(b, f, text, loc, args, n);
+    } else if (strcmp(name, "initcap") == 0 || strcmp(name, "reverse") == 0 || strcmp(name, "md5") == 0) {
+        f = name[0] == 'i' ? FN_INITCAP : name[0] == 'r' ? FN_REVERSE : FN_MD5;
+        if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, text, loc, args, 1);
+    } else if (strcmp(name, "ascii") == 0 || strcmp(name, "octet_length") == 0) {
+        f = name[0] == 'a' ? FN_ASCII : FN_OCTET_LENGTH;
+        if (n == 1 && args_to(b, args, 1, T3)) return func_node(b, f, type_make(T_INT4), loc, args, 1);
+    } else if (strcmp(name, "repeat") == 0) {
+        if (n == 2 && args_to(b, args, 2, TII)) return func_node(b, FN_REPEAT, text, loc, args, 2);
+    } else if (strcmp(name, "starts_with") == 0) {
+        if (n == 2 && args_to(b, args, 2, T3)) return func_node(b, FN_STARTS_WITH, type_make(T_BOOL), loc, args, 2);
+    } else if (strcmp(name, "translate") == 0) {
+        if (n == 3 && args_to(b, args, 3, T3)) return func_node(b, FN_TRANSLATE, text, loc, args, 3);
+    } else if (strcmp(name, "chr") == 0) {
+        static const TypeId I1[1] = {T_INT4};
+        if (n == 1 && args_to(b, args, 1, I1)) return func_node(b, FN_CHR, text, loc, args, 1);
     } else if (strcmp(name, "concat") == 0 || strcmp(name, "concat_ws") == 0) {
         bool ws = name[6] == '_';
         if (n >= (ws ? 2 : 1) && (!ws || arg_to(b, args, 0, T_TEXT))) {
@@ -505,7 +717,96 @@ static Expr *string_fn(ExprCtx *cx, const char *name, Expr **args, int n, int lo
         *handled = false;
         return NULL;
     }
-    no_such_function(b, name, args, n, loc, false);
+    no_signature(b, name, args, orig, n, loc);
+    return NULL;
+}
+
+/* ---- regular expressions ------------------------------------------------------------------ */
+
+static bool text_const(const Expr *e)
+{
+    return e->kind == EX_CONST && !e->cval.isnull && e->type.id == T_TEXT;
+}
+
+bool bind_prepare_regex(Binder *b, Expr *e, const Expr *pattern, const Expr *flags, int base_opts, const char *fname)
+{
+    int opts = base_opts;
+    bool global = false;
+    char err[256];
+    if (flags && text_const(flags)) {
+        if (!regex_parse_flags(flags->cval.s, flags->cval.len, &opts, &global, err, sizeof err)) {
+            bind_error(b, flags->loc >= 0 ? flags->loc : e->loc, "invalid-argument", NULL, "%s", err);
+            return false;
+        }
+        if (global && fname) {
+            bind_error(b, flags->loc >= 0 ? flags->loc : e->loc, "invalid-argument", NULL,
+                       "%s does not support the \"global\" option", fname);
+            return false;
+        }
+    }
+    if (!text_const(pattern) || (flags && !text_const(flags))) return true;
+    e->regex = regex_compile_in(b->arena, pattern->cval.s, pattern->cval.len, opts, err, sizeof err);
+    if (!e->regex) {
+        bind_error(b, pattern->loc >= 0 ? pattern->loc : e->loc, "invalid-argument", NULL, "%s", err);
+        return false;
+    }
+    return true;
+}
+
+/* regexp_replace, regexp_like, regexp_count, regexp_substr (PostgreSQL 15's forms; a
+ * literal in the fourth position of regexp_replace is its flags, as PostgreSQL
+ * resolves an unknown literal to text). */
+static Expr *regex_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc, bool *handled)
+{
+    Binder *b = cx->b;
+    Expr **orig = saved_args(b, args, n);
+    *handled = true;
+    TypeId sig[6] = {T_TEXT, T_TEXT, T_TEXT, T_TEXT, T_TEXT, T_TEXT};
+    FuncKind f;
+    Type rt;
+    int flags_at = -1;
+    const char *fname = NULL;
+    if (strcmp(name, "regexp_replace") == 0) {
+        f = FN_REGEXP_REPLACE;
+        rt = type_make(T_TEXT);
+        if (n < 3 || n > 6) goto nofunc;
+        bool fourth_int = n >= 4 && !bind_is_unknown_literal(args[3]) && args[3]->type.id != T_TEXT;
+        if (n == 4 && !fourth_int) flags_at = 3;
+        else if (n >= 4) {
+            sig[3] = T_INT4;
+            if (n >= 5) sig[4] = T_INT4;
+            if (n == 6) flags_at = 5;
+        }
+    } else if (strcmp(name, "regexp_like") == 0) {
+        f = FN_REGEXP_LIKE;
+        rt = type_make(T_BOOL);
+        fname = "regexp_like()";
+        if (n < 2 || n > 3) goto nofunc;
+        if (n == 3) flags_at = 2;
+    } else if (strcmp(name, "regexp_count") == 0) {
+        f = FN_REGEXP_COUNT;
+        rt = type_make(T_INT4);
+        fname = "regexp_count()";
+        if (n < 2 || n > 4) goto nofunc;
+        sig[2] = T_INT4;
+        if (n == 4) flags_at = 3;
+    } else if (strcmp(name, "regexp_substr") == 0) {
+        f = FN_REGEXP_SUBSTR;
+        rt = type_make(T_TEXT);
+        fname = "regexp_substr()";
+        if (n < 2 || n > 6) goto nofunc;
+        sig[2] = sig[3] = sig[5] = T_INT4;
+        if (n >= 5) flags_at = 4;
+    } else {
+        *handled = false;
+        return NULL;
+    }
+    if (!args_to(b, args, n, sig)) goto nofunc;
+    Expr *e = func_node(b, f, rt, loc, args, n);
+    if (!bind_prepare_regex(b, e, e->args[1], flags_at >= 0 ? e->args[flags_at] : NULL, 0, fname)) return NULL;
+    return e;
+nofunc:
+    no_signature(b, name, args, orig, n, loc);
     return NULL;
 }
 
@@ -521,6 +822,10 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (mk != FN__COUNT) return math_fn(cx, name, mk, args, nargs, loc);
     if (strcmp(name, "date_trunc") == 0 || strcmp(name, "extract") == 0 || strcmp(name, "date_part") == 0)
         return date_fn(cx, name, args, nargs, loc);
+    e = time_fn(cx, name, args, nargs, loc, &handled);
+    if (handled) return e;
+    e = regex_fn(cx, name, args, nargs, loc, &handled);
+    if (handled) return e;
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
         bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
         return NULL;

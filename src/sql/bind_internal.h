@@ -286,6 +286,14 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind);
 bool bind_is_scalar_function(const char *name);
 /* Resolves a scalar function over bound arguments (also used for the ^ operator). */
 Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, int loc);
+/* Compiles the constant pattern of a ~ / ~* / !~ / !~* operator or regexp_* call
+ * (pattern: the pattern argument; flags: the flags argument or NULL; base_opts: the
+ * operator's own options, i.e. case-insensitive for ~*) into e->regex, reporting an
+ * invalid pattern or flags at their position with PostgreSQL's message. A pattern or
+ * flags computed per row leave e->regex NULL (the evaluator compiles them). fname:
+ * the function for the "does not support the global option" error, NULL when 'g' is
+ * allowed. False after an error. */
+bool bind_prepare_regex(Binder *b, Expr *e, const Expr *pattern, const Expr *flags, int base_opts, const char *fname);
 /* Names of supported functions (scalar and aggregate), for hints. */
 extern const char *const bind_function_names[];
 extern const int bind_function_names_count;

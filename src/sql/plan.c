@@ -88,6 +88,10 @@ const char *op_kind_symbol(OpKind op)
     case OP_NOT_LIKE: return "NOT LIKE";
     case OP_ILIKE: return "ILIKE";
     case OP_NOT_ILIKE: return "NOT ILIKE";
+    case OP_REGEX: return "~";
+    case OP_NOT_REGEX: return "!~";
+    case OP_IREGEX: return "~*";
+    case OP_NOT_IREGEX: return "!~*";
     }
     return "?";
 }
@@ -103,7 +107,22 @@ const char *func_kind_name(FuncKind f)
         [FN_TRUNC] = "trunc", [FN_FLOOR] = "floor", [FN_CEIL] = "ceil", [FN_MOD] = "mod",
         [FN_SIGN] = "sign", [FN_SQRT] = "sqrt", [FN_POWER] = "power",
         [FN_DATE_TRUNC] = "date_trunc", [FN_EXTRACT] = "extract",
-        [FN_MAKE_INTERVAL_UNUSED] = "make_interval",
+        [FN_MAKE_INTERVAL] = "make_interval",
+        [FN_LPAD] = "lpad", [FN_RPAD] = "rpad", [FN_INITCAP] = "initcap", [FN_REVERSE] = "reverse",
+        [FN_REPEAT] = "repeat", [FN_MD5] = "md5", [FN_STARTS_WITH] = "starts_with",
+        [FN_TRANSLATE] = "translate", [FN_ASCII] = "ascii", [FN_CHR] = "chr",
+        [FN_OCTET_LENGTH] = "octet_length", [FN_REGEXP_REPLACE] = "regexp_replace",
+        [FN_REGEXP_LIKE] = "regexp_like", [FN_REGEXP_COUNT] = "regexp_count",
+        [FN_REGEXP_SUBSTR] = "regexp_substr", [FN_TO_CHAR] = "to_char",
+        [FN_TO_TIMESTAMP] = "to_timestamp", [FN_TO_DATE] = "to_date", [FN_DATE_BIN] = "date_bin",
+        [FN_MAKE_DATE] = "make_date", [FN_MAKE_TIMESTAMP] = "make_timestamp", [FN_AGE] = "age",
+        [FN_JUSTIFY_DAYS] = "justify_days", [FN_JUSTIFY_HOURS] = "justify_hours",
+        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_EXP] = "exp",
+        [FN_LN] = "ln", [FN_LOG] = "log", [FN_LOG10] = "log10", [FN_CBRT] = "cbrt", [FN_PI] = "pi",
+        [FN_DEGREES] = "degrees", [FN_RADIANS] = "radians", [FN_SIN] = "sin", [FN_COS] = "cos",
+        [FN_TAN] = "tan", [FN_ASIN] = "asin", [FN_ACOS] = "acos", [FN_ATAN] = "atan",
+        [FN_ATAN2] = "atan2", [FN_WIDTH_BUCKET] = "width_bucket", [FN_DIV] = "div", [FN_GCD] = "gcd",
+        [FN_LCM] = "lcm",
     };
     if ((unsigned)f >= FN__COUNT || !names[f]) return "?";
     return names[f];

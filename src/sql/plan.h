@@ -43,6 +43,7 @@ typedef enum OpKind {
     OP_IS_DISTINCT, OP_IS_NOT_DISTINCT,
     OP_CONCAT,                      /* text || text (NULL if either is NULL) */
     OP_LIKE, OP_NOT_LIKE, OP_ILIKE, OP_NOT_ILIKE,
+    OP_REGEX, OP_NOT_REGEX, OP_IREGEX, OP_NOT_IREGEX,  /* ~ !~ ~* !~* (POSIX regular expressions) */
 } OpKind;
 
 typedef enum BoolTestKind { BT_IS_TRUE, BT_IS_NOT_TRUE, BT_IS_FALSE, BT_IS_NOT_FALSE, BT_IS_UNKNOWN, BT_IS_NOT_UNKNOWN } BoolTestKind;
@@ -52,11 +53,30 @@ typedef enum FuncKind {
     FN_CONCAT, FN_CONCAT_WS, FN_SPLIT_PART, FN_REPLACE, FN_POSITION, FN_LEFT, FN_RIGHT,
     FN_ABS, FN_ROUND, FN_TRUNC, FN_FLOOR, FN_CEIL, FN_MOD, FN_SIGN, FN_SQRT, FN_POWER,
     FN_DATE_TRUNC, FN_EXTRACT,     /* args: field text const, source */
-    FN_MAKE_INTERVAL_UNUSED,
+    FN_MAKE_INTERVAL,              /* years, months, weeks, days, hours, mins (int), secs (float8) */
+    /* strings */
+    FN_LPAD, FN_RPAD, FN_INITCAP, FN_REVERSE, FN_REPEAT, FN_MD5, FN_STARTS_WITH, FN_TRANSLATE,
+    FN_ASCII, FN_CHR, FN_OCTET_LENGTH,
+    /* regular expressions (the compiled constant pattern, if any, is Expr.regex) */
+    FN_REGEXP_REPLACE,             /* source, pattern, replacement [, start int [, n int]] [, flags] */
+    FN_REGEXP_LIKE,                /* string, pattern [, flags] */
+    FN_REGEXP_COUNT,               /* string, pattern [, start [, flags]] */
+    FN_REGEXP_SUBSTR,              /* string, pattern [, start [, n [, flags [, subexpr]]]] */
+    /* formatting */
+    FN_TO_CHAR,                    /* value, template */
+    FN_TO_TIMESTAMP,               /* epoch float8, or (text, template) */
+    FN_TO_DATE,                    /* text, template */
+    /* date/time */
+    FN_DATE_BIN, FN_MAKE_DATE, FN_MAKE_TIMESTAMP, FN_AGE, FN_JUSTIFY_DAYS, FN_JUSTIFY_HOURS,
+    FN_JUSTIFY_INTERVAL, FN_ISFINITE,
+    /* math */
+    FN_EXP, FN_LN, FN_LOG, FN_LOG10, FN_CBRT, FN_PI, FN_DEGREES, FN_RADIANS, FN_SIN, FN_COS, FN_TAN,
+    FN_ASIN, FN_ACOS, FN_ATAN, FN_ATAN2, FN_WIDTH_BUCKET, FN_DIV, FN_GCD, FN_LCM,
     FN__COUNT
 } FuncKind;
 
 typedef struct PlanNode PlanNode;
+struct Regex;
 
 typedef struct Expr Expr;
 struct Expr {
@@ -72,6 +92,11 @@ struct Expr {
     Expr **args;
     int nargs;
     PlanNode *subplan;   /* EX_SUBQUERY */
+    /* The regular expression of a ~ operator or regexp_* call whose pattern (and flags)
+     * are constants, compiled once by the binder and freed with the plan's arena; NULL
+     * when the pattern is computed per row (or the node was built without it). Not part
+     * of equality or hashing: it follows from the arguments. */
+    struct Regex *regex;
 };
 
 typedef enum AggKind {
