@@ -24,6 +24,8 @@ typedef struct CliOptions {
     bool until_caught_up;      /* run */
     bool no_progress;          /* run */
     int batch_size;            /* run: records per source per step, 0 = default */
+    bool fresh;                /* run: discard the checkpoint of a durable run */
+    double checkpoint_interval_s; /* run: 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;
 } CliOptions;

@@ -47,6 +47,8 @@ int cmd_run(const CliOptions *o)
     ro.progress = !o->no_progress && isatty(2);
     ro.batch_size = o->batch_size;
     ro.until_caught_up = o->until_caught_up;
+    ro.fresh = o->fresh;
+    ro.checkpoint_interval_s = o->checkpoint_interval_s;
     RunSummary sum;
     char err[1024] = "";
     int rc = run_pipeline(cp.project, cp.graph, &ro, &sum, err, sizeof err);

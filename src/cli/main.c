@@ -26,6 +26,9 @@ static const char USAGE[] =
     "run options:\n"
     "  --no-progress       no progress line on the terminal\n"
     "  --batch-size N      records per source per step (default 4096)\n"
+    "  --until-caught-up   stop once Kafka sources delivered what they held at start\n"
+    "  --fresh             a run that reads Kafka: discard its checkpoint, start over\n"
+    "  --checkpoint-interval D  a run that reads Kafka: time between checkpoints (10s)\n"
     "\n"
     "exit codes: 0 success, 1 failures found, 2 usage or configuration error,\n"
     "            3 runtime or infrastructure failure\n";
@@ -96,6 +99,16 @@ int main(int argc, char **argv)
             o.until_caught_up = true;
         } else if (strcmp(a, "--no-progress") == 0) {
             o.no_progress = true;
+        } else if (strcmp(a, "--fresh") == 0) {
+            o.fresh = true;
+        } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {
+            if (!v) return EXIT_USAGE;
+            int64_t us;
+            if (!project_parse_duration(v, &us) || us <= 0) {
+                cli_error("--checkpoint-interval must be a positive duration such as 500ms, 10s or 1m, not '%s'", v);
+                return EXIT_USAGE;
+            }
+            o.checkpoint_interval_s = (double)us / 1e6;
         } else if (take_value(argc, argv, &i, "--batch-size", &v)) {
             if (!v) return EXIT_USAGE;
             char *end;

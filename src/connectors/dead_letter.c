@@ -21,6 +21,8 @@ struct DlWriter {
     bool failed;
     StrBuf buf;
     int64_t count;
+    int64_t length;          /* bytes in the file: written by this writer, plus what a
+                                resumed run kept */
 };
 
 DlWriter *dl_open(const char *path, const char *name, bool append)
@@ -82,7 +84,34 @@ bool dl_flush(DlWriter *w, char *err, size_t errsize)
         w->failed = true;
         return false;
     }
+    w->length += (int64_t)w->buf.len;
     sb_clear(&w->buf);
+    return true;
+}
+
+bool dl_sync(DlWriter *w, char *err, size_t errsize)
+{
+    if (!dl_flush(w, err, errsize)) return false;
+    if (w && w->fd >= 0 && fsync(w->fd) != 0) {
+        snprintf(err, errsize, "%s: fsync: %s", w->path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int64_t dl_length(const DlWriter *w) { return w ? w->length + (int64_t)w->buf.len : 0; }
+
+bool dl_resume(DlWriter *w, int64_t length, char *err, size_t errsize)
+{
+    w->append = true;
+    w->length = 0;
+    struct stat st;
+    if (stat(w->path, &st) != 0) return true;  /* gone: later dead letters start a new file */
+    if (st.st_size > length && truncate(w->path, (off_t)length) != 0) {
+        snprintf(err, errsize, "%s: cannot cut it back to %lld bytes: %s", w->path, (long long)length, strerror(errno));
+        return false;
+    }
+    w->length = st.st_size < length ? st.st_size : length;
     return true;
 }
 
@@ -208,6 +237,7 @@ bool dl_write_row(DlWriter *w, const char *reason, const RowOrigin *origin, cons
 }
 
 int64_t dl_count(const DlWriter *w) { return w ? w->count : 0; }
+const char *dl_name(const DlWriter *w) { return w ? w->name : NULL; }
 const char *dl_path(const DlWriter *w) { return w && w->count ? w->path : NULL; }
 
 bool dl_close(DlWriter *w, char *err, size_t errsize)

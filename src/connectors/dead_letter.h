@@ -37,11 +37,21 @@ bool dl_write_raw(DlWriter *w, const char *reason, const RowOrigin *origin, cons
 /* A row rejected by the engine (types/cols describe the row; origin may be NULL). */
 bool dl_write_row(DlWriter *w, const char *reason, const RowOrigin *origin, const PlanColumn *cols,
                   const Type *types, const Value *row, int ncols, char *err, size_t errsize);
+/* The name the writer was opened for (a source or model). */
+const char *dl_name(const DlWriter *w);
 /* Dead letters written so far. */
 int64_t dl_count(const DlWriter *w);
 /* The file written (project-joined path), or NULL before the first write. */
 const char *dl_path(const DlWriter *w);
 bool dl_flush(DlWriter *w, char *err, size_t errsize);
+/* Durable runs: flush and fsync (a checkpoint records dl_length afterwards). */
+bool dl_sync(DlWriter *w, char *err, size_t errsize);
+/* Bytes the file holds once flushed (0 for NULL). */
+int64_t dl_length(const DlWriter *w);
+/* A resumed durable run: keep the file's first `length` bytes (what the checkpoint
+ * recorded; dead letters written after it are cut off, they will be written again)
+ * and append from there. */
+bool dl_resume(DlWriter *w, int64_t length, char *err, size_t errsize);
 /* Flush, close and free. Returns false when the final flush fails. */
 bool dl_close(DlWriter *w, char *err, size_t errsize);
 

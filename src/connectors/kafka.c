@@ -2,8 +2,8 @@
  * topic (source side) and a ConnSink that produces a model's changes to a topic.
  *
  * Reader: weir owns its positions (no consumer group): it starts every partition of
- * the topic itself at the earliest offset on one queue and reads message values from
- * it in batches. Messages stay alive until the next read
+ * the topic itself, at the earliest retained offset or where a checkpoint left it, on
+ * one queue and reads message values from it in batches. Messages stay alive until the next read
  * (records point into them, like the file reader's blocks). Partition-EOF events tell
  * which partitions are caught up: idle ones do not hold the watermark back, and with
  * until_caught_up the reader ends once every partition reached the high watermark it
@@ -15,6 +15,7 @@
  * keyless model). Keys are partitioned with murmur2 like the Java client, so other
  * clients agree on where a key lives. sink_commit waits until the broker acknowledged
  * every message of the step (at-least-once per step). */
+#include "base/bytes.h"
 #include "connectors/sink.h"
 #include "connectors/source.h"
 
@@ -111,17 +112,19 @@ static int topic_partitions(rd_kafka_t *rk, const char *topic, const char *what,
         return -1;
     }
     int n = -1;
-    snprintf(err, errsize, "%s: topic %s does not exist", what, topic);
+    rd_kafka_resp_err_t terr = RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
     for (int i = 0; i < md->topic_cnt; i++) {
         const struct rd_kafka_metadata_topic *t = &md->topics[i];
         if (strcmp(t->topic, topic) != 0) continue;
-        if (t->err != RD_KAFKA_RESP_ERR_NO_ERROR)
-            snprintf(err, errsize, "%s: topic %s: %s", what, topic, rd_kafka_err2str(t->err));
-        else if (t->partition_cnt > 0)
-            n = t->partition_cnt;
+        terr = t->err;
+        if (terr == RD_KAFKA_RESP_ERR_NO_ERROR && t->partition_cnt > 0) n = t->partition_cnt;
         break;
     }
     rd_kafka_metadata_destroy(md);
+    if (n < 0 && terr != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && terr != RD_KAFKA_RESP_ERR_NO_ERROR)
+        snprintf(err, errsize, "%s: topic %s: %s", what, topic, rd_kafka_err2str(terr));
+    else if (n < 0)
+        snprintf(err, errsize, "%s: topic %s does not exist", what, topic);
     return n;
 }
 
@@ -295,10 +298,62 @@ static void kr_close(ConnReader *base)
     free(r);
 }
 
-static const ConnReaderOps kafka_reader_ops = {kr_read, kr_progress, NULL, kr_close, kr_partition_idle};
 
-ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, bool *config_error,
-                                  char *err, size_t errsize)
+static void kr_position(ConnReader *base, StrBuf *out)
+{
+    KafkaReader *r = (KafkaReader *)base;
+    bytes_put_u32(out, (uint32_t)r->nparts);
+    for (int p = 0; p < r->nparts; p++) bytes_put_u64(out, (uint64_t)r->parts[p].next);
+}
+
+static const ConnReaderOps kafka_reader_ops = {
+    .read = kr_read,
+    .progress = kr_progress,
+    .close = kr_close,
+    .partition_idle = kr_partition_idle,
+    .position = kr_position,
+};
+
+/* Where each partition starts: the resume position's offsets (checked against what the
+ * cluster retains), the earliest retained offset otherwise. */
+static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len, char *err, size_t errsize)
+{
+    ByteReader br = bytes_reader(resume, resume_len);
+    uint32_t nsaved = resume ? bytes_get_u32(&br) : 0;
+    if (resume && (br.bad || nsaved > (uint32_t)r->nparts || resume_len != 4 + 8 * (size_t)nsaved)) {
+        snprintf(err, errsize, "%s: topic %s has %d partitions, fewer than the checkpoint read (or the "
+                 "checkpoint's position is malformed)", r->what, r->where, r->nparts);
+        return false;
+    }
+    for (int i = 0; i < r->nparts; i++) {
+        int64_t lo = 0, hi = 0;
+        rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(r->rk, r->where, i, &lo, &hi, OPEN_TIMEOUT_MS);
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            snprintf(err, errsize, "%s: topic %s partition %d: cannot read its offsets: %s", r->what, r->where, i,
+                     rd_kafka_err2str(e));
+            return false;
+        }
+        int64_t start = (uint32_t)i < nsaved ? (int64_t)bytes_get_u64(&br) : lo;
+        if (start < lo) {
+            snprintf(err, errsize, "%s: topic %s partition %d: the checkpoint continues at offset %lld, but the "
+                     "cluster only retains offsets from %lld: records were lost; start over with --fresh",
+                     r->what, r->where, i, (long long)start, (long long)lo);
+            return false;
+        }
+        if (start > hi) {
+            snprintf(err, errsize, "%s: topic %s partition %d: the checkpoint continues at offset %lld, beyond "
+                     "its end (%lld): was the topic recreated? start over with --fresh", r->what, r->where, i,
+                     (long long)start, (long long)hi);
+            return false;
+        }
+        r->parts[i].next = start;
+        r->parts[i].end = hi;
+    }
+    return true;
+}
+
+ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
+                                  size_t resume_len, bool *config_error, char *err, size_t errsize)
 {
     char what[300];
     snprintf(what, sizeof what, "source %s", def->name);
@@ -309,7 +364,7 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     static const char *const defaults[] = {"queued.min.messages", "10000000"};
     static const char *const fixed[] = {
         "enable.partition.eof", "true",
-        "auto.offset.reset", "earliest",     /* an offset the retention removed: the oldest kept */
+        "auto.offset.reset", "error",        /* never skip records silently */
     };
     rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, defaults, 1, fixed, 2, config_error, err,
                                       errsize);
@@ -339,18 +394,9 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     }
     r->base.npartitions = r->nparts;
     r->parts = xcalloc((size_t)r->nparts, sizeof(KPart));
-    for (int i = 0; i < r->nparts; i++) {
-        if (!until_caught_up) continue;
-        int64_t lo = 0, hi = 0;
-        rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk, def->topic, i, &lo, &hi, OPEN_TIMEOUT_MS);
-        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            snprintf(err, errsize, "%s: topic %s partition %d: cannot read its offsets: %s", what, def->topic, i,
-                     rd_kafka_err2str(e));
-            kr_close(&r->base);
-            return NULL;
-        }
-        r->parts[i].next = lo;
-        r->parts[i].end = hi;
+    if (!start_offsets(r, resume, resume_len, err, errsize)) {
+        kr_close(&r->base);
+        return NULL;
     }
     /* the simple consumer: partitions started on one queue (no group protocol; the
      * balanced consumer's fetch path is several times slower on the same cluster) */
@@ -361,7 +407,7 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
             mark_done(r, i);
             continue;
         }
-        if (rd_kafka_consume_start_queue(r->rkt, i, RD_KAFKA_OFFSET_BEGINNING, r->queue) != 0) {
+        if (rd_kafka_consume_start_queue(r->rkt, i, r->parts[i].next, r->queue) != 0) {
             snprintf(err, errsize, "%s: topic %s partition %d: cannot start reading: %s", what, def->topic, i,
                      rd_kafka_err2str(rd_kafka_last_error()));
             kr_close(&r->base);
@@ -489,7 +535,36 @@ static bool ks_close(ConnSink *base, char *err, size_t errsize)
     return true;
 }
 
-static const SinkOps kafka_sink_ops = {ks_write, ks_commit, ks_close};
+/* Durable runs: a delivery is produced and acknowledged like a step. A delivery made
+ * again after a crash produces its messages again (at-least-once for the checkpoint
+ * that was being delivered). */
+static uint64_t ks_delivery_base(ConnSink *base)
+{
+    (void)base;
+    return 0;
+}
+
+static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+{
+    (void)base; (void)ckpt; (void)at; (void)err; (void)errsize;
+    *already = false;
+    return true;
+}
+
+static bool ks_end_delivery(ConnSink *base, uint64_t ckpt, char *err, size_t errsize)
+{
+    (void)ckpt;
+    return ks_commit(base, err, errsize);
+}
+
+static const SinkOps kafka_sink_ops = {
+    .write = ks_write,
+    .commit = ks_commit,
+    .close = ks_close,
+    .delivery_base = ks_delivery_base,
+    .begin_delivery = ks_begin_delivery,
+    .end_delivery = ks_end_delivery,
+};
 
 ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize)
 {

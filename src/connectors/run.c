@@ -1,13 +1,9 @@
 /* The `weir run` driver: wires sources, the engine pipeline, sinks and dead letters
  * together and loops read -> step -> commit (see run.h). Kept thin: decoding lives in
  * the sources, formatting in the sinks, execution in the engine. */
-#include "connectors/run.h"
+#include "connectors/run_internal.h"
 
 #include "base/jsonw.h"
-#include "connectors/dead_letter.h"
-#include "connectors/sink.h"
-#include "connectors/source.h"
-#include "engine/engine.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -23,20 +19,6 @@ static void on_signal(int sig)
     (void)sig;
     stop_requested = 1;
 }
-
-typedef struct Run {
-    Project *p;
-    const IrGraph *g;
-    EngPipeline *pipe;
-    ConnSource **sources;        /* open sources */
-    int nsources;
-    ConnSink **sinks;            /* per project model, NULL without a sink */
-    DlWriter **model_dl;         /* per project model, lazily opened */
-    int64_t *ins, *upd, *del, *model_dead;
-    bool *wanted;
-    int64_t *src_engine_dead;    /* per open source: engine rejections */
-    char dl_err[512];            /* first dead-letter write failure (reported after the step) */
-} Run;
 
 static double now_s(void)
 {
@@ -56,8 +38,25 @@ static bool listener(void *ctx, int model, const EngChange *changes, int n, char
         default: r->del[model]++; break;
         }
     }
-    if (r->sinks[model]) return sink_write(r->sinks[model], changes, n, err, errsize);
-    return true;
+    if (!r->sinks[model]) return true;
+    if (r->durable) {
+        delivery_add(&r->deliv[model], changes, n);  /* delivered with the next checkpoint */
+        return true;
+    }
+    return sink_write(r->sinks[model], changes, n, err, errsize);
+}
+
+/* The dead-letter writer of a model (or of a name that is neither a source nor a
+ * model: slot nmodels), opened at its first dead letter. */
+static DlWriter *model_writer(Run *r, int slot, const char *name)
+{
+    if (!r->model_dl[slot]) {
+        r->model_dl[slot] = dl_open_project(r->p, name, r->resumed);
+        char e2[512];
+        if (r->durable && !run_durable_adopt_dl(r, r->model_dl[slot], name, e2, sizeof e2) && !r->dl_err[0])
+            snprintf(r->dl_err, sizeof r->dl_err, "%s", e2);
+    }
+    return r->model_dl[slot];
 }
 
 static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
@@ -87,13 +86,11 @@ static void dead_letter(void *ctx, const EngDeadLetter *d)
         const ModelDef *m = project_find_model(r->p, name);
         int mi = m ? (int)(m - r->p->models) : -1;
         if (mi >= 0) {
-            if (!r->model_dl[mi]) r->model_dl[mi] = dl_open_project(r->p, name, false);
-            w = r->model_dl[mi];
+            w = model_writer(r, mi, name);
             r->model_dead[mi]++;
         } else {
             /* a name that is neither a source nor a model: still never dropped */
-            if (!r->model_dl[r->p->nmodels]) r->model_dl[r->p->nmodels] = dl_open_project(r->p, name, false);
-            w = r->model_dl[r->p->nmodels];
+            w = model_writer(r, r->p->nmodels, name);
         }
     }
     char err[512];
@@ -132,9 +129,11 @@ static void progress_line(Run *r, double t0)
     fflush(stderr);
 }
 
+/* The end of a step: sinks commit it (durable runs: they wait for the checkpoint),
+ * dead letters are flushed. */
 static bool commit_all(Run *r, char *err, size_t errsize)
 {
-    for (int m = 0; m < r->p->nmodels; m++)
+    for (int m = 0; m < r->p->nmodels && !r->durable; m++)
         if (r->sinks[m] && !sink_commit(r->sinks[m], err, errsize)) return false;
     for (int i = 0; i < r->nsources; i++) {
         if (!src_flush(r->sources[i], err, errsize)) return false;
@@ -201,6 +200,10 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
         out->nstate = n;
         free(st);
     }
+    out->durable = r->durable;
+    out->resumed_from = r->resumed ? (int64_t)r->resumed_from : 0;
+    out->checkpoint = r->durable ? (int64_t)r->ckpt : 0;
+    out->checkpoints = r->checkpoints;
     out->elapsed_s = now_s() - t0;
     out->events_per_s = out->elapsed_s > 0 ? (double)out->events_in / out->elapsed_s : 0;
 }
@@ -229,6 +232,7 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
         }
     }
     if (r->pipe) eng_pipeline_free(r->pipe);
+    run_durable_close(r);
     free(r->sources);
     free(r->sinks);
     free(r->model_dl);
@@ -293,6 +297,15 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         code = 2;
         goto done;
     }
+    if (run_is_durable(p, r.pipe)) {
+        if (opts->models_wanted) {
+            snprintf(err, errsize, "--select: a run that reads Kafka keeps the state of every model of the project "
+                     "and continues it; run it without --select");
+            code = 2;
+            goto done;
+        }
+        if (!run_durable_open(&r, opts->fresh, &code, err, errsize)) goto done;
+    }
 
     bool stdin_taken = false;
     for (int s = 0; s < p->nsources; s++) {
@@ -305,8 +318,9 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             }
             stdin_taken = true;
         }
-        SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = false,
+        SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed,
                          .record_origins = !opts->no_origins, .until_caught_up = opts->until_caught_up};
+        if (r.resumed) so.resume = run_durable_source_position(&r, p->sources[s].name, &so.resume_len);
         bool config_error = false;
         ConnSource *src = src_open(p, s, &so, &config_error, err, errsize);
         if (!src) {
@@ -321,6 +335,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         if (!r.wanted[m] || !sd || sd->connector == SINK_NONE) continue;
         const IrModel *im = &g->models[m];
         ConnSinkSpec spec = {
+            .durable = r.durable,
+            .resume = r.resumed,
             .model = p->models[m].name,
             .def = sd,
             .cols = im->root->plan->cols,
@@ -333,7 +349,13 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             code = 3;
             goto done;
         }
+        if (r.durable) delivery_init(&r.deliv[m], spec.cols, spec.ncols);
     }
+    if (r.durable && !run_durable_resume_outputs(&r, err, errsize)) {
+        code = 3;
+        goto done;
+    }
+    double ckpt_interval = opts->checkpoint_interval_s > 0 ? opts->checkpoint_interval_s : 10.0;
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -362,6 +384,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             break;
         }
         out->steps++;
+        if (r.durable && run_durable_due(&r, ckpt_interval) && !run_durable_checkpoint(&r, err, errsize)) {
+            ok = false;
+            break;
+        }
         /* watermarks seen in this step take effect from the next one */
         finished = true;
         for (int i = 0; i < r.nsources; i++) {
@@ -381,6 +407,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) ok = false;
         else out->steps++;
     }
+    /* a durable run ends with a checkpoint (also when stopped by a signal) */
+    if (ok && r.durable && !run_durable_checkpoint(&r, err, errsize)) ok = false;
     if (show) {
         fprintf(stderr, "\r\033[K");
         fflush(stderr);
@@ -423,6 +451,11 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
     if (s->dead_letters || s->skipped)
         sb_printf(out, ", %lld dead letters, %lld skipped", (long long)s->dead_letters, (long long)s->skipped);
     sb_putc(out, '\n');
+    if (s->durable) {
+        sb_printf(out, "  checkpoint %lld", (long long)s->checkpoint);
+        if (s->resumed_from) sb_printf(out, " (continued from checkpoint %lld)", (long long)s->resumed_from);
+        sb_printf(out, ", %lld written by this run\n", (long long)s->checkpoints);
+    }
     for (int i = 0; i < s->nsources; i++) {
         const RunSourceSummary *x = &s->sources[i];
         sb_printf(out, "  source %-28s %12lld events", x->name, (long long)x->events);
@@ -473,6 +506,10 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_key(&w, "events_per_s");
     jw_raw(&w, num);
     jw_kbool(&w, "interrupted", s->interrupted);
+    jw_kbool(&w, "durable", s->durable);
+    jw_kint(&w, "checkpoint", s->checkpoint);
+    jw_kint(&w, "resumed_from", s->resumed_from);
+    jw_kint(&w, "checkpoints", s->checkpoints);
     jw_key(&w, "sources");
     jw_arr(&w);
     for (int i = 0; i < s->nsources; i++) {

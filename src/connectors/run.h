@@ -27,6 +27,8 @@ typedef struct RunOptions {
     bool no_origins;             /* do not track file:line through the engine (dead letters
                                     of engine rejections then lack a position) */
     bool until_caught_up;        /* Kafka sources stop at the high watermarks seen at start */
+    bool fresh;                  /* durable runs: discard the checkpoint, start over */
+    double checkpoint_interval_s;/* durable runs: seconds between checkpoints; <= 0: 10 */
 } RunOptions;
 
 typedef struct RunSourceSummary {
@@ -67,6 +69,10 @@ typedef struct RunSummary {
     double elapsed_s;
     double events_per_s;
     bool interrupted;            /* stopped by SIGINT/SIGTERM */
+    bool durable;                /* the run kept durable state (it reads Kafka) */
+    int64_t resumed_from;        /* the checkpoint it continued from, 0: it started afresh */
+    int64_t checkpoint;          /* the last checkpoint written (or resumed from) */
+    int64_t checkpoints;         /* checkpoints written by this run */
 } RunSummary;
 
 /* Run the pipeline. Returns the exit code: 0 success (also after a graceful stop),
@@ -82,7 +88,8 @@ void run_summary_free(RunSummary *s);
 /* Human summary, several lines. */
 void run_summary_render_text(const RunSummary *s, StrBuf *out);
 /* Machine summary (stable): {"events_in","changes_out","dead_letters","skipped","steps",
- * "elapsed_s","events_per_s","interrupted","sources":[{"name","events","rows",
+ * "elapsed_s","events_per_s","interrupted","durable","checkpoint","resumed_from",
+ * "checkpoints","sources":[{"name","events","rows",
  * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
  * "deletes","dead_letters","sink","dead_letter_file"}],"state":[{"id","entries","bytes"}]}. */
 void run_summary_render_json(const RunSummary *s, StrBuf *out);

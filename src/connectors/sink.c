@@ -56,3 +56,16 @@ bool sink_close(ConnSink *s, char *err, size_t errsize)
     if (!s) return true;
     return s->ops->close(s, err, errsize);
 }
+
+bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize)
+{
+    *already = false;
+    return s->ops->begin_delivery(s, ckpt, base, already, err, errsize);
+}
+
+bool sink_end_delivery(ConnSink *s, uint64_t ckpt, char *err, size_t errsize)
+{
+    return s->ops->end_delivery(s, ckpt, err, errsize);
+}
+
+uint64_t sink_delivery_base(ConnSink *s) { return s->ops->delivery_base(s); }

@@ -39,6 +39,9 @@ typedef struct ConnSinkSpec {
     int ncols;
     const int *key;              /* presentation key (column indexes) */
     int nkey;                    /* <= 0: keyless */
+    bool durable;                /* a durable run: changes arrive as deliveries (SinkOps) */
+    bool resume;                 /* a durable run continues: keep what the sink holds (no
+                                    truncation, no dropped table); deliveries follow */
 } ConnSinkSpec;
 
 typedef struct ConnSink ConnSink;
@@ -49,6 +52,20 @@ typedef struct SinkOps {
     /* Release and free (also after a failure). Work not yet committed is discarded
      * where the connector can (sqlite rolls the step back). */
     bool (*close)(ConnSink *s, char *err, size_t errsize);
+    /* ---- durable runs (run.c): instead of a commit per step, the changes of a
+     * checkpoint interval are stored in the checkpoint and then delivered:
+     * begin_delivery, write..., end_delivery. After a crash the last checkpoint's
+     * delivery is made again, so a delivery must have the same effect twice. ---- */
+    /* Where the next delivery starts (file: its length; 0 for the others). Recorded
+     * with the delivery in the checkpoint. */
+    uint64_t (*delivery_base)(ConnSink *s);
+    /* Start delivering checkpoint `ckpt`, which begins at `base`: the file sink cuts the
+     * file back to base; the sqlite sink opens a transaction and sets *already when its
+     * marker says the checkpoint is in (the caller then writes nothing and does not
+     * end the delivery). */
+    bool (*begin_delivery)(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize);
+    /* Make the delivery durable: file fsync, sqlite marker + commit, kafka acknowledged. */
+    bool (*end_delivery)(ConnSink *s, uint64_t ckpt, char *err, size_t errsize);
 } SinkOps;
 
 struct ConnSink {
@@ -69,6 +86,13 @@ bool sink_commit(ConnSink *s, char *err, size_t errsize);
 /* Release and free; an uncommitted step is discarded (call sink_commit first).
  * Returns false when closing fails. */
 bool sink_close(ConnSink *s, char *err, size_t errsize);
+/* Deliver the changes of checkpoint `ckpt` (durable runs; see SinkOps):
+ * sink_begin_delivery, then (unless *already) sink_write calls and sink_end_delivery.
+ * Idempotent, so a delivery interrupted by a crash is simply made again. */
+bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize);
+bool sink_end_delivery(ConnSink *s, uint64_t ckpt, char *err, size_t errsize);
+/* The base the next delivery starts from (SinkOps.delivery_base). */
+uint64_t sink_delivery_base(ConnSink *s);
 
 /* ---- connector constructors ---- */
 

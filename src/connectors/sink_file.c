@@ -1,7 +1,9 @@
 /* The line sink: writes one formatted line per change (json, changelog-json,
  * debezium-json; see sink.h) into a file or descriptor, buffered and flushed at the
  * end of every step or when the buffer grows large. A file is truncated when opened:
- * a run recomputes the model from the beginning. */
+ * a run recomputes the model from the beginning, unless a durable run resumes. A
+ * durable run's delivery cuts the file back to the length its checkpoint recorded
+ * before writing, so a delivery made twice leaves the file as made once. */
 #include "connectors/dead_letter.h"
 #include "connectors/sink.h"
 #include "base/fsutil.h"
@@ -22,6 +24,7 @@ typedef struct FileSink {
     bool own_fd;
     SinkFormatter fmt;
     StrBuf buf;
+    uint64_t written;            /* bytes in the file (own files) */
 } FileSink;
 
 static bool flush_buf(FileSink *s, char *err, size_t errsize)
@@ -37,6 +40,7 @@ static bool flush_buf(FileSink *s, char *err, size_t errsize)
         }
         p += k;
         n -= (size_t)k;
+        s->written += (uint64_t)k;
     }
     sb_clear(&s->buf);
     return true;
@@ -72,7 +76,44 @@ static bool fs_close(ConnSink *base, char *err, size_t errsize)
     return ok;
 }
 
-static const SinkOps file_sink_ops = {fs_write, fs_commit, fs_close};
+static uint64_t fs_delivery_base(ConnSink *base) { return ((FileSink *)base)->written; }
+
+static bool fs_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+{
+    (void)ckpt;
+    FileSink *s = (FileSink *)base;
+    *already = false;
+    sb_clear(&s->buf);
+    if (!s->own_fd) return true;  /* stdout: a stream cannot be cut back */
+    if (ftruncate(s->fd, (off_t)at) != 0 || lseek(s->fd, (off_t)at, SEEK_SET) < 0) {
+        snprintf(err, errsize, "model %s: sink %s: cannot cut it back to %llu bytes: %s", s->base.model, s->target,
+                 (unsigned long long)at, strerror(errno));
+        return false;
+    }
+    s->written = at;
+    return true;
+}
+
+static bool fs_end_delivery(ConnSink *base, uint64_t ckpt, char *err, size_t errsize)
+{
+    (void)ckpt;
+    FileSink *s = (FileSink *)base;
+    if (!flush_buf(s, err, errsize)) return false;
+    if (s->own_fd && fsync(s->fd) != 0) {
+        snprintf(err, errsize, "model %s: sink %s: fsync: %s", s->base.model, s->target, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static const SinkOps file_sink_ops = {
+    .write = fs_write,
+    .commit = fs_commit,
+    .close = fs_close,
+    .delivery_base = fs_delivery_base,
+    .begin_delivery = fs_begin_delivery,
+    .end_delivery = fs_end_delivery,
+};
 
 static ConnSink *make(int fd, bool own, const char *target, const ConnSinkSpec *spec, DataFormat format,
                       char *err, size_t errsize)
@@ -101,12 +142,15 @@ ConnSink *sink_file_open(const char *path, const ConnSinkSpec *spec, DataFormat 
         snprintf(err, errsize, "model %s: sink %s: cannot create directory: %s", spec->model, path, strerror(errno));
         return NULL;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (spec->resume ? 0 : O_TRUNC), 0666);
     if (fd < 0) {
         snprintf(err, errsize, "model %s: sink %s: cannot open: %s", spec->model, path, strerror(errno));
         return NULL;
     }
-    return make(fd, true, path, spec, format, err, errsize);
+    off_t end = spec->resume ? lseek(fd, 0, SEEK_END) : 0;
+    ConnSink *s = make(fd, true, path, spec, format, err, errsize);
+    if (s) ((FileSink *)s)->written = end > 0 ? (uint64_t)end : 0;
+    return s;
 }
 
 ConnSink *sink_fd_open(int fd, const char *target, const ConnSinkSpec *spec, DataFormat format, char *err,

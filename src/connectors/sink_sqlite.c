@@ -19,7 +19,12 @@
  * the old row in every column (an index over all columns is made at the first delete).
  * A delete that finds no row fails the run: the table no longer matches the model.
  * PRAGMA journal_mode=WAL and synchronous=NORMAL: readers see the last committed step
- * while the run writes the next one. */
+ * while the run writes the next one.
+ *
+ * Durable runs: the table is kept when the run resumes (created when missing), and
+ * each checkpoint's delivery is one transaction that also records the checkpoint in
+ * the table _weir_deliveries(sink, checkpoint), so a delivery made again after a crash
+ * is recognised and skipped; synchronous=FULL makes each delivery durable. */
 #include "connectors/dead_letter.h"
 #include "connectors/sink.h"
 #include "base/fsutil.h"
@@ -55,6 +60,7 @@ typedef struct SqliteSink {
     int *key;
     int nkey;
     bool row_index;              /* keyless: the all-column index exists */
+    bool durable, resume;        /* ConnSinkSpec */
     sqlite3_stmt *ins, *upd, *del;
     StrBuf tmp;
 } SqliteSink;
@@ -67,6 +73,16 @@ static void quote_ident(StrBuf *b, const char *s)
         sb_putc(b, *s);
     }
     sb_putc(b, '"');
+}
+
+static void quote_literal(StrBuf *b, const char *s)
+{
+    sb_putc(b, '\'');
+    for (; *s; s++) {
+        if (*s == '\'') sb_putc(b, '\'');
+        sb_putc(b, *s);
+    }
+    sb_putc(b, '\'');
 }
 
 static const char *sql_type(Type t)
@@ -128,7 +144,19 @@ static bool build(SqliteSink *s, char *err, size_t errsize)
     StrBuf b = STRBUF_INIT;
     bool ok = false;
     /* table */
-    sb_printf(&b, "BEGIN; DROP TABLE IF EXISTS %s; CREATE TABLE %s (", s->table, s->table);
+    sb_puts(&b, "BEGIN; ");
+    if (s->durable)
+        sb_puts(&b, "CREATE TABLE IF NOT EXISTS _weir_deliveries (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL); ");
+    if (s->resume) {
+        sb_printf(&b, "CREATE TABLE IF NOT EXISTS %s (", s->table);
+    } else {
+        if (s->durable) {
+            sb_puts(&b, "DELETE FROM _weir_deliveries WHERE sink = ");
+            quote_literal(&b, s->table_raw);
+            sb_puts(&b, "; ");
+        }
+        sb_printf(&b, "DROP TABLE IF EXISTS %s; CREATE TABLE %s (", s->table, s->table);
+    }
     for (int c = 0; c < s->ncols; c++) {
         if (c) sb_puts(&b, ", ");
         quote_ident(&b, s->cols[c].name);
@@ -377,7 +405,56 @@ static bool sq_close(ConnSink *base, char *err, size_t errsize)
     return true;
 }
 
-static const SinkOps sqlite_sink_ops = {sq_write, sq_commit, sq_close};
+static uint64_t sq_delivery_base(ConnSink *base)
+{
+    (void)base;
+    return 0;
+}
+
+static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+{
+    (void)at;
+    SqliteSink *s = (SqliteSink *)base;
+    *already = false;
+    if (!s->shared->in_txn) {
+        if (!exec(s, "BEGIN", err, errsize)) return false;
+        s->shared->in_txn = true;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT checkpoint FROM _weir_deliveries WHERE sink = ?1", -1, &st, NULL) != SQLITE_OK)
+        return db_error(s, "deliveries", err, errsize);
+    sqlite3_bind_text(st, 1, s->table_raw, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && (uint64_t)sqlite3_column_int64(st, 0) >= ckpt) *already = true;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_error(s, "deliveries", err, errsize);
+    if (*already) return sq_commit(base, err, errsize);
+    return true;
+}
+
+static bool sq_end_delivery(ConnSink *base, uint64_t ckpt, char *err, size_t errsize)
+{
+    SqliteSink *s = (SqliteSink *)base;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO _weir_deliveries (sink, checkpoint) VALUES (?1, ?2) "
+                           "ON CONFLICT (sink) DO UPDATE SET checkpoint = excluded.checkpoint", -1, &st, NULL) != SQLITE_OK)
+        return db_error(s, "deliveries", err, errsize);
+    sqlite3_bind_text(st, 1, s->table_raw, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)ckpt);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return db_error(s, "deliveries", err, errsize);
+    return sq_commit(base, err, errsize);
+}
+
+static const SinkOps sqlite_sink_ops = {
+    .write = sq_write,
+    .commit = sq_commit,
+    .close = sq_close,
+    .delivery_base = sq_delivery_base,
+    .begin_delivery = sq_begin_delivery,
+    .end_delivery = sq_end_delivery,
+};
 
 ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize)
 {
@@ -392,6 +469,8 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
     s->table = sb_take(&q);
     s->cols = spec->cols;
     s->ncols = spec->ncols;
+    s->durable = spec->durable;
+    s->resume = spec->resume;
     s->nkey = spec->nkey > 0 ? spec->nkey : 0;
     if (s->nkey) {
         s->key = xmalloc(sizeof(int) * (size_t)s->nkey);
@@ -424,7 +503,9 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
     }
     s->shared->refs++;
     s->db = s->shared->db;
-    if (!exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errsize) || !build(s, err, errsize)) {
+    if (!exec(s, s->durable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+                            : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errsize) ||
+        !build(s, err, errsize)) {
         destroy(s);
         return NULL;
     }

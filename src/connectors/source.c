@@ -6,9 +6,14 @@
  * transport is a ConnReader. */
 #include "connectors/source.h"
 
+#include "base/bytes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define POS_MAGIC 0x53505357u     /* "WSPS" */
+enum { POS_RECORDS = 1, POS_READER = 2 };
 
 typedef struct RowPos {
     int64_t pos;                 /* line or offset */
@@ -33,6 +38,8 @@ struct ConnSource {
     int nrowpos, rowpos_cap;
     int64_t max_event;           /* INT64_MIN until the first event time */
     int64_t *part_max;           /* partitioned readers: max event time per partition */
+    int64_t raw_records;         /* records the reader returned (positions of line readers) */
+    int64_t skip;                /* resuming: records still to pass over */
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
 };
@@ -42,9 +49,55 @@ static ConnFraming framing_for(const SourceDef *d)
     return d->format == FMT_CSV ? FRAME_CSV : FRAME_LINES;
 }
 
+/* A resume position for a line reader: how many records to pass over, after checking
+ * that the reader reads the same file. */
+static bool records_to_skip(const SourceDef *def, const ConnReader *r, const void *pos, size_t len, int64_t *skip,
+                            char *err, size_t errsize)
+{
+    ByteReader br = bytes_reader(pos, len);
+    uint32_t magic = bytes_get_u32(&br);
+    uint8_t kind = bytes_get_u8(&br);
+    uint64_t count = bytes_get_u64(&br);
+    uint8_t has_id = bytes_get_u8(&br);
+    uint64_t dev = bytes_get_u64(&br), ino = bytes_get_u64(&br);
+    if (magic != POS_MAGIC || kind != POS_RECORDS || !bytes_done(&br)) {
+        snprintf(err, errsize, "source %s: the checkpoint's position is not a position of this kind of source", def->name);
+        return false;
+    }
+    if (has_id && r->has_identity && (dev != r->dev || ino != r->ino)) {
+        snprintf(err, errsize, "source %s: %s is not the file the checkpoint read (it was replaced); "
+                 "start over with --fresh", def->name, r->where);
+        return false;
+    }
+    /* a stream that is not a file (a pipe on stdin) starts anew: nothing to pass over */
+    *skip = has_id && r->has_identity ? (int64_t)count : 0;
+    return true;
+}
+
+/* The reader's own part of a resume position written for a reader with a position op. */
+static bool reader_position(const SourceDef *def, const void *pos, size_t len, const void **out, size_t *outlen,
+                            char *err, size_t errsize)
+{
+    ByteReader br = bytes_reader(pos, len);
+    uint32_t magic = bytes_get_u32(&br);
+    uint8_t kind = bytes_get_u8(&br);
+    *out = bytes_get_str(&br, outlen);
+    if (magic != POS_MAGIC || kind != POS_READER || !bytes_done(&br)) {
+        snprintf(err, errsize, "source %s: the checkpoint's position is not a position of this kind of source", def->name);
+        return false;
+    }
+    return true;
+}
+
 ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptions *o, char *err, size_t errsize)
 {
     const SourceDef *def = &p->sources[index];
+    int64_t skip = 0;
+    if (o && o->resume && !r->ops->position &&
+        !records_to_skip(def, r, o->resume, o->resume_len, &skip, err, errsize)) {
+        r->ops->close(r);
+        return NULL;
+    }
     ConnDecoder *dec = conn_decoder_new(def, err, errsize);
     if (!dec) {
         r->ops->close(r);
@@ -61,6 +114,7 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->dl = dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
     s->max_event = INT64_MIN;
     s->keyed = data_format_is_updating(def->format) && def->npk > 0;
+    s->skip = skip;
     if (r->npartitions > 0) {
         s->part_max = xmalloc(sizeof(int64_t) * (size_t)r->npartitions);
         for (int i = 0; i < r->npartitions; i++) s->part_max[i] = INT64_MIN;
@@ -99,7 +153,11 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
             *config_error = true;
             return NULL;
         }
-        r = src_kafka_reader_open(p, def, o && o->until_caught_up, config_error, err, errsize);
+        const void *pos = NULL;
+        size_t poslen = 0;
+        if (o && o->resume && !reader_position(def, o->resume, o->resume_len, &pos, &poslen, err, errsize))
+            return NULL;
+        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pos, poslen, config_error, err, errsize);
         break;
     }
     if (!r) return NULL;
@@ -222,12 +280,19 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     }
     int n = s->reader->ops->read(s->reader, s->recs, max, err, errsize);
     if (n < 0) return -1;
+    s->raw_records += n;
     Arena *arena = &batch->arena;
     char msg[512];
     for (int i = 0; i < n; i++) {
         const ConnRecord *r = &s->recs[i];
         ConnDecoded d;
         ConnDecodeResult res = conn_decode(s->decoder, r->data, r->len, arena, &d, msg, sizeof msg);
+        if (s->skip > 0) {
+            /* resuming: read before the checkpoint (decoded all the same, so that the
+             * decoder sees a CSV header); its rows and dead letters are already out */
+            s->skip--;
+            continue;
+        }
         if (res == CONN_DEC_ROW) {
             s->stats.records++;
             if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
@@ -249,7 +314,30 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
             return -1;
         }
     }
+    if (s->skip > 0 && s->reader->eof) {
+        snprintf(err, errsize, "source %s: %s has fewer records than the checkpoint had read (it was truncated "
+                 "or rewritten); start over with --fresh", s->def->name, s->reader->where);
+        return -1;
+    }
     return n;
+}
+
+void src_position(const ConnSource *s, StrBuf *out)
+{
+    bytes_put_u32(out, POS_MAGIC);
+    if (s->reader->ops->position) {
+        bytes_put_u8(out, POS_READER);
+        StrBuf b = STRBUF_INIT;
+        s->reader->ops->position(s->reader, &b);
+        bytes_put_str(out, b.data ? b.data : "", b.len);
+        sb_free(&b);
+        return;
+    }
+    bytes_put_u8(out, POS_RECORDS);
+    bytes_put_u64(out, (uint64_t)s->raw_records);
+    bytes_put_u8(out, s->reader->has_identity);
+    bytes_put_u64(out, s->reader->dev);
+    bytes_put_u64(out, s->reader->ino);
 }
 
 bool src_done(const ConnSource *s) { return s->reader->eof; }

@@ -53,6 +53,10 @@ typedef struct ConnReaderOps {
      * is caught up with what the transport holds), so it does not hold the source's
      * watermark back until it delivers again. NULL for unpartitioned readers. */
     bool (*partition_idle)(ConnReader *r, int partition);
+    /* Durable runs: append the position after every record returned so far, in the
+     * reader's own format (its open function takes it back to continue there). NULL
+     * for line readers: their source counts records instead. */
+    void (*position)(ConnReader *r, StrBuf *out);
 } ConnReaderOps;
 
 struct ConnReader {
@@ -63,6 +67,8 @@ struct ConnReader {
                                 reader that stops once caught up and is) */
     int npartitions;         /* > 0: records carry a partition in [0, npartitions) and the
                                 watermark is the minimum over partitions */
+    bool has_identity;       /* a regular file: dev/ino tell it from another file */
+    uint64_t dev, ino;
 };
 
 /* Record framing for line readers: JSON formats end a record at every newline; CSV
@@ -86,11 +92,15 @@ ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize
  * reader captures each partition's high watermark when it opens and reaches eof once
  * it has delivered everything below them (later messages are left for the next run).
  * The bootstrap servers come from the source or the target's `kafka:`, properties from
- * the target's `kafka: {properties}` (${ENV:..} resolved). *config_error tells a
+ * the target's `kafka: {properties}` (${ENV:..} resolved). `resume` (NULL: none) is a
+ * position the reader wrote (ops->position): every partition continues at its offset
+ * (partitions added since start at the earliest); an offset the cluster no longer
+ * retains, or beyond a partition's end, is an error (records would be lost or the
+ * topic was recreated). *config_error tells a
  * configuration problem (no bootstrap servers, a bad property) from an unreachable
  * cluster or a missing topic. */
-ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, bool *config_error,
-                                  char *err, size_t errsize);
+ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
+                                  size_t resume_len, bool *config_error, char *err, size_t errsize);
 
 /* ---------------------------------------------------------------- sources */
 
@@ -101,6 +111,8 @@ typedef struct SrcOptions {
                                     rejects downstream keep their position; otherwise only
                                     rows of the source batch itself can be located */
     bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open */
+    const void *resume;          /* a position from src_position: continue after it */
+    size_t resume_len;
 } SrcOptions;
 
 typedef struct SrcStats {
@@ -157,6 +169,13 @@ bool src_row_origin(const ConnSource *s, const Value *row, RowOrigin *out);
 /* The source's dead-letter writer (engine rejections of this source's rows, e.g.
  * late rows, go to the same file). */
 DlWriter *src_dead_letter_writer(ConnSource *s);
+/* Durable runs: append the source's position after everything read so far (Kafka: the
+ * next offset of every partition; files: the records consumed and the file's
+ * identity). Handed back through SrcOptions.resume, the source continues after it: a
+ * file source skips the records it had read (decoding them, so a CSV header is still
+ * seen) and fails when the file is no longer the same file or is shorter. */
+void src_position(const ConnSource *s, StrBuf *out);
+
 /* Report that the step's results are committed downstream (forwards to the reader). */
 bool src_commit(ConnSource *s, char *err, size_t errsize);
 /* Flush the dead-letter file. */

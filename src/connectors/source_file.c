@@ -372,6 +372,9 @@ static ConnReader *make_reader(int fd, bool own, const char *where, ConnFraming 
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         r->total_bytes = st.st_size;
         r->regular = true;
+        r->base.has_identity = true;
+        r->base.dev = (uint64_t)st.st_dev;
+        r->base.ino = (uint64_t)st.st_ino;
     }
     /* a small file gets a small first block (it grows when gzip data inflates) */
     size_t first = r->total_bytes > 0 && r->total_bytes < BLOCK_SIZE / 2 ? (size_t)r->total_bytes + 4096 : BLOCK_SIZE;

@@ -93,4 +93,29 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize);
 typedef struct EngStateStats { const char *id; int64_t entries; int64_t bytes; } EngStateStats;
 int eng_state_stats(EngPipeline *p, EngStateStats *out, int max);
 
+/* ---- checkpoints (checkpoint.c) ----
+ * Between two steps the whole state of a pipeline can be written as named blobs and
+ * read back into a new pipeline of the same graph, which then continues as the old
+ * one would have. Blobs: "pipeline" (step count, source watermarks, every operator's
+ * event-time frontier and each stateful operator's logic fingerprint) and
+ * "state/<op id>" per stateful operator (and "state/source:<name>/changelog_normalize"
+ * per keyed updating source). Contents depend only on the state, never on addresses
+ * or hash-table order. */
+
+/* Receives one blob; `data` is valid only during the call. Return false (with a
+ * message) to stop the save. */
+typedef bool (*EngPutFn)(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize);
+/* Looks a blob up; false when it is absent. *data must stay valid until the restore
+ * returns. */
+typedef bool (*EngGetFn)(void *ctx, const char *name, const void **data, size_t *len);
+
+/* Write the pipeline's state through put. Call between steps. */
+bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, size_t errsize);
+/* Restore a checkpoint into a pipeline that has not run a step yet. Fails with a
+ * message naming the model when a stateful operator has no state in the checkpoint (a
+ * model added or re-planned since), when its logic fingerprint differs (another version
+ * of the model computed that state), or when a blob is malformed; the pipeline is then
+ * partly restored and must be freed. State of operators that no longer run is ignored. */
+bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize);
+
 #endif

@@ -13,6 +13,7 @@
 #ifndef WEIR_ENGINE_OP_H
 #define WEIR_ENGINE_OP_H
 
+#include "base/bytes.h"
 #include "base/strbuf.h"
 #include "engine/engine.h"
 #include "engine/eval.h"
@@ -164,23 +165,20 @@ static inline void op_copy_origin(Batch *out, const Batch *in, int row)
 
 /* ---- checkpoint codec (op_common.c): little-endian, type-directed ---- */
 
-void op_put_u8(StrBuf *b, uint8_t v);
-void op_put_u32(StrBuf *b, uint32_t v);
-void op_put_u64(StrBuf *b, uint64_t v);
+static inline void op_put_u8(StrBuf *b, uint8_t v) { bytes_put_u8(b, v); }
+static inline void op_put_u32(StrBuf *b, uint32_t v) { bytes_put_u32(b, v); }
+static inline void op_put_u64(StrBuf *b, uint64_t v) { bytes_put_u64(b, v); }
 static inline void op_put_i64(StrBuf *b, int64_t v) { op_put_u64(b, (uint64_t)v); }
 void op_put_i128(StrBuf *b, i128 v);
 void op_put_f64(StrBuf *b, double v);
 /* A cell of type t (NULL flag first). */
 void op_put_value(StrBuf *b, Type t, const Value *v);
 
-typedef struct OpReader {
-    const uint8_t *p, *end;
-    bool bad;                /* set on truncation or malformed input; reads then return 0 */
-} OpReader;
+typedef ByteReader OpReader;
 
-uint8_t op_get_u8(OpReader *r);
-uint32_t op_get_u32(OpReader *r);
-uint64_t op_get_u64(OpReader *r);
+static inline uint8_t op_get_u8(OpReader *r) { return bytes_get_u8(r); }
+static inline uint32_t op_get_u32(OpReader *r) { return bytes_get_u32(r); }
+static inline uint64_t op_get_u64(OpReader *r) { return bytes_get_u64(r); }
 static inline int64_t op_get_i64(OpReader *r) { return (int64_t)op_get_u64(r); }
 i128 op_get_i128(OpReader *r);
 double op_get_f64(OpReader *r);

@@ -115,22 +115,6 @@ int op_row_order(const Type *types, int n, const Value *a, const Value *b)
 
 /* ---- codec ---- */
 
-void op_put_u8(StrBuf *b, uint8_t v) { sb_append(b, (const char *)&v, 1); }
-
-void op_put_u32(StrBuf *b, uint32_t v)
-{
-    unsigned char x[4];
-    for (int i = 0; i < 4; i++) x[i] = (unsigned char)(v >> (8 * i));
-    sb_append(b, (const char *)x, 4);
-}
-
-void op_put_u64(StrBuf *b, uint64_t v)
-{
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
-    sb_append(b, (const char *)x, 8);
-}
-
 void op_put_i128(StrBuf *b, i128 v)
 {
     op_put_u64(b, (uint64_t)v);
@@ -173,41 +157,6 @@ void op_put_value(StrBuf *b, Type t, const Value *v)
     }
 }
 
-static const uint8_t *take(OpReader *r, size_t n)
-{
-    if (r->bad || (size_t)(r->end - r->p) < n) {
-        r->bad = true;
-        return NULL;
-    }
-    const uint8_t *q = r->p;
-    r->p += n;
-    return q;
-}
-
-uint8_t op_get_u8(OpReader *r)
-{
-    const uint8_t *q = take(r, 1);
-    return q ? q[0] : 0;
-}
-
-uint32_t op_get_u32(OpReader *r)
-{
-    const uint8_t *q = take(r, 4);
-    if (!q) return 0;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)q[i] << (8 * i);
-    return v;
-}
-
-uint64_t op_get_u64(OpReader *r)
-{
-    const uint8_t *q = take(r, 8);
-    if (!q) return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)q[i] << (8 * i);
-    return v;
-}
-
 i128 op_get_i128(OpReader *r)
 {
     uint64_t lo = op_get_u64(r);
@@ -235,7 +184,7 @@ void op_get_value(OpReader *r, Type t, Value *v)
     switch (t.id) {
     case T_TEXT: {
         uint32_t len = op_get_u32(r);
-        const uint8_t *q = take(r, len);
+        const uint8_t *q = bytes_take(r, len);
         v->s = q ? (const char *)q : "";
         v->len = q ? len : 0;
         break;

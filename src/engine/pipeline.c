@@ -6,42 +6,11 @@
  *     +row -> insert; -old +new -> update; -row -> delete; net zero -> nothing;
  *   keyless models: a row of weight +k is k inserts, -k is k deletes; all deletes
  *     first, then inserts, each ordered by the whole row. */
-#include "engine/op.h"
+#include "engine/pipeline_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct SourceSlot {
-    bool used;               /* some running operator scans the source */
-    Batch batch;             /* this step's changes of the source */
-    Op *norm;                /* changelog normalize (keyed updating sources), or NULL */
-    const char *norm_id;
-    Type *types;             /* the source's column types (pipeline arena) */
-    int64_t wm;              /* watermark (event-time microseconds), INT64_MIN = none */
-} SourceSlot;
-
-struct EngPipeline {
-    const IrGraph *g;
-    EngOptions opts;
-    Arena arena;             /* pipeline lifetime: ids, names */
-    Op **node_ops;           /* per IrNode index, NULL when not run */
-    Op **ops;                /* topological order */
-    int nops;
-    SourceSlot *src;         /* per project source */
-    int nsrc;
-    bool *running;           /* per model: its root runs, so its changes are presented */
-    uint64_t step;
-    /* presentation scratch, reused across steps */
-    int *idx;
-    int64_t *wts;
-    struct SortEnt *ents, *ents_tmp;
-    int idxcap;
-    uint32_t hist[8][256];   /* radix sort digit histograms */
-    Op **in_scratch;         /* construction: a node's input operators */
-    EngChange *ch;
-    int64_t chcap;
-};
 
 static bool is_updating_format(DataFormat f)
 {

@@ -1047,7 +1047,7 @@ static ConnSinkSpec make_spec(SinkDef *def, const int *key, int nkey)
     out_cols[1] = (PlanColumn){"name", type_make(T_TEXT)};
     out_cols[2] = (PlanColumn){"total", type_numeric(12, 2)};
     out_cols[3] = (PlanColumn){"last_seen", type_make(T_TIMESTAMP)};
-    ConnSinkSpec s = {"customer_metrics", def, out_cols, 4, key, nkey};
+    ConnSinkSpec s = {.model = "customer_metrics", .def = def, .cols = out_cols, .ncols = 4, .key = key, .nkey = nkey};
     return s;
 }
 

@@ -1,0 +1,42 @@
+/* A sink's pending changes in a durable run: the changes a model emitted since the
+ * last checkpoint, encoded compactly (one byte of op, the row, for an update also the
+ * old row, with engine/row_codec.h) into one buffer that is stored in the checkpoint
+ * as it is and decoded again for delivery, both right after the checkpoint and after a
+ * crash. The blob layout: magic, checkpoint id, delivery base, change count, changes. */
+#ifndef WEIR_CONNECTORS_DELIVERY_H
+#define WEIR_CONNECTORS_DELIVERY_H
+
+#include "base/strbuf.h"
+#include "connectors/sink.h"
+#include "engine/row_codec.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct Delivery {
+    bool live;                   /* initialised */
+    RowCodec codec;              /* the model's output columns */
+    int ncols;
+    StrBuf changes;              /* encoded changes since the last checkpoint */
+    uint64_t n;                  /* how many */
+} Delivery;
+
+void delivery_init(Delivery *d, const PlanColumn *cols, int ncols);
+void delivery_fini(Delivery *d);
+/* Append changes (copied). */
+void delivery_add(Delivery *d, const EngChange *changes, int n);
+/* Bytes pending. */
+static inline size_t delivery_bytes(const Delivery *d) { return d->changes.len; }
+/* The blob of checkpoint `ckpt` whose delivery starts at `base` is this header
+ * followed by d->changes. */
+void delivery_header(const Delivery *d, uint64_t ckpt, uint64_t base, StrBuf *out);
+void delivery_clear(Delivery *d);
+/* Deliver the pending changes as checkpoint `ckpt` from `base` (after the checkpoint
+ * that holds them is durable). */
+bool delivery_apply_pending(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
+                            size_t errsize);
+/* Decode a stored blob and deliver it (a resumed run). Fails with a message on a
+ * malformed blob or a sink error. */
+bool delivery_apply_blob(const Delivery *d, ConnSink *sink, const void *blob, size_t len, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,257 @@
+/* Durable runs: a run that reads Kafka keeps its state in the target's state
+ * directory and continues where the last run stopped, with every output exactly once.
+ *
+ * A checkpoint (one transaction of the state store) holds:
+ *   meta                 checkpoint id, time, project, step count
+ *   pipeline, state/...  the engine's state (eng_checkpoint_save)
+ *   source/<name>        every source's position after the records of the checkpoint
+ *   dl/<name>            the length of every dead-letter file written
+ *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
+ *   stats/state          entries and bytes per state id (for weir inspect)
+ * Sinks receive their changes only as deliveries, made right after the checkpoint that
+ * holds them. After a crash the next run restores the last checkpoint, cuts dead-letter
+ * files back to its lengths and makes its deliveries again (a delivery made twice has
+ * the effect of one, see SinkOps); records read after that checkpoint are read again.
+ * So a crash at any point leaves sinks and dead letters as if the run had stopped
+ * right after the checkpoint. */
+#include "connectors/run_internal.h"
+
+#include "base/bytes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define META_MAGIC 0x54454d57u    /* "WMET" */
+#define META_VERSION 1u
+#define PENDING_LIMIT ((size_t)64 << 20)  /* pending changes beyond this force a checkpoint */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool run_is_durable(const Project *p, EngPipeline *pipe)
+{
+    for (int s = 0; s < p->nsources; s++)
+        if (p->sources[s].connector == SRC_KAFKA && eng_source_batch(pipe, s)) return true;
+    return false;
+}
+
+static bool get_blob(void *ctx, const char *name, const void **data, size_t *len)
+{
+    return store_get(ctx, name, data, len);
+}
+
+static bool put_blob(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    return store_put(ctx, name, data, len, err, errsize);
+}
+
+bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
+{
+    const char *dir = project_path(r->p, r->p->target && r->p->target->state_dir ? r->p->target->state_dir : ".weir");
+    r->store = store_open(dir, true, true, err, errsize);
+    if (!r->store) {
+        *code = 3;
+        return false;
+    }
+    r->durable = true;
+    r->last_ckpt_s = mono_s();
+    r->deliv = xcalloc((size_t)r->p->nmodels + 1, sizeof(Delivery));
+    if (fresh) return true;
+    if (!store_read_begin(r->store, err, errsize)) {
+        *code = 3;
+        return false;
+    }
+    const void *data;
+    size_t len;
+    if (!store_get(r->store, "meta", &data, &len)) return true;  /* no checkpoint yet */
+    ByteReader br = bytes_reader(data, len);
+    uint32_t magic = bytes_get_u32(&br), version = bytes_get_u32(&br);
+    uint64_t id = bytes_get_u64(&br);
+    if (br.bad || magic != META_MAGIC || version != META_VERSION) {
+        snprintf(err, errsize, "the checkpoint in %s is of an unknown format; start over with --fresh", dir);
+        *code = 2;
+        return false;
+    }
+    char e2[512];
+    if (!eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2)) {
+        snprintf(err, errsize, "cannot continue from the checkpoint in %s: %s; start over with --fresh", dir, e2);
+        *code = 2;
+        return false;
+    }
+    r->resumed = true;
+    r->ckpt = r->resumed_from = id;
+    return true;
+}
+
+const void *run_durable_source_position(Run *r, const char *name, size_t *len)
+{
+    if (!r->resumed) return NULL;
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "source/%s", name);
+    const void *data = NULL;
+    if (!store_get(r->store, sb_cstr(&k), &data, len)) data = NULL;
+    sb_free(&k);
+    return data;
+}
+
+static void collect_dl(void *ctx, const char *name, const void *data, size_t len)
+{
+    Run *r = ctx;
+    ByteReader br = bytes_reader(data, len);
+    int64_t length = (int64_t)bytes_get_u64(&br);
+    if (!bytes_done(&br)) return;
+    r->dl_lengths = xrealloc(r->dl_lengths, sizeof(DlLength) * (size_t)(r->ndl_lengths + 1));
+    r->dl_lengths[r->ndl_lengths].name = xstrdup(name + 3);  /* after "dl/" */
+    r->dl_lengths[r->ndl_lengths].length = length;
+    r->ndl_lengths++;
+}
+
+bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize)
+{
+    int64_t length = 0;
+    for (int i = 0; i < r->ndl_lengths; i++)
+        if (strcmp(r->dl_lengths[i].name, name) == 0) length = r->dl_lengths[i].length;
+    /* fresh: truncated at the first write, as in any run; resumed: keep what the
+     * checkpoint had written */
+    if (!r->resumed) return true;
+    return dl_resume(w, length, err, errsize);
+}
+
+bool run_durable_resume_outputs(Run *r, char *err, size_t errsize)
+{
+    if (!r->resumed) {
+        store_read_end(r->store);
+        return true;
+    }
+    store_foreach(r->store, "dl/", collect_dl, r);
+    for (int i = 0; i < r->nsources; i++)
+        if (!run_durable_adopt_dl(r, src_dead_letter_writer(r->sources[i]), src_def(r->sources[i])->name, err,
+                                  errsize))
+            return false;
+    bool ok = true;
+    for (int m = 0; m < r->p->nmodels && ok; m++) {
+        if (!r->sinks[m]) continue;
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "sink/%s", r->p->models[m].name);
+        const void *data;
+        size_t len;
+        if (store_get(r->store, sb_cstr(&k), &data, &len))
+            ok = delivery_apply_blob(&r->deliv[m], r->sinks[m], data, len, err, errsize);
+        sb_free(&k);
+    }
+    store_read_end(r->store);
+    return ok;
+}
+
+bool run_durable_due(const Run *r, double interval_s)
+{
+    size_t pending = 0;
+    for (int m = 0; m < r->p->nmodels; m++)
+        if (r->sinks[m]) pending += delivery_bytes(&r->deliv[m]);
+    return pending >= PENDING_LIMIT || mono_s() - r->last_ckpt_s >= interval_s;
+}
+
+static bool put_dl_length(Run *r, DlWriter *w, char *err, size_t errsize)
+{
+    if (!w || !dl_name(w)) return true;
+    if (!dl_sync(w, err, errsize)) return false;
+    StrBuf k = STRBUF_INIT, v = STRBUF_INIT;
+    sb_printf(&k, "dl/%s", dl_name(w));
+    bytes_put_u64(&v, (uint64_t)dl_length(w));
+    bool ok = store_put(r->store, sb_cstr(&k), v.data, v.len, err, errsize);
+    sb_free(&k);
+    sb_free(&v);
+    return ok;
+}
+
+static bool put_stats(Run *r, char *err, size_t errsize)
+{
+    int n = eng_state_stats(r->pipe, NULL, 0);
+    EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
+    n = eng_state_stats(r->pipe, st, n);
+    StrBuf v = STRBUF_INIT;
+    bytes_put_u32(&v, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        bytes_put_str(&v, st[i].id, strlen(st[i].id));
+        bytes_put_u64(&v, (uint64_t)st[i].entries);
+        bytes_put_u64(&v, (uint64_t)st[i].bytes);
+    }
+    bool ok = store_put(r->store, "stats/state", v.data, v.len, err, errsize);
+    sb_free(&v);
+    free(st);
+    return ok;
+}
+
+static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, size_t errsize)
+{
+    StrBuf v = STRBUF_INIT;
+    bytes_put_u32(&v, META_MAGIC);
+    bytes_put_u32(&v, META_VERSION);
+    bytes_put_u64(&v, id);
+    bytes_put_u64(&v, (uint64_t)time(NULL));
+    bytes_put_str(&v, r->p->name ? r->p->name : "", r->p->name ? strlen(r->p->name) : 0);
+    bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
+    if (ok) ok = eng_checkpoint_save(r->pipe, put_blob, r->store, err, errsize);
+    for (int i = 0; i < r->nsources && ok; i++) {
+        sb_clear(&v);
+        src_position(r->sources[i], &v);
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "source/%s", src_def(r->sources[i])->name);
+        ok = store_put(r->store, sb_cstr(&k), v.data, v.len, err, errsize);
+        sb_free(&k);
+        if (ok) ok = put_dl_length(r, src_dead_letter_writer(r->sources[i]), err, errsize);
+    }
+    for (int m = 0; m <= r->p->nmodels && ok; m++) ok = put_dl_length(r, r->model_dl[m], err, errsize);
+    for (int m = 0; m < r->p->nmodels && ok; m++) {
+        if (!r->sinks[m]) continue;
+        bases[m] = sink_delivery_base(r->sinks[m]);
+        sb_clear(&v);
+        const Delivery *d = &r->deliv[m];
+        delivery_header(d, id, bases[m], &v);
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "sink/%s", r->p->models[m].name);
+        ok = store_put2(r->store, sb_cstr(&k), v.data, v.len, d->changes.data, d->changes.len, err, errsize);
+        sb_free(&k);
+    }
+    if (ok) ok = put_stats(r, err, errsize);
+    sb_free(&v);
+    return ok;
+}
+
+bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
+{
+    uint64_t id = r->ckpt + 1;
+    uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));
+    bool ok = store_write_begin(r->store, err, errsize) && write_checkpoint(r, id, bases, err, errsize) &&
+              store_write_commit(r->store, err, errsize);
+    if (!ok) store_write_abort(r->store);
+    if (ok) {
+        r->ckpt = id;
+        r->checkpoints++;
+        r->last_ckpt_s = mono_s();
+    }
+    /* the checkpoint is durable: deliver it (made again after a crash) */
+    for (int m = 0; m < r->p->nmodels && ok; m++) {
+        if (!r->sinks[m]) continue;
+        ok = delivery_apply_pending(&r->deliv[m], r->sinks[m], id, bases[m], err, errsize);
+        delivery_clear(&r->deliv[m]);
+    }
+    free(bases);
+    return ok;
+}
+
+void run_durable_close(Run *r)
+{
+    if (r->deliv)
+        for (int m = 0; m < r->p->nmodels; m++) delivery_fini(&r->deliv[m]);
+    free(r->deliv);
+    for (int i = 0; i < r->ndl_lengths; i++) free(r->dl_lengths[i].name);
+    free(r->dl_lengths);
+    store_close(r->store);
+}

@@ -1,0 +1,66 @@
+/* The state of one `weir run`, shared by run.c (the loop) and run_durable.c (the
+ * checkpoints of a durable run). Not for use outside src/connectors. */
+#ifndef WEIR_CONNECTORS_RUN_INTERNAL_H
+#define WEIR_CONNECTORS_RUN_INTERNAL_H
+
+#include "connectors/dead_letter.h"
+#include "connectors/delivery.h"
+#include "connectors/run.h"
+#include "connectors/sink.h"
+#include "connectors/source.h"
+#include "connectors/state_store.h"
+#include "engine/engine.h"
+
+typedef struct DlLength {
+    char *name;
+    int64_t length;
+} DlLength;
+
+typedef struct Run {
+    Project *p;
+    const IrGraph *g;
+    EngPipeline *pipe;
+    ConnSource **sources;        /* open sources */
+    int nsources;
+    ConnSink **sinks;            /* per project model, NULL without a sink */
+    DlWriter **model_dl;         /* per project model (+1: names that are neither), lazily opened */
+    int64_t *ins, *upd, *del, *model_dead;
+    bool *wanted;
+    int64_t *src_engine_dead;    /* per open source: engine rejections */
+    char dl_err[512];            /* first dead-letter write failure (reported after the step) */
+    /* durable runs (run_durable.c) */
+    bool durable;                /* state, positions and deliveries go to the store */
+    StateStore *store;
+    bool resumed;                /* continued from a checkpoint */
+    uint64_t ckpt;               /* id of the last checkpoint written or resumed from */
+    uint64_t resumed_from;
+    int64_t checkpoints;         /* written by this run */
+    Delivery *deliv;             /* per project model with a sink: changes since the checkpoint */
+    DlLength *dl_lengths;        /* resumed: dead-letter file lengths of the checkpoint */
+    int ndl_lengths;
+    double last_ckpt_s;
+} Run;
+
+/* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose
+ * run continues where the last one stopped.) */
+bool run_is_durable(const Project *p, EngPipeline *pipe);
+/* Open the state store of the target; without `fresh`, continue from its checkpoint
+ * when there is one: the pipeline's state is restored (r->resumed). Exit code on
+ * failure in *code (2: the checkpoint does not fit the project; 3: the store). */
+bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
+/* A resumed run: the position source `name` had at the checkpoint (NULL: none). Valid
+ * until run_durable_resume_outputs. */
+const void *run_durable_source_position(Run *r, const char *name, size_t *len);
+/* A resumed run, once sources and sinks are open: cut the dead-letter files back to the
+ * checkpoint and make the checkpoint's deliveries again; ends reading the store. */
+bool run_durable_resume_outputs(Run *r, char *err, size_t errsize);
+/* A dead-letter writer of a durable run, opened in append mode and, when resumed, cut
+ * back to the checkpoint's length. */
+bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize);
+/* Is a checkpoint due (interval passed, or too many pending changes)? */
+bool run_durable_due(const Run *r, double interval_s);
+/* Write a checkpoint (state, positions, dead-letter lengths, deliveries) and deliver it. */
+bool run_durable_checkpoint(Run *r, char *err, size_t errsize);
+void run_durable_close(Run *r);
+
+#endif

@@ -1,0 +1,50 @@
+/* The durable store of `weir run`'s checkpoints: an LMDB environment in the target's
+ * state directory (<state_dir>/checkpoint/). A checkpoint is a set of named blobs
+ * (engine state, source positions, sink deliveries, dead-letter lengths; see run.c)
+ * written in one transaction: after a crash the store holds either the whole new
+ * checkpoint or the whole previous one, never a mix. The store also holds an exclusive
+ * lock on the state directory (<state_dir>/run.lock) for as long as it is open, so two
+ * runs never continue the same state. */
+#ifndef WEIR_CONNECTORS_STATE_STORE_H
+#define WEIR_CONNECTORS_STATE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct StateStore StateStore;
+
+/* Open (creating the directories and the environment when `create` is set) the store
+ * of state directory `dir`. With `create` unset a missing store is not an error:
+ * NULL with err empty. `exclusive` takes the run lock (fails with a message when
+ * another process holds it); readers such as `weir inspect` open without it. */
+StateStore *store_open(const char *dir, bool create, bool exclusive, char *err, size_t errsize);
+/* Close the store (and release the lock); a write in progress is abandoned. */
+void store_close(StateStore *s);
+
+/* ---- reading the last checkpoint ----
+ * Reads see the checkpoint committed last when the read began; blobs stay valid until
+ * store_read_end (or close). */
+bool store_read_begin(StateStore *s, char *err, size_t errsize);
+/* False when the blob is absent (or no read is open). */
+bool store_get(StateStore *s, const char *name, const void **data, size_t *len);
+/* Calls fn for every blob whose name starts with prefix, in name order. */
+void store_foreach(StateStore *s, const char *prefix,
+                   void (*fn)(void *ctx, const char *name, const void *data, size_t len), void *ctx);
+void store_read_end(StateStore *s);
+
+/* ---- writing a checkpoint ----
+ * begin empties the checkpoint being written; nothing is visible until commit, which
+ * makes the whole checkpoint durable (fsync) at once. */
+bool store_write_begin(StateStore *s, char *err, size_t errsize);
+bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize);
+/* A blob made of two parts (a header and a body), written without joining them first. */
+bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, const void *b, size_t blen, char *err,
+                size_t errsize);
+bool store_write_commit(StateStore *s, char *err, size_t errsize);
+void store_write_abort(StateStore *s);
+
+/* Bytes the store's file takes on disk (for inspect). */
+int64_t store_file_bytes(const StateStore *s);
+
+#endif

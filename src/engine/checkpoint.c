@@ -1,0 +1,193 @@
+/* Pipeline checkpoints: the whole state of a pipeline between two steps as named
+ * blobs, so that a new pipeline of the same project can continue where the old one
+ * stopped (see engine.h). The "pipeline" blob holds what belongs to no single
+ * operator: the step count, every source's watermark and every operator's event-time
+ * frontier, plus each stateful operator's logic fingerprint, by which a restore
+ * recognises state that another version of a model computed. Each stateful operator
+ * writes "state/<op id>" in its own versioned format (its serialize hook). */
+#include "engine/pipeline_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKPT_MAGIC 0x4b435057u  /* "WPCK" */
+#define CKPT_VERSION 1u
+
+static const Type text_type = {.id = T_TEXT};
+
+static void put_str(StrBuf *b, const char *s)
+{
+    Value v = {.s = s, .len = (uint32_t)strlen(s)};
+    op_put_value(b, text_type, &v);
+}
+
+/* A text cell of the reader as a NUL-terminated copy in the pipeline arena. */
+static const char *get_str(OpReader *r, Arena *a)
+{
+    Value v;
+    op_get_value(r, text_type, &v);
+    if (r->bad || v.isnull) {
+        r->bad = true;
+        return "";
+    }
+    return arena_strndup(a, v.s, v.len);
+}
+
+/* The id under which an operator's state is stored. */
+static const char *op_key(const Op *op) { return op->node ? op->node->op_id : NULL; }
+
+static const char *norm_key(const SourceSlot *s) { return s->norm_id; }
+
+static bool put_state(EngPipeline *p, const Op *op, const char *id, EngPutFn put, void *ctx, char *err,
+                      size_t errsize)
+{
+    StrBuf b = STRBUF_INIT;
+    bool ok = op->vt->serialize(op, &b);
+    if (!ok) snprintf(err, errsize, "state of %s: cannot be serialised", id);
+    char *name = arena_printf(&p->arena, "state/%s", id);
+    if (ok) ok = put(ctx, name, b.data ? b.data : "", b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, size_t errsize)
+{
+    StrBuf b = STRBUF_INIT;
+    op_put_u32(&b, CKPT_MAGIC);
+    op_put_u32(&b, CKPT_VERSION);
+    op_put_u64(&b, p->step);
+    uint32_t nsrc = 0;
+    for (int s = 0; s < p->nsrc; s++) nsrc += p->src[s].used;
+    op_put_u32(&b, nsrc);
+    for (int s = 0; s < p->nsrc; s++) {
+        if (!p->src[s].used) continue;
+        put_str(&b, p->g->project->sources[s].name);
+        op_put_i64(&b, p->src[s].wm);
+    }
+    op_put_u32(&b, (uint32_t)p->nops);
+    for (int i = 0; i < p->nops; i++) {
+        const Op *op = p->ops[i];
+        put_str(&b, op_key(op) ? op_key(op) : "");
+        op_put_u64(&b, op->node ? op->node->logic_fp : 0);
+        op_put_i64(&b, op->in_wm);
+        op_put_i64(&b, op->wm);
+    }
+    bool ok = put(ctx, "pipeline", b.data, b.len, err, errsize);
+    sb_free(&b);
+    for (int i = 0; i < p->nops && ok; i++) {
+        const Op *op = p->ops[i];
+        if (op->vt->serialize && op_key(op)) ok = put_state(p, op, op_key(op), put, ctx, err, errsize);
+    }
+    for (int s = 0; s < p->nsrc && ok; s++)
+        if (p->src[s].norm) ok = put_state(p, p->src[s].norm, norm_key(&p->src[s]), put, ctx, err, errsize);
+    return ok;
+}
+
+typedef struct SavedOp {
+    const char *id;
+    uint64_t logic_fp;
+    int64_t in_wm, wm;
+} SavedOp;
+
+static const SavedOp *find_saved(const SavedOp *ops, uint32_t n, const char *id)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(ops[i].id, id) == 0) return &ops[i];
+    return NULL;
+}
+
+static const char *model_of(const Op *op) { return op->model_name && op->model_name[0] ? op->model_name : "?"; }
+
+static bool restore_state(EngPipeline *p, Op *op, const char *id, EngGetFn get, void *ctx, char *err,
+                          size_t errsize)
+{
+    const void *data;
+    size_t len;
+    char *name = arena_printf(&p->arena, "state/%s", id);
+    if (!get(ctx, name, &data, &len)) {
+        snprintf(err, errsize, "the checkpoint has no state for %s", id);
+        return false;
+    }
+    return op->vt->deserialize(op, data, len, err, errsize);
+}
+
+bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize)
+{
+    if (p->step != 0) {
+        snprintf(err, errsize, "a checkpoint is restored into a pipeline before its first step");
+        return false;
+    }
+    const void *data;
+    size_t len;
+    if (!get(ctx, "pipeline", &data, &len)) {
+        snprintf(err, errsize, "the checkpoint has no pipeline record");
+        return false;
+    }
+    OpReader r = {data, (const uint8_t *)data + len, false};
+    if (op_get_u32(&r) != CKPT_MAGIC || op_get_u32(&r) != CKPT_VERSION) {
+        snprintf(err, errsize, "the checkpoint's pipeline record is of an unknown format");
+        return false;
+    }
+    uint64_t step = op_get_u64(&r);
+    uint32_t nsrc = op_get_u32(&r);
+    for (uint32_t i = 0; i < nsrc && !r.bad; i++) {
+        const char *name = get_str(&r, &p->arena);
+        int64_t wm = op_get_i64(&r);
+        for (int s = 0; s < p->nsrc; s++)
+            if (p->src[s].used && strcmp(p->g->project->sources[s].name, name) == 0) p->src[s].wm = wm;
+    }
+    uint32_t nops = op_get_u32(&r);
+    if (r.bad || nops > len) {
+        snprintf(err, errsize, "the checkpoint's pipeline record is truncated");
+        return false;
+    }
+    SavedOp *saved = xcalloc((size_t)nops + 1, sizeof(SavedOp));
+    for (uint32_t i = 0; i < nops && !r.bad; i++) {
+        saved[i].id = get_str(&r, &p->arena);
+        saved[i].logic_fp = op_get_u64(&r);
+        saved[i].in_wm = op_get_i64(&r);
+        saved[i].wm = op_get_i64(&r);
+    }
+    bool ok = !r.bad && r.p == r.end;
+    if (!ok) snprintf(err, errsize, "the checkpoint's pipeline record is truncated or malformed");
+    for (int i = 0; i < p->nops && ok; i++) {
+        Op *op = p->ops[i];
+        const char *id = op_key(op);
+        const SavedOp *so = id ? find_saved(saved, nops, id) : NULL;
+        bool stateful = op->vt->serialize != NULL;
+        if (!so) {
+            if (!stateful) continue;  /* a new stateless operator catches up from its inputs */
+            snprintf(err, errsize, "model %s: operator %s has no state in the checkpoint (the model is new or "
+                     "its plan changed since)", model_of(op), id ? id : "?");
+            ok = false;
+            break;
+        }
+        if (stateful && so->logic_fp != op->node->logic_fp) {
+            snprintf(err, errsize, "model %s changed since the checkpoint: the state of %s was computed by "
+                     "another version of it", model_of(op), id);
+            ok = false;
+            break;
+        }
+        op->in_wm = so->in_wm;
+        op->wm = so->wm;
+        if (stateful) {
+            char e2[512];
+            if (!restore_state(p, op, id, get, ctx, e2, sizeof e2)) {
+                snprintf(err, errsize, "model %s: %s", model_of(op), e2);
+                ok = false;
+            }
+        }
+    }
+    for (int s = 0; s < p->nsrc && ok; s++) {
+        if (!p->src[s].norm) continue;
+        char e2[512];
+        if (!restore_state(p, p->src[s].norm, norm_key(&p->src[s]), get, ctx, e2, sizeof e2)) {
+            snprintf(err, errsize, "source %s: %s", p->g->project->sources[s].name, e2);
+            ok = false;
+        }
+    }
+    free(saved);
+    if (ok) p->step = step;
+    return ok;
+}

@@ -1,0 +1,40 @@
+/* The pipeline's private layout, shared by pipeline.c (construction, steps,
+ * presentation) and checkpoint.c (saving and restoring its state). Not for use
+ * outside src/engine. */
+#ifndef WEIR_ENGINE_PIPELINE_INTERNAL_H
+#define WEIR_ENGINE_PIPELINE_INTERNAL_H
+
+#include "engine/op.h"
+
+typedef struct SourceSlot {
+    bool used;               /* some running operator scans the source */
+    Batch batch;             /* this step's changes of the source */
+    Op *norm;                /* changelog normalize (keyed updating sources), or NULL */
+    const char *norm_id;
+    Type *types;             /* the source's column types (pipeline arena) */
+    int64_t wm;              /* watermark (event-time microseconds), INT64_MIN = none */
+} SourceSlot;
+
+struct EngPipeline {
+    const IrGraph *g;
+    EngOptions opts;
+    Arena arena;             /* pipeline lifetime: ids, names */
+    Op **node_ops;           /* per IrNode index, NULL when not run */
+    Op **ops;                /* topological order */
+    int nops;
+    SourceSlot *src;         /* per project source */
+    int nsrc;
+    bool *running;           /* per model: its root runs, so its changes are presented */
+    uint64_t step;
+    /* presentation scratch, reused across steps */
+    int *idx;
+    int64_t *wts;
+    struct SortEnt *ents, *ents_tmp;
+    int idxcap;
+    uint32_t hist[8][256];   /* radix sort digit histograms */
+    Op **in_scratch;         /* construction: a node's input operators */
+    EngChange *ch;
+    int64_t chcap;
+};
+
+#endif

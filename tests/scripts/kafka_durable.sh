@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Durable runs over Kafka (build/kafka-mock on 127.0.0.1, started and stopped here):
+# a run continues from its checkpoint; a run killed with SIGKILL at any moment and then
+# resumed leaves every sink (file, SQLite) and dead-letter file exactly as one
+# uninterrupted run does; a checkpoint that no longer fits the project, a state
+# directory in use and records lost to retention are refused with a message. Each check
+# counts as one test.
+source "$(dirname "$0")/lib.sh"
+set +e
+passed=0
+failed=0
+check() {  # check NAME FUNCTION
+  local out
+  if out=$("$2" 2>&1); then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
+}
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:2 ev2:2 bad:1 small:1)" || { echo "0 passed, 1 failed"; exit 1; }
+trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
+B=$KAFKA_BOOTSTRAP
+export KAFKA_BOOTSTRAP
+
+# project DIR TOPIC: an aggregate into SQLite, a filter and a window into files
+project() {
+  mkdir -p "$1/sources" "$1/models"
+  cat > "$1/weir.yml" <<'EOF'
+name: durable
+default_target: dev
+targets:
+  dev: {runtime: native, kafka: {bootstrap_servers: "${ENV:KAFKA_BOOTSTRAP}"}}
+EOF
+  cat > "$1/sources/ev.yml" <<EOF
+sources:
+  ev:
+    connector: kafka
+    topic: $2
+    format: json
+    columns: {id: bigint, k: bigint, v: bigint, ts: timestamp}
+    event_time: ts
+EOF
+  echo "SELECT k, count(*) AS n, sum(v) AS s FROM source('ev') GROUP BY k" > "$1/models/agg.sql"
+  echo "SELECT id, k, v FROM source('ev') WHERE v % 3 = 0" > "$1/models/sel.sql"
+  echo "SELECT window_start, k, count(*) AS n FROM TUMBLE(source('ev'), ts, INTERVAL '1' MINUTE) GROUP BY window_start, window_end, k" \
+    > "$1/models/win.sql"
+  cat > "$1/models/models.yml" <<'EOF'
+models:
+  agg:
+    materialized: upsert
+    key: [k]
+    sink: {connector: sqlite, path: out/db.sqlite, table: agg}
+  sel:
+    materialized: append
+    sink: {connector: file, path: out/sel.jsonl, format: json}
+  win:
+    materialized: append
+    sink: {connector: file, path: out/win.jsonl, format: json}
+EOF
+}
+# events FROM TO: JSON lines id FROM..TO-1, one minute of event time per 1000 ids
+events() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+for i in range(int(sys.argv[1]), int(sys.argv[2])):
+    print('{"id":%d,"k":%d,"v":%d,"ts":"2026-01-01 %02d:%02d:%02d"}' % (i, i % 7, i % 100, i // 60000, (i // 1000) % 60, (i // 20) % 60))
+PY
+}
+# same DIR_A DIR_B: equal sinks (file lines as multisets: partitions interleave differently)
+same() {
+  local f
+  for f in sel win; do
+    [ "$(sort "$1/out/$f.jsonl" | md5sum)" = "$(sort "$2/out/$f.jsonl" | md5sum)" ] || { echo "out/$f.jsonl differs"; return 1; }
+  done
+  [ "$(sqlite3 "$1/out/db.sqlite" 'SELECT * FROM agg ORDER BY k')" = "$(sqlite3 "$2/out/db.sqlite" 'SELECT * FROM agg ORDER BY k')" ] \
+    || { echo "table agg differs"; return 1; }
+  [ -s "$1/out/sel.jsonl" ] || { echo "empty output"; return 1; }
+}
+
+events 0 20000 | kcat -P -b "$B" -t ev -p 0
+events 20000 40000 | kcat -P -b "$B" -t ev -p 1
+REF=$TMP/ref
+project "$REF" ev
+"$WEIR" --project-dir "$REF" run --until-caught-up --no-progress > /dev/null 2>&1
+
+# ---- a run continues where the last one stopped ----
+t_continue() {
+  local P=$TMP/cont
+  project "$P" ev2
+  events 0 10000 | kcat -P -b "$B" -t ev2 -p 0
+  events 20000 30000 | kcat -P -b "$B" -t ev2 -p 1
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --format json > "$TMP/c1.json" 2>/dev/null || return 1
+  events 10000 20000 | kcat -P -b "$B" -t ev2 -p 0
+  events 30000 40000 | kcat -P -b "$B" -t ev2 -p 1
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --format json > "$TMP/c2.json" 2>/dev/null || return 1
+  python3 - "$TMP/c1.json" "$TMP/c2.json" <<'PY' || return 1
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["durable"] and a["resumed_from"] == 0 and a["events_in"] == 20000, a
+assert b["resumed_from"] == a["checkpoint"] and b["events_in"] == 20000, b
+PY
+  same "$P" "$REF"
+}
+check "a second run continues from the checkpoint: together they equal one run" t_continue
+
+# ---- SIGKILL at any moment, then resume: exactly-once sinks ----
+t_crash() {
+  local P=$TMP/crash i n first="" pid deadline total
+  project "$P" ev
+  total=$(wc -l < "$REF/out/sel.jsonl")
+  for i in 1 2 3; do
+    "$WEIR" --project-dir "$P" run --no-progress --batch-size 5 --checkpoint-interval 20ms > /dev/null 2>&1 &
+    pid=$!
+    # kill it right after it delivered something new (mid-run: 40000 records, 5 per step)
+    n=$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)
+    deadline=$((SECONDS + 30))
+    until [ "$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)" -gt "$n" ]; do
+      [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
+      sleep 0.01
+    done
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    [ -n "$first" ] || first=$(wc -l < "$P/out/sel.jsonl")
+  done
+  [ "$first" -lt "$total" ] || { echo "the first run was not interrupted mid-way"; return 1; }
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
+  same "$P" "$REF"
+}
+check "killed three times mid-run (SIGKILL) and resumed: sinks equal one uninterrupted run" t_crash
+
+t_sigterm() {
+  local P=$TMP/term pid deadline
+  project "$P" ev
+  "$WEIR" --project-dir "$P" run --no-progress --format json > "$TMP/t.json" 2>/dev/null &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  until [ "$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)" -ge "$(wc -l < "$REF/out/sel.jsonl")" ]; do
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "output incomplete"; return 1; }
+    sleep 0.05
+  done
+  kill -TERM $pid
+  wait $pid || { echo "exit $?"; return 1; }
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["interrupted"] and d["checkpoint"] >= 1, d' "$TMP/t.json" \
+    || return 1
+  same "$P" "$REF" || return 1
+  # nothing new: the next run reads nothing and changes nothing
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --format json > "$TMP/t2.json" 2>/dev/null || return 1
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["events_in"] == 0 and d["changes_out"] == 0, d' \
+    "$TMP/t2.json" || return 1
+  same "$P" "$REF"
+}
+check "SIGTERM: a final checkpoint, exit 0; the next run has nothing to redo" t_sigterm
+
+# ---- dead letters are exactly-once too ----
+t_dead_letters() {
+  local P=$TMP/dl pid deadline
+  project "$P" bad
+  python3 - <<'PY' | kcat -P -b "$B" -t bad -p 0
+for i in range(20000):
+    print('{"id":%d,"k":1,"v":3,"ts":"2026-01-01 00:00:00"}' % i if i % 10 else 'bad %d' % i)
+PY
+  "$WEIR" --project-dir "$P" run --no-progress --batch-size 5 --checkpoint-interval 20ms > /dev/null 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  until [ -s "$P/target/dead_letter/ev.jsonl" ] && [ -s "$P/out/sel.jsonl" ]; do
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no dead letters"; return 1; }
+    sleep 0.01
+  done
+  kill -9 $pid
+  wait $pid 2>/dev/null
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
+  python3 - "$P/target/dead_letter/ev.jsonl" "$P/out/sel.jsonl" <<'PY'
+import json, sys
+offsets = [json.loads(l)["offset"] for l in open(sys.argv[1])]
+assert offsets == list(range(0, 20000, 10)), (len(offsets), offsets[:5])
+ids = sorted(json.loads(l)["id"] for l in open(sys.argv[2]))
+assert ids == [i for i in range(20000) if i % 10], len(ids)
+PY
+}
+check "dead letters after a crash: each bad record once" t_dead_letters
+
+# ---- refusals ----
+t_changed_model() {
+  local P=$TMP/cont rc=0
+  sed -i 's/count(\*) AS n/count(*) + 1 AS n/' "$P/models/agg.sql"
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/cm.txt" 2>&1 || rc=$?
+  [ $rc -eq 2 ] && grep -q "model agg changed since the checkpoint" "$TMP/cm.txt" && grep -q -- "--fresh" "$TMP/cm.txt" \
+    || { echo "exit $rc"; cat "$TMP/cm.txt"; return 1; }
+  # --fresh starts over with the new model
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --fresh > /dev/null 2>&1 || return 1
+  [ "$(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')" = "$(( $(sqlite3 "$REF/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0') + 1 ))" ]
+}
+check "a model changed since the checkpoint: exit 2 with a hint; --fresh starts over" t_changed_model
+
+t_select_refused() {
+  local rc=0
+  "$WEIR" --project-dir "$REF" run --until-caught-up --no-progress --select agg > "$TMP/sel.txt" 2>&1 || rc=$?
+  [ $rc -eq 2 ] && grep -q "without --select" "$TMP/sel.txt" || { echo "exit $rc"; cat "$TMP/sel.txt"; return 1; }
+}
+check "--select on a durable run: exit 2" t_select_refused
+
+t_locked() {
+  local P=$TMP/term pid rc=0 deadline
+  "$WEIR" --project-dir "$P" run --no-progress > /dev/null 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  # wait until the first run holds the state directory's lock
+  until [ -f "$P/.weir/dev/run.lock" ] && ! flock -n "$P/.weir/dev/run.lock" true; do
+    [ $SECONDS -ge $deadline ] && { kill $pid; echo "the first run never took the lock"; return 1; }
+    sleep 0.02
+  done
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/lock.txt" 2>&1 || rc=$?
+  kill -TERM $pid
+  wait $pid
+  [ $rc -eq 3 ] && grep -q "is in use by another weir run" "$TMP/lock.txt" || { echo "exit $rc"; cat "$TMP/lock.txt"; return 1; }
+}
+check "a state directory in use by another run: exit 3" t_locked
+
+t_retention_lost() {
+  local P=$TMP/lost rc=0
+  project "$P" small
+  events 0 100 | kcat -P -b "$B" -t small -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
+  # the cluster keeps a few MiB per partition: push the next offsets out of it
+  python3 -c 'import sys
+for i in range(200000): sys.stdout.write("{\"id\":%d,\"pad\":\"%s\"}\n" % (i, "x" * 40))' | kcat -P -b "$B" -t small -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/lost.txt" 2>&1 || rc=$?
+  [ $rc -eq 3 ] && grep -q "records were lost" "$TMP/lost.txt" || { echo "exit $rc"; cat "$TMP/lost.txt"; return 1; }
+}
+check "offsets no longer retained by the cluster: exit 3, records were lost" t_retention_lost
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
