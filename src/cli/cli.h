@@ -25,6 +25,7 @@ typedef struct CliOptions {
     bool no_progress;          /* run */
     int batch_size;            /* run: records per source per step, 0 = default */
     bool fresh;                /* run: discard the checkpoint of a durable run */
+    bool checkpoint_each_step; /* test: checkpoint round trip after every step */
     double checkpoint_interval_s; /* run: 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;

@@ -44,7 +44,8 @@ int cmd_test(const CliOptions *o)
         if (!selected(o->select, tc)) continue;
         matched++;
         TestResult r;
-        test_run_case(cp.graph, tc, &r);
+        TestOptions to = {.checkpoint_each_step = o->checkpoint_each_step};
+        test_run_case(cp.graph, tc, &to, &r);
         if (r.status == TEST_PASS) passed++;
         else failed++;
         if (o->format == OUT_JSON) {

@@ -23,6 +23,9 @@ static const char USAGE[] =
     "  --select SELECTOR   models or tests by name (comma-separated)\n"
     "  --format FORMAT     text | json (| dot for explain)\n"
     "\n"
+    "test options:\n"
+    "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
+    "\n"
     "run options:\n"
     "  --no-progress       no progress line on the terminal\n"
     "  --batch-size N      records per source per step (default 4096)\n"
@@ -101,6 +104,8 @@ int main(int argc, char **argv)
             o.no_progress = true;
         } else if (strcmp(a, "--fresh") == 0) {
             o.fresh = true;
+        } else if (strcmp(a, "--checkpoint-each-step") == 0) {
+            o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {
             if (!v) return EXIT_USAGE;
             int64_t us;

@@ -38,9 +38,20 @@ typedef struct DeadRow {
     Value *row;
 } DeadRow;
 
+/* Blobs of a checkpoint held in memory (the round trip of TestOptions). */
+typedef struct MemBlob {
+    char *name;
+    char *data;
+    size_t len;
+} MemBlob;
+
 typedef struct Runner {
     const IrGraph *g;
     const TestCase *tc;
+    bool checkpoint_each_step;
+    EngOptions eo;
+    MemBlob *blobs;
+    int nblobs;
     int model;
     const PlanColumn *cols;
     int ncols;
@@ -335,7 +346,58 @@ static int resolve_source(Runner *r, const TestStep *st)
     return found;
 }
 
-static bool feed_rows(Runner *r, EngPipeline *pl, const TestStep *st)
+static bool keep_blob(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    (void)err; (void)errsize;
+    Runner *r = ctx;
+    r->blobs = xrealloc(r->blobs, sizeof(MemBlob) * (size_t)(r->nblobs + 1));
+    MemBlob *b = &r->blobs[r->nblobs++];
+    b->name = xstrdup(name);
+    b->data = xmalloc(len + 1);
+    memcpy(b->data, data, len);
+    b->len = len;
+    return true;
+}
+
+static bool find_blob(void *ctx, const char *name, const void **data, size_t *len)
+{
+    Runner *r = ctx;
+    for (int i = 0; i < r->nblobs; i++)
+        if (strcmp(r->blobs[i].name, name) == 0) {
+            *data = r->blobs[i].data;
+            *len = r->blobs[i].len;
+            return true;
+        }
+    return false;
+}
+
+static void drop_blobs(Runner *r)
+{
+    for (int i = 0; i < r->nblobs; i++) {
+        free(r->blobs[i].name);
+        free(r->blobs[i].data);
+    }
+    free(r->blobs);
+    r->blobs = NULL;
+    r->nblobs = 0;
+}
+
+/* One engine step; with checkpoint_each_step the pipeline is then saved, freed and
+ * restored into a new one, which the next step runs on. */
+static bool step(Runner *r, EngPipeline **pl, char *err, size_t errsize)
+{
+    if (!eng_step(*pl, err, errsize)) return false;
+    if (!r->checkpoint_each_step) return true;
+    bool ok = eng_checkpoint_save(*pl, keep_blob, r, err, errsize);
+    eng_pipeline_free(*pl);
+    *pl = NULL;
+    if (ok) *pl = eng_pipeline_new(r->g, &r->eo, err, errsize);
+    if (*pl && !eng_checkpoint_restore(*pl, find_blob, r, err, errsize)) ok = false;
+    drop_blobs(r);
+    return ok && *pl;
+}
+
+static bool feed_rows(Runner *r, EngPipeline **pl, const TestStep *st)
 {
     int s = resolve_source(r, st);
     if (s < 0) return false;
@@ -353,23 +415,23 @@ static bool feed_rows(Runner *r, EngPipeline *pl, const TestStep *st)
         ChangeOp op;
         if (!convert_row(r, st->rows[i], cols, src->ncolumns, what, row, &op, false)) return false;
         if (updating) {
-            if (!eng_source_upsert(pl, s, op, row, NULL, err, sizeof err))
+            if (!eng_source_upsert(*pl, s, op, row, NULL, err, sizeof err))
                 return fail_at(r, st->rows[i]->pos, "%s", err);
         } else {
             if (op != CHANGE_INSERT)
                 return fail_at(r, st->rows[i]->pos,
                                "source '%s' (format %s) is insert-only; `op: %s` needs an updating format "
                                "(changelog-json or debezium-json)", src->name, data_format_name(src->format), op_name(op));
-            Batch *b = eng_source_batch(pl, s);
+            Batch *b = eng_source_batch(*pl, s);
             batch_append_row(b, row, 1);
             /* text cells point into the runner's arena, which outlives the step */
         }
-        if (!eng_step(pl, err, sizeof err)) return fail_at(r, st->rows[i]->pos, "engine error: %s", err);
+        if (!step(r, pl, err, sizeof err)) return fail_at(r, st->rows[i]->pos, "engine error: %s", err);
     }
     return true;
 }
 
-static bool feed_watermark(Runner *r, EngPipeline *pl, const TestStep *st)
+static bool feed_watermark(Runner *r, EngPipeline **pl, const TestStep *st)
 {
     char err[256];
     for (int i = 0; i < st->nwms; i++) {
@@ -380,9 +442,9 @@ static bool feed_watermark(Runner *r, EngPipeline *pl, const TestStep *st)
         Value v;
         if (!value_parse(type_make(T_TIMESTAMP), w->time, strlen(w->time), &r->arena, &v, err, sizeof err))
             return fail_at(r, w->pos, "watermark: %s", err);
-        eng_source_watermark(pl, s, v.i);
+        eng_source_watermark(*pl, s, v.i);
     }
-    if (!eng_step(pl, err, sizeof err)) return fail_at(r, st->pos, "engine error: %s", err);
+    if (!step(r, pl, err, sizeof err)) return fail_at(r, st->pos, "engine error: %s", err);
     return true;
 }
 
@@ -620,7 +682,7 @@ static bool check_dead(Runner *r, StrBuf *report)
 
 /* ---------- driver ---------- */
 
-void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
+void test_run_case(const IrGraph *g, const TestCase *tc, const TestOptions *o, TestResult *out)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -656,10 +718,12 @@ void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
     eo.listener_ctx = &r;
     eo.dead_letter = on_dead_letter;
     eo.dead_letter_ctx = &r;
+    r.eo = eo;
+    r.checkpoint_each_step = o && o->checkpoint_each_step;
     char err[256];
     EngPipeline *pl = eng_pipeline_new(g, &eo, err, sizeof err);
-    free(wanted);
     if (!pl) {
+        free(wanted);
         fail_at(&r, tc->pos, "%s", err);
         out->status = TEST_ERROR;
         goto done;
@@ -667,9 +731,10 @@ void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out)
     bool ok = true;
     for (int i = 0; i < tc->ngiven && ok; i++) {
         const TestStep *st = &tc->given[i];
-        ok = st->kind == STEP_ROWS ? feed_rows(&r, pl, st) : feed_watermark(&r, pl, st);
+        ok = st->kind == STEP_ROWS ? feed_rows(&r, &pl, st) : feed_watermark(&r, &pl, st);
     }
     eng_pipeline_free(pl);
+    free(wanted);
     if (!ok) {
         out->status = TEST_ERROR;
         goto done;

@@ -25,9 +25,17 @@ typedef struct TestResult {
     double millis;
 } TestResult;
 
-/* Run one test against the graph. Never aborts on bad test data: problems in the test
- * itself give TEST_ERROR with a message that points at file:line:col. */
-void test_run_case(const IrGraph *g, const TestCase *tc, TestResult *out);
+typedef struct TestOptions {
+    /* After every step save the pipeline's checkpoint, free the pipeline and continue
+     * on a new one restored from it: the results must not change (a check that every
+     * operator's state survives a checkpoint). */
+    bool checkpoint_each_step;
+} TestOptions;
+
+/* Run one test against the graph (o may be NULL). Never aborts on bad test data:
+ * problems in the test itself give TEST_ERROR with a message that points at
+ * file:line:col. */
+void test_run_case(const IrGraph *g, const TestCase *tc, const TestOptions *o, TestResult *out);
 void test_result_fini(TestResult *r);
 
 #endif

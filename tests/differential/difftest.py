@@ -2045,8 +2045,11 @@ class Runner:
     def via_test(self, d, names, kinds, key, insert_only=False, expect_dead=None):
         """`weir test` on the simulator, one row per step: tests/difftest.yml holds the
         events and PostgreSQL's rows as expect_final; the JSON report gives weir's own
-        final rows and changelog. The changelog must replay to the final rows."""
-        p, log = self.weir(d, 'test', '--format', 'json')
+        final rows and changelog. The changelog must replay to the final rows. Odd seeds
+        run with --checkpoint-each-step: every step's state goes through a checkpoint
+        and a new pipeline, which must not change a thing."""
+        extra = ['--checkpoint-each-step'] if self.case_seed % 2 else []
+        p, log = self.weir(d, 'test', '--format', 'json', *extra)
         if p is None or p.returncode not in (0, 1):
             reason, log = self.weir_failed(d, 'test', p, log)
             return None, None, reason, log
@@ -2150,6 +2153,7 @@ class Runner:
                     meta['dead'] = expect_dead
                     with open(mp, 'w') as f:
                         json.dump(meta, f)
+            self.case_seed = case.seed
             for mode in self.args.modes:
                 fn = self.via_run if mode == 'run' else self.via_test
                 w_rows, problems, err, log = fn(d, names, kinds, key, omode == 'insert_only', expect_dead)
