@@ -87,6 +87,14 @@ char *xstrdup(const char *s)
     return p;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
 void arena_init(Arena *a, size_t block_size)
 {
     a->head = NULL;

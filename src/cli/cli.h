@@ -71,5 +71,6 @@ int cmd_compile(const CliOptions *o);
 int cmd_explain(const CliOptions *o);
 int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
+int cmd_inspect(const CliOptions *o);
 
 #endif

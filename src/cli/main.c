@@ -15,6 +15,7 @@ static const char USAGE[] =
     "  explain [MODEL]  operator tree, changelog modes and state (--format text|json|dot)\n"
     "  test             run tests/*.yml in-process and diff the exact changelogs\n"
     "  run              run the pipeline on the native runtime\n"
+    "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
     "\n"
     "global options:\n"
     "  --project-dir DIR   project directory (default .)\n"
@@ -44,6 +45,7 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
+    {"inspect", cmd_inspect},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)

@@ -124,3 +124,13 @@ bool delivery_apply_blob(const Delivery *d, ConnSink *sink, const void *blob, si
     if (r.bad || magic != DELIVERY_MAGIC || n > len) return malformed(sink, err, errsize);
     return apply(d, sink, ckpt, base, n, r, err, errsize);
 }
+
+bool delivery_blob_summary(const void *blob, size_t len, uint64_t *ckpt, uint64_t *n)
+{
+    ByteReader r = bytes_reader(blob, len);
+    uint32_t magic = bytes_get_u32(&r);
+    *ckpt = bytes_get_u64(&r);
+    bytes_get_u64(&r);
+    *n = bytes_get_u64(&r);
+    return !r.bad && magic == DELIVERY_MAGIC;
+}

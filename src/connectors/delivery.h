@@ -35,6 +35,8 @@ void delivery_clear(Delivery *d);
  * that holds them is durable). */
 bool delivery_apply_pending(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
                             size_t errsize);
+/* The checkpoint id and change count of a stored blob (false: not a delivery). */
+bool delivery_blob_summary(const void *blob, size_t len, uint64_t *ckpt, uint64_t *n);
 /* Decode a stored blob and deliver it (a resumed run). Fails with a message on a
  * malformed blob or a sink error. */
 bool delivery_apply_blob(const Delivery *d, ConnSink *sink, const void *blob, size_t len, char *err, size_t errsize);

@@ -306,6 +306,64 @@ static void kr_position(ConnReader *base, StrBuf *out)
     for (int p = 0; p < r->nparts; p++) bytes_put_u64(out, (uint64_t)r->parts[p].next);
 }
 
+bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n)
+{
+    ByteReader br = bytes_reader(pos, len);
+    uint32_t k = bytes_get_u32(&br);
+    if (br.bad || len != 4 + 8 * (size_t)k) return false;
+    *offsets = xcalloc((size_t)k + 1, sizeof(int64_t));
+    for (uint32_t i = 0; i < k; i++) (*offsets)[i] = (int64_t)bytes_get_u64(&br);
+    *n = (int)k;
+    return true;
+}
+
+int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize)
+{
+    char what[300];
+    snprintf(what, sizeof what, "source %s", def->name);
+    bool config_error;
+    static const char *const fixed[] = {"socket.connection.setup.timeout.ms", "2000"};
+    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, NULL, 0, fixed, 1, &config_error, err, errsize);
+    if (!conf) return -1;
+    rd_kafka_conf_set_log_cb(conf, quiet_log);
+    char cerr[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, cerr, sizeof cerr);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        return -1;
+    }
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, NULL, &md, timeout_ms);
+    int n = -1;
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        snprintf(err, errsize, "%s: cannot reach kafka: %s", what, rd_kafka_err2str(e));
+    } else {
+        for (int i = 0; i < md->topic_cnt; i++)
+            if (strcmp(md->topics[i].topic, def->topic) == 0 && md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR)
+                n = md->topics[i].partition_cnt;
+        rd_kafka_metadata_destroy(md);
+        if (n < 0) snprintf(err, errsize, "%s: topic %s does not exist", what, def->topic);
+    }
+    if (n >= 0) {
+        *ends = xcalloc((size_t)n + 1, sizeof(int64_t));
+        for (int i = 0; i < n && n >= 0; i++) {
+            int64_t lo, hi;
+            e = rd_kafka_query_watermark_offsets(rk, def->topic, i, &lo, &hi, timeout_ms);
+            if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+                snprintf(err, errsize, "%s: topic %s partition %d: %s", what, def->topic, i, rd_kafka_err2str(e));
+                free(*ends);
+                *ends = NULL;
+                n = -1;
+                break;
+            }
+            (*ends)[i] = hi;
+        }
+    }
+    rd_kafka_destroy(rk);
+    return n;
+}
+
 static const ConnReaderOps kafka_reader_ops = {
     .read = kr_read,
     .progress = kr_progress,

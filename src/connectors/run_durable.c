@@ -23,8 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-#define META_MAGIC 0x54454d57u    /* "WMET" */
-#define META_VERSION 1u
 #define PENDING_LIMIT ((size_t)64 << 20)  /* pending changes beyond this force a checkpoint */
 
 static double mono_s(void)
@@ -73,7 +71,7 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     ByteReader br = bytes_reader(data, len);
     uint32_t magic = bytes_get_u32(&br), version = bytes_get_u32(&br);
     uint64_t id = bytes_get_u64(&br);
-    if (br.bad || magic != META_MAGIC || version != META_VERSION) {
+    if (br.bad || magic != RUN_META_MAGIC || version != RUN_META_VERSION) {
         snprintf(err, errsize, "the checkpoint in %s is of an unknown format; start over with --fresh", dir);
         *code = 2;
         return false;
@@ -191,8 +189,8 @@ static bool put_stats(Run *r, char *err, size_t errsize)
 static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, size_t errsize)
 {
     StrBuf v = STRBUF_INIT;
-    bytes_put_u32(&v, META_MAGIC);
-    bytes_put_u32(&v, META_VERSION);
+    bytes_put_u32(&v, RUN_META_MAGIC);
+    bytes_put_u32(&v, RUN_META_VERSION);
     bytes_put_u64(&v, id);
     bytes_put_u64(&v, (uint64_t)time(NULL));
     bytes_put_str(&v, r->p->name ? r->p->name : "", r->p->name ? strlen(r->p->name) : 0);

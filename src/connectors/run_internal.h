@@ -11,6 +11,10 @@
 #include "connectors/state_store.h"
 #include "engine/engine.h"
 
+/* The "meta" blob of a checkpoint: magic, version, u64 id, u64 unix time, str project. */
+#define RUN_META_MAGIC 0x54454d57u    /* "WMET" */
+#define RUN_META_VERSION 1u
+
 typedef struct DlLength {
     char *name;
     int64_t length;

@@ -322,6 +322,23 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     return n;
 }
 
+bool src_position_info(const void *pos, size_t len, SrcPositionInfo *out)
+{
+    memset(out, 0, sizeof *out);
+    ByteReader br = bytes_reader(pos, len);
+    uint32_t magic = bytes_get_u32(&br);
+    uint8_t kind = bytes_get_u8(&br);
+    if (br.bad || magic != POS_MAGIC) return false;
+    if (kind == POS_RECORDS) {
+        out->records = (int64_t)bytes_get_u64(&br);
+        return !br.bad;
+    }
+    size_t n;
+    const char *inner = bytes_get_str(&br, &n);
+    out->partitioned = true;
+    return kind == POS_READER && bytes_done(&br) && kafka_position_offsets(inner, n, &out->offsets, &out->npartitions);
+}
+
 void src_position(const ConnSource *s, StrBuf *out)
 {
     bytes_put_u32(out, POS_MAGIC);

@@ -102,6 +102,13 @@ ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize
 ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
                                   size_t resume_len, bool *config_error, char *err, size_t errsize);
 
+/* The partitions' next offsets in a position the Kafka reader wrote (malloc'd array of
+ * *n). False when the bytes are not such a position. */
+bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n);
+/* The high watermark of every partition of the source's topic (malloc'd array), or -1
+ * with a message. For `weir inspect`: lag = end - checkpointed offset. */
+int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize);
+
 /* ---------------------------------------------------------------- sources */
 
 typedef struct SrcOptions {
@@ -175,6 +182,16 @@ DlWriter *src_dead_letter_writer(ConnSource *s);
  * file source skips the records it had read (decoding them, so a CSV header is still
  * seen) and fails when the file is no longer the same file or is shorter. */
 void src_position(const ConnSource *s, StrBuf *out);
+
+/* What a position from src_position says, for `weir inspect`: records read (line
+ * readers) or per-partition next offsets (Kafka; `offsets` malloc'd). */
+typedef struct SrcPositionInfo {
+    bool partitioned;
+    int64_t records;
+    int64_t *offsets;
+    int npartitions;
+} SrcPositionInfo;
+bool src_position_info(const void *pos, size_t len, SrcPositionInfo *out);
 
 /* Report that the step's results are committed downstream (forwards to the reader). */
 bool src_commit(ConnSource *s, char *err, size_t errsize);

@@ -100,6 +100,29 @@ PY
 }
 check "a second run continues from the checkpoint: together they equal one run" t_continue
 
+t_inspect() {
+  local P=$TMP/cont
+  "$WEIR" --project-dir "$P" inspect --format json > "$TMP/i1.json" || return 1
+  events 40000 40005 | kcat -P -b "$B" -t ev2 -p 1
+  "$WEIR" --project-dir "$P" inspect --format json > "$TMP/i2.json" || return 1
+  "$WEIR" --project-dir "$P" inspect > "$TMP/i2.txt" || return 1
+  python3 - "$TMP/c2.json" "$TMP/i1.json" "$TMP/i2.json" <<'PY' || return 1
+import json, sys
+run, a, b = (json.load(open(f)) for f in sys.argv[1:4])
+assert a["exists"] and a["checkpoint"] == run["checkpoint"] and a["project"] == "durable", a
+src = a["sources"][0]
+assert src["name"] == "ev" and [(p["offset"], p["lag"]) for p in src["partitions"]] == [(20000, 0), (20000, 0)], src
+assert {s["id"]: s["entries"] for s in a["state"]}["agg/aggregate0"] == 7, a["state"]
+assert sorted(s["model"] for s in a["sinks"]) == ["agg", "sel", "win"], a["sinks"]
+assert [p["lag"] for p in b["sources"][0]["partitions"]] == [0, 5], b["sources"]
+PY
+  grep -q "partition 1    next offset 20000, end 20005, lag 5" "$TMP/i2.txt" || { cat "$TMP/i2.txt"; return 1; }
+  # without a cluster the offsets are still shown, the lag is unknown
+  KAFKA_BOOTSTRAP=127.0.0.1:1 "$WEIR" --project-dir "$P" inspect > "$TMP/i3.txt" || return 1
+  grep -q "lag unknown" "$TMP/i3.txt" && grep -q "next offset 20000" "$TMP/i3.txt" || { cat "$TMP/i3.txt"; return 1; }
+}
+check "weir inspect: checkpoint, offsets, lag, state sizes" t_inspect
+
 # ---- SIGKILL at any moment, then resume: exactly-once sinks ----
 t_crash() {
   local P=$TMP/crash i n first="" pid deadline total
