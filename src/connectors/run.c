@@ -204,6 +204,9 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
     out->resumed_from = r->resumed ? (int64_t)r->resumed_from : 0;
     out->checkpoint = r->durable ? (int64_t)r->ckpt : 0;
     out->checkpoints = r->checkpoints;
+    out->checkpoint_bytes = r->ckpt_bytes;
+    out->checkpoint_s = r->ckpt_seconds;
+    out->restore_s = r->restore_seconds;
     out->elapsed_s = now_s() - t0;
     out->events_per_s = out->elapsed_s > 0 ? (double)out->events_in / out->elapsed_s : 0;
 }
@@ -454,7 +457,9 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
     if (s->durable) {
         sb_printf(out, "  checkpoint %lld", (long long)s->checkpoint);
         if (s->resumed_from) sb_printf(out, " (continued from checkpoint %lld)", (long long)s->resumed_from);
-        sb_printf(out, ", %lld written by this run\n", (long long)s->checkpoints);
+        sb_printf(out, ", %lld written by this run (last %.1f MiB; %.2fs writing, %.2fs restoring)\n",
+                  (long long)s->checkpoints, (double)s->checkpoint_bytes / (1024.0 * 1024.0), s->checkpoint_s,
+                  s->restore_s);
     }
     for (int i = 0; i < s->nsources; i++) {
         const RunSourceSummary *x = &s->sources[i];
@@ -510,6 +515,13 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_kint(&w, "checkpoint", s->checkpoint);
     jw_kint(&w, "resumed_from", s->resumed_from);
     jw_kint(&w, "checkpoints", s->checkpoints);
+    jw_kint(&w, "checkpoint_bytes", s->checkpoint_bytes);
+    snprintf(num, sizeof num, "%.3f", s->checkpoint_s);
+    jw_key(&w, "checkpoint_s");
+    jw_raw(&w, num);
+    snprintf(num, sizeof num, "%.3f", s->restore_s);
+    jw_key(&w, "restore_s");
+    jw_raw(&w, num);
     jw_key(&w, "sources");
     jw_arr(&w);
     for (int i = 0; i < s->nsources; i++) {

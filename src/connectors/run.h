@@ -73,6 +73,9 @@ typedef struct RunSummary {
     int64_t resumed_from;        /* the checkpoint it continued from, 0: it started afresh */
     int64_t checkpoint;          /* the last checkpoint written (or resumed from) */
     int64_t checkpoints;         /* checkpoints written by this run */
+    int64_t checkpoint_bytes;    /* size of the last checkpoint written */
+    double checkpoint_s;         /* time spent writing and delivering checkpoints */
+    double restore_s;            /* time spent restoring the checkpoint at start */
 } RunSummary;
 
 /* Run the pipeline. Returns the exit code: 0 success (also after a graceful stop),
@@ -89,7 +92,7 @@ void run_summary_free(RunSummary *s);
 void run_summary_render_text(const RunSummary *s, StrBuf *out);
 /* Machine summary (stable): {"events_in","changes_out","dead_letters","skipped","steps",
  * "elapsed_s","events_per_s","interrupted","durable","checkpoint","resumed_from",
- * "checkpoints","sources":[{"name","events","rows",
+ * "checkpoints","checkpoint_bytes","checkpoint_s","restore_s","sources":[{"name","events","rows",
  * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
  * "deletes","dead_letters","sink","dead_letter_file"}],"state":[{"id","entries","bytes"}]}. */
 void run_summary_render_json(const RunSummary *s, StrBuf *out);

@@ -46,7 +46,9 @@ static bool get_blob(void *ctx, const char *name, const void **data, size_t *len
 
 static bool put_blob(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
 {
-    return store_put(ctx, name, data, len, err, errsize);
+    Run *r = ctx;
+    r->ckpt_bytes += (int64_t)len;
+    return store_put(r->store, name, data, len, err, errsize);
 }
 
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
@@ -77,7 +79,10 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
         return false;
     }
     char e2[512];
-    if (!eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2)) {
+    double t0 = mono_s();
+    bool restored = eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2);
+    r->restore_seconds = mono_s() - t0;
+    if (!restored) {
         snprintf(err, errsize, "cannot continue from the checkpoint in %s: %s; start over with --fresh", dir, e2);
         *code = 2;
         return false;
@@ -195,7 +200,7 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
     bytes_put_u64(&v, (uint64_t)time(NULL));
     bytes_put_str(&v, r->p->name ? r->p->name : "", r->p->name ? strlen(r->p->name) : 0);
     bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
-    if (ok) ok = eng_checkpoint_save(r->pipe, put_blob, r->store, err, errsize);
+    if (ok) ok = eng_checkpoint_save(r->pipe, put_blob, r, err, errsize);
     for (int i = 0; i < r->nsources && ok; i++) {
         sb_clear(&v);
         src_position(r->sources[i], &v);
@@ -215,6 +220,7 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         StrBuf k = STRBUF_INIT;
         sb_printf(&k, "sink/%s", r->p->models[m].name);
         ok = store_put2(r->store, sb_cstr(&k), v.data, v.len, d->changes.data, d->changes.len, err, errsize);
+        r->ckpt_bytes += (int64_t)(v.len + d->changes.len);
         sb_free(&k);
     }
     if (ok) ok = put_stats(r, err, errsize);
@@ -224,7 +230,9 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
 
 bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
 {
+    double t0 = mono_s();
     uint64_t id = r->ckpt + 1;
+    r->ckpt_bytes = 0;
     uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));
     bool ok = store_write_begin(r->store, err, errsize) && write_checkpoint(r, id, bases, err, errsize) &&
               store_write_commit(r->store, err, errsize);
@@ -241,6 +249,7 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
         delivery_clear(&r->deliv[m]);
     }
     free(bases);
+    r->ckpt_seconds += mono_s() - t0;
     return ok;
 }
 

@@ -43,6 +43,9 @@ typedef struct Run {
     DlLength *dl_lengths;        /* resumed: dead-letter file lengths of the checkpoint */
     int ndl_lengths;
     double last_ckpt_s;
+    double ckpt_seconds;         /* spent writing and delivering checkpoints */
+    double restore_seconds;      /* spent restoring the checkpoint at start */
+    int64_t ckpt_bytes;          /* size of the last checkpoint */
 } Run;
 
 /* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose
