@@ -14,7 +14,9 @@
  * delete) and whose key is the model's key columns as a JSON object (no key for a
  * keyless model). Keys are partitioned with murmur2 like the Java client, so other
  * clients agree on where a key lives. sink_commit waits until the broker acknowledged
- * every message of the step (at-least-once per step). */
+ * every message of the step (at-least-once per step). In a durable run every delivery
+ * is a transaction with a marker of its checkpoint (exactly once for read_committed
+ * consumers, see ks_begin_delivery). */
 #include "base/bytes.h"
 #include "connectors/sink.h"
 #include "connectors/source.h"
@@ -491,6 +493,12 @@ typedef struct KafkaSink {
     StrBuf value, keybuf;
     int64_t failed;              /* messages the broker did not take (delivery reports) */
     char first_error[256];
+    /* durable runs: each delivery is a transaction that also commits the checkpoint id
+     * as the offset of partition 0 of the topic for the group `txn_id` (the marker) */
+    char *txn_id;                /* transactional.id and marker group, NULL: not durable */
+    rd_kafka_t *marker;          /* a consumer that reads the marker */
+    bool marker_checked;
+    bool in_txn;
 } KafkaSink;
 
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
@@ -579,11 +587,20 @@ static bool ks_close(ConnSink *base, char *err, size_t errsize)
     KafkaSink *s = (KafkaSink *)base;
     if (s->rk) {
         /* what was not committed is not sent */
+        if (s->in_txn) {
+            rd_kafka_error_t *e = rd_kafka_abort_transaction(s->rk, FLUSH_TIMEOUT_MS);
+            if (e) rd_kafka_error_destroy(e);
+        }
         rd_kafka_purge(s->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
         rd_kafka_poll(s->rk, 0);
         if (s->rkt) rd_kafka_topic_destroy(s->rkt);
         rd_kafka_destroy(s->rk);
     }
+    if (s->marker) {
+        rd_kafka_consumer_close(s->marker);
+        rd_kafka_destroy(s->marker);
+    }
+    free(s->txn_id);
     sink_formatter_fini(&s->fmt);
     sb_free(&s->value);
     sb_free(&s->keybuf);
@@ -593,26 +610,86 @@ static bool ks_close(ConnSink *base, char *err, size_t errsize)
     return true;
 }
 
-/* Durable runs: a delivery is produced and acknowledged like a step. A delivery made
- * again after a crash produces its messages again (at-least-once for the checkpoint
- * that was being delivered). */
+/* Durable runs: a delivery is one transaction (read_committed consumers see all of it
+ * or nothing) that also commits the checkpoint id to the marker group. A delivery made
+ * again after a crash reads the marker first and is skipped when its checkpoint is in. */
 static uint64_t ks_delivery_base(ConnSink *base)
 {
     (void)base;
     return 0;
 }
 
+static bool txn_error(KafkaSink *s, const char *what, rd_kafka_error_t *e, char *err, size_t errsize)
+{
+    snprintf(err, errsize, "model %s: sink %s: %s: %s", s->base.model, s->target, what, rd_kafka_error_string(e));
+    if (rd_kafka_error_txn_requires_abort(e) && s->in_txn) {
+        rd_kafka_error_t *a = rd_kafka_abort_transaction(s->rk, FLUSH_TIMEOUT_MS);
+        if (a) rd_kafka_error_destroy(a);
+    }
+    s->in_txn = false;
+    rd_kafka_error_destroy(e);
+    return false;
+}
+
+/* The checkpoint id the marker holds (0: none). */
+static bool marker_read(KafkaSink *s, int64_t *out, char *err, size_t errsize)
+{
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, s->topic, 0);
+    rd_kafka_resp_err_t e = rd_kafka_committed(s->marker, l, OPEN_TIMEOUT_MS);
+    int64_t off = l->elems[0].offset;
+    rd_kafka_resp_err_t pe = l->elems[0].err;
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR || pe != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        snprintf(err, errsize, "model %s: sink %s: cannot read its delivery marker: %s", s->base.model, s->target,
+                 rd_kafka_err2str(e != RD_KAFKA_RESP_ERR_NO_ERROR ? e : pe));
+        return false;
+    }
+    *out = off > 0 ? off : 0;
+    return true;
+}
+
 static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
 {
-    (void)base; (void)ckpt; (void)at; (void)err; (void)errsize;
+    (void)at;
+    KafkaSink *s = (KafkaSink *)base;
     *already = false;
+    if (!s->txn_id) return true;
+    if (!s->marker_checked) {
+        int64_t done;
+        if (!marker_read(s, &done, err, errsize)) return false;
+        s->marker_checked = true;
+        if ((uint64_t)done >= ckpt) {
+            *already = true;
+            return true;
+        }
+    }
+    rd_kafka_error_t *e = rd_kafka_begin_transaction(s->rk);
+    if (e) return txn_error(s, "begin transaction", e, err, errsize);
+    s->in_txn = true;
     return true;
 }
 
 static bool ks_end_delivery(ConnSink *base, uint64_t ckpt, char *err, size_t errsize)
 {
-    (void)ckpt;
-    return ks_commit(base, err, errsize);
+    KafkaSink *s = (KafkaSink *)base;
+    if (!s->txn_id) return ks_commit(base, err, errsize);
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, s->topic, 0)->offset = (int64_t)ckpt;
+    rd_kafka_consumer_group_metadata_t *g = rd_kafka_consumer_group_metadata_new(s->txn_id);
+    rd_kafka_error_t *e = rd_kafka_send_offsets_to_transaction(s->rk, l, g, FLUSH_TIMEOUT_MS);
+    rd_kafka_consumer_group_metadata_destroy(g);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e) return txn_error(s, "commit the delivery marker", e, err, errsize);
+    e = rd_kafka_commit_transaction(s->rk, FLUSH_TIMEOUT_MS);
+    if (e) return txn_error(s, "commit transaction", e, err, errsize);
+    s->in_txn = false;
+    if (s->failed) {
+        snprintf(err, errsize, "model %s: sink %s: %lld messages were not delivered: %s", s->base.model, s->target,
+                 (long long)s->failed, s->first_error);
+        return false;
+    }
+    return true;
 }
 
 static const SinkOps kafka_sink_ops = {
@@ -623,6 +700,31 @@ static const SinkOps kafka_sink_ops = {
     .begin_delivery = ks_begin_delivery,
     .end_delivery = ks_end_delivery,
 };
+
+/* Durable runs: register the transactional producer (fencing an older one) and open
+ * the consumer that reads the delivery marker. */
+static bool open_transactions(KafkaSink *s, Project *p, const SinkDef *d, const char *what, char *err, size_t errsize)
+{
+    rd_kafka_error_t *e = rd_kafka_init_transactions(s->rk, OPEN_TIMEOUT_MS);
+    if (e) {
+        snprintf(err, errsize, "%s: kafka transactions: %s", what, rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+        return false;
+    }
+    const char *fixed[] = {"group.id", s->txn_id, "enable.auto.commit", "false", "isolation.level", "read_committed"};
+    bool config_error;
+    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, NULL, 0, fixed, 3, &config_error, err, errsize);
+    if (!conf) return false;
+    rd_kafka_conf_set_log_cb(conf, quiet_log);
+    char cerr[512];
+    s->marker = rd_kafka_new(RD_KAFKA_CONSUMER, conf, cerr, sizeof cerr);
+    if (!s->marker) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        return false;
+    }
+    return true;
+}
 
 ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize)
 {
@@ -647,22 +749,40 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
         "partitioner", "murmur2_random",     /* the Java client's key -> partition mapping */
         "linger.ms", "5",
     };
-    static const char *const fixed[] = {
+    /* durable: the transactional id names the project, target and model, so a new run
+     * fences a zombie of the previous one (its open transaction is aborted) */
+    char *txn_id = NULL;
+    if (spec->durable) {
+        const char *proj = p->name ? p->name : "", *target = p->target ? p->target->name : "";
+        size_t n = strlen(proj) + strlen(target) + strlen(spec->model) + 8;
+        txn_id = xmalloc(n);
+        snprintf(txn_id, n, "weir.%s.%s.%s", proj, target, spec->model);
+    }
+    const char *fixed[] = {
         "enable.idempotence", "true",        /* retries never duplicate or reorder */
+        "transactional.id", txn_id,
     };
     bool config_error;
-    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, defaults, 2, fixed, 1, &config_error, err,
-                                      errsize);
-    if (!conf) return NULL;
+    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, defaults, 2, fixed, txn_id ? 2 : 1,
+                                      &config_error, err, errsize);
+    if (!conf) {
+        free(txn_id);
+        return NULL;
+    }
     rd_kafka_conf_set_log_cb(conf, quiet_log);
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     KafkaSink *s = xcalloc(1, sizeof *s);
+    s->txn_id = txn_id;
+    /* a run that starts afresh numbers its checkpoints from 1 again: only a resumed
+     * run's first delivery can already be in */
+    s->marker_checked = !spec->resume;
     rd_kafka_conf_set_opaque(conf, s);
     char cerr[512];
     s->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, cerr, sizeof cerr);
     if (!s->rk) {
         rd_kafka_conf_destroy(conf);
         snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        free(s->txn_id);
         free(s);
         return NULL;
     }
@@ -684,5 +804,9 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
         return NULL;
     }
     s->rkt = rd_kafka_topic_new(s->rk, d->topic, NULL);
+    if (s->txn_id && !open_transactions(s, p, d, what, err, errsize)) {
+        ks_close(&s->base, NULL, 0);
+        return NULL;
+    }
     return &s->base;
 }

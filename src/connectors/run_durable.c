@@ -8,10 +8,12 @@
  *   dl/<name>            the length of every dead-letter file written
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
  *   stats/state          entries and bytes per state id (for weir inspect)
+ *   delivered            written after the checkpoint's deliveries are all made: its id
  * Sinks receive their changes only as deliveries, made right after the checkpoint that
  * holds them. After a crash the next run restores the last checkpoint, cuts dead-letter
- * files back to its lengths and makes its deliveries again (a delivery made twice has
- * the effect of one, see SinkOps); records read after that checkpoint are read again.
+ * files back to its lengths and, unless `delivered` says they were all made, makes its
+ * deliveries again (a delivery made twice has the effect of one for files and SQLite,
+ * see SinkOps); records read after that checkpoint are read again.
  * So a crash at any point leaves sinks and dead letters as if the run had stopped
  * right after the checkpoint. */
 #include "connectors/run_internal.h"
@@ -138,12 +140,19 @@ bool run_durable_resume_outputs(Run *r, char *err, size_t errsize)
                                   errsize))
             return false;
     bool ok = true;
+    const void *data;
+    size_t len;
+    if (store_get(r->store, "delivered", &data, &len)) {
+        ByteReader br = bytes_reader(data, len);
+        if (bytes_get_u64(&br) == r->ckpt && bytes_done(&br)) {
+            store_read_end(r->store);  /* every delivery of the checkpoint was made */
+            return true;
+        }
+    }
     for (int m = 0; m < r->p->nmodels && ok; m++) {
         if (!r->sinks[m]) continue;
         StrBuf k = STRBUF_INIT;
         sb_printf(&k, "sink/%s", r->p->models[m].name);
-        const void *data;
-        size_t len;
         if (store_get(r->store, sb_cstr(&k), &data, &len))
             ok = delivery_apply_blob(&r->deliv[m], r->sinks[m], data, len, err, errsize);
         sb_free(&k);
@@ -228,13 +237,24 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
     return ok;
 }
 
+static bool mark_delivered(Run *r, uint64_t id, char *err, size_t errsize)
+{
+    StrBuf v = STRBUF_INIT;
+    bytes_put_u64(&v, id);
+    bool ok = store_write_begin(r->store, false, err, errsize) && store_put(r->store, "delivered", v.data, v.len, err, errsize) &&
+              store_write_commit(r->store, err, errsize);
+    if (!ok) store_write_abort(r->store);
+    sb_free(&v);
+    return ok;
+}
+
 bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
 {
     double t0 = mono_s();
     uint64_t id = r->ckpt + 1;
     r->ckpt_bytes = 0;
     uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));
-    bool ok = store_write_begin(r->store, err, errsize) && write_checkpoint(r, id, bases, err, errsize) &&
+    bool ok = store_write_begin(r->store, true, err, errsize) && write_checkpoint(r, id, bases, err, errsize) &&
               store_write_commit(r->store, err, errsize);
     if (!ok) store_write_abort(r->store);
     if (ok) {
@@ -248,6 +268,9 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
         ok = delivery_apply_pending(&r->deliv[m], r->sinks[m], id, bases[m], err, errsize);
         delivery_clear(&r->deliv[m]);
     }
+    /* all made: a restart need not make them again (it matters for Kafka, where a
+     * delivery made twice would be produced twice) */
+    if (ok) ok = mark_delivered(r, id, err, errsize);
     free(bases);
     r->ckpt_seconds += mono_s() - t0;
     return ok;

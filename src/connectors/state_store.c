@@ -164,7 +164,7 @@ void store_read_end(StateStore *s)
     s->rtxn = NULL;
 }
 
-bool store_write_begin(StateStore *s, char *err, size_t errsize)
+bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
 {
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
     if (s->wtxn) store_write_abort(s);
@@ -173,7 +173,7 @@ bool store_write_begin(StateStore *s, char *err, size_t errsize)
         s->wtxn = NULL;
         return lmdb_error("write", rc, err, errsize);
     }
-    rc = mdb_drop(s->wtxn, s->dbi, 0);
+    rc = replace ? mdb_drop(s->wtxn, s->dbi, 0) : 0;
     if (rc != 0) {
         store_write_abort(s);
         return lmdb_error("write", rc, err, errsize);

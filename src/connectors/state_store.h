@@ -34,9 +34,10 @@ void store_foreach(StateStore *s, const char *prefix,
 void store_read_end(StateStore *s);
 
 /* ---- writing a checkpoint ----
- * begin empties the checkpoint being written; nothing is visible until commit, which
- * makes the whole checkpoint durable (fsync) at once. */
-bool store_write_begin(StateStore *s, char *err, size_t errsize);
+ * begin with `replace` empties the store for a new checkpoint (without it, puts add to
+ * or overwrite blobs of the current one); nothing is visible until commit, which makes
+ * everything written durable (fsync) at once. */
+bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize);
 bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize);
 /* A blob made of two parts (a header and a body), written without joining them first. */
 bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, const void *b, size_t blen, char *err,

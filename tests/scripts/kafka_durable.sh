@@ -14,12 +14,14 @@ check() {  # check NAME FUNCTION
   if out=$("$2" 2>&1); then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:2 ev2:2 bad:1 small:1)" || { echo "0 passed, 1 failed"; exit 1; }
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
+        out_dl:2 out_lost:2)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
 export KAFKA_BOOTSTRAP
 
-# project DIR TOPIC: an aggregate into SQLite, a filter and a window into files
+# project DIR TOPIC OUT: an aggregate into SQLite, a filter and a window into files,
+# another filter into the Kafka topic OUT
 project() {
   mkdir -p "$1/sources" "$1/models"
   cat > "$1/weir.yml" <<'EOF'
@@ -38,6 +40,7 @@ sources:
     event_time: ts
 EOF
   echo "SELECT k, count(*) AS n, sum(v) AS s FROM source('ev') GROUP BY k" > "$1/models/agg.sql"
+  echo "SELECT id, k, v FROM source('ev') WHERE v % 7 = 1" > "$1/models/to_kafka.sql"
   echo "SELECT id, k, v FROM source('ev') WHERE v % 3 = 0" > "$1/models/sel.sql"
   echo "SELECT window_start, k, count(*) AS n FROM TUMBLE(source('ev'), ts, INTERVAL '1' MINUTE) GROUP BY window_start, window_end, k" \
     > "$1/models/win.sql"
@@ -54,6 +57,11 @@ models:
     materialized: append
     sink: {connector: file, path: out/win.jsonl, format: json}
 EOF
+  cat >> "$1/models/models.yml" <<EOF
+  to_kafka:
+    materialized: append
+    sink: {connector: kafka, topic: $3, format: json}
+EOF
 }
 # events FROM TO: JSON lines id FROM..TO-1, one minute of event time per 1000 ids
 events() {
@@ -63,9 +71,18 @@ for i in range(int(sys.argv[1]), int(sys.argv[2])):
     print('{"id":%d,"k":%d,"v":%d,"ts":"2026-01-01 %02d:%02d:%02d"}' % (i, i % 7, i % 100, i // 60000, (i // 1000) % 60, (i // 20) % 60))
 PY
 }
-# same DIR_A DIR_B: equal sinks (file lines as multisets: partitions interleave differently)
+# same DIR_A DIR_B [TOPIC_A TOPIC_B [uniq]]: equal sinks (file lines as multisets:
+# partitions interleave differently), and equal Kafka sink topics as read_committed
+# consumers see them; with `uniq` as sets: the local cluster keeps the messages of
+# transactions a killed run left open visible (a real broker aborts and hides them)
 same() {
-  local f
+  local f sortf=sort
+  if [ -n "${3:-}" ]; then
+    [ "${5:-}" = uniq ] && sortf="sort -u"
+    [ "$(kcat -C -b "$B" -t "$3" -e -q -X isolation.level=read_committed | $sortf | md5sum)" = \
+      "$(kcat -C -b "$B" -t "$4" -e -q -X isolation.level=read_committed | $sortf | md5sum)" ] \
+      || { echo "topic $3 differs from $4"; return 1; }
+  fi
   for f in sel win; do
     [ "$(sort "$1/out/$f.jsonl" | md5sum)" = "$(sort "$2/out/$f.jsonl" | md5sum)" ] || { echo "out/$f.jsonl differs"; return 1; }
   done
@@ -77,13 +94,13 @@ same() {
 events 0 20000 | kcat -P -b "$B" -t ev -p 0
 events 20000 40000 | kcat -P -b "$B" -t ev -p 1
 REF=$TMP/ref
-project "$REF" ev
+project "$REF" ev out_ref
 "$WEIR" --project-dir "$REF" run --until-caught-up --no-progress > /dev/null 2>&1
 
 # ---- a run continues where the last one stopped ----
 t_continue() {
   local P=$TMP/cont
-  project "$P" ev2
+  project "$P" ev2 out_cont
   events 0 10000 | kcat -P -b "$B" -t ev2 -p 0
   events 20000 30000 | kcat -P -b "$B" -t ev2 -p 1
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --format json > "$TMP/c1.json" 2>/dev/null || return 1
@@ -96,7 +113,7 @@ a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert a["durable"] and a["resumed_from"] == 0 and a["events_in"] == 20000, a
 assert b["resumed_from"] == a["checkpoint"] and b["events_in"] == 20000, b
 PY
-  same "$P" "$REF"
+  same "$P" "$REF" out_cont out_ref
 }
 check "a second run continues from the checkpoint: together they equal one run" t_continue
 
@@ -113,7 +130,7 @@ assert a["exists"] and a["checkpoint"] == run["checkpoint"] and a["project"] == 
 src = a["sources"][0]
 assert src["name"] == "ev" and [(p["offset"], p["lag"]) for p in src["partitions"]] == [(20000, 0), (20000, 0)], src
 assert {s["id"]: s["entries"] for s in a["state"]}["agg/aggregate0"] == 7, a["state"]
-assert sorted(s["model"] for s in a["sinks"]) == ["agg", "sel", "win"], a["sinks"]
+assert sorted(s["model"] for s in a["sinks"]) == ["agg", "sel", "to_kafka", "win"], a["sinks"]
 assert [p["lag"] for p in b["sources"][0]["partitions"]] == [0, 5], b["sources"]
 PY
   grep -q "partition 1    next offset 20000, end 20005, lag 5" "$TMP/i2.txt" || { cat "$TMP/i2.txt"; return 1; }
@@ -126,7 +143,7 @@ check "weir inspect: checkpoint, offsets, lag, state sizes" t_inspect
 # ---- SIGKILL at any moment, then resume: exactly-once sinks ----
 t_crash() {
   local P=$TMP/crash i n first="" pid deadline total
-  project "$P" ev
+  project "$P" ev out_crash
   total=$(wc -l < "$REF/out/sel.jsonl")
   for i in 1 2 3; do
     "$WEIR" --project-dir "$P" run --no-progress --batch-size 5 --checkpoint-interval 20ms > /dev/null 2>&1 &
@@ -144,13 +161,13 @@ t_crash() {
   done
   [ "$first" -lt "$total" ] || { echo "the first run was not interrupted mid-way"; return 1; }
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
-  same "$P" "$REF"
+  same "$P" "$REF" out_crash out_ref uniq
 }
-check "killed three times mid-run (SIGKILL) and resumed: sinks equal one uninterrupted run" t_crash
+check "killed three times mid-run (SIGKILL) and resumed: file, SQLite and Kafka sinks equal one uninterrupted run" t_crash
 
 t_sigterm() {
   local P=$TMP/term pid deadline
-  project "$P" ev
+  project "$P" ev out_term
   "$WEIR" --project-dir "$P" run --no-progress --format json > "$TMP/t.json" 2>/dev/null &
   pid=$!
   deadline=$((SECONDS + 30))
@@ -162,19 +179,19 @@ t_sigterm() {
   wait $pid || { echo "exit $?"; return 1; }
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["interrupted"] and d["checkpoint"] >= 1, d' "$TMP/t.json" \
     || return 1
-  same "$P" "$REF" || return 1
+  same "$P" "$REF" out_term out_ref || return 1
   # nothing new: the next run reads nothing and changes nothing
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --format json > "$TMP/t2.json" 2>/dev/null || return 1
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["events_in"] == 0 and d["changes_out"] == 0, d' \
     "$TMP/t2.json" || return 1
-  same "$P" "$REF"
+  same "$P" "$REF" out_term out_ref
 }
 check "SIGTERM: a final checkpoint, exit 0; the next run has nothing to redo" t_sigterm
 
 # ---- dead letters are exactly-once too ----
 t_dead_letters() {
   local P=$TMP/dl pid deadline
-  project "$P" bad
+  project "$P" bad out_dl
   python3 - <<'PY' | kcat -P -b "$B" -t bad -p 0
 for i in range(20000):
     print('{"id":%d,"k":1,"v":3,"ts":"2026-01-01 00:00:00"}' % i if i % 10 else 'bad %d' % i)
@@ -238,7 +255,7 @@ check "a state directory in use by another run: exit 3" t_locked
 
 t_retention_lost() {
   local P=$TMP/lost rc=0
-  project "$P" small
+  project "$P" small out_lost
   events 0 100 | kcat -P -b "$B" -t small -p 0
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
   # the cluster keeps a few MiB per partition: push the next offsets out of it
