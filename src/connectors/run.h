@@ -6,7 +6,12 @@
  * bounded sources move to the end of time and a last step closes their windows (a
  * Kafka topic goes on, so its windows stay open for the next run), and the sinks are
  * committed and closed. SIGINT/SIGTERM stop gracefully: the current step finishes,
- * sinks are committed, exit code 0 (summary.interrupted). */
+ * sinks are committed, exit code 0 (summary.interrupted).
+ *
+ * A run that reads Kafka is durable (run_durable.c): it continues from the checkpoint
+ * in the target's state directory, writes a checkpoint every checkpoint_interval_s and
+ * at its end, and its sinks receive their changes as deliveries after each checkpoint
+ * (exactly once across crashes; docs/run.md, "Durable runs"). */
 #ifndef WEIR_CONNECTORS_RUN_H
 #define WEIR_CONNECTORS_RUN_H
 

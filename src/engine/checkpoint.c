@@ -14,24 +14,14 @@
 #define CKPT_MAGIC 0x4b435057u  /* "WPCK" */
 #define CKPT_VERSION 1u
 
-static const Type text_type = {.id = T_TEXT};
+static void put_str(StrBuf *b, const char *s) { bytes_put_str(b, s, strlen(s)); }
 
-static void put_str(StrBuf *b, const char *s)
-{
-    Value v = {.s = s, .len = (uint32_t)strlen(s)};
-    op_put_value(b, text_type, &v);
-}
-
-/* A text cell of the reader as a NUL-terminated copy in the pipeline arena. */
+/* A string of the reader as a NUL-terminated copy in the pipeline arena. */
 static const char *get_str(OpReader *r, Arena *a)
 {
-    Value v;
-    op_get_value(r, text_type, &v);
-    if (r->bad || v.isnull) {
-        r->bad = true;
-        return "";
-    }
-    return arena_strndup(a, v.s, v.len);
+    size_t n;
+    const char *s = bytes_get_str(r, &n);
+    return r->bad ? "" : arena_strndup(a, s, n);
 }
 
 /* The id under which an operator's state is stored. */
@@ -124,7 +114,7 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
         snprintf(err, errsize, "the checkpoint has no pipeline record");
         return false;
     }
-    OpReader r = {data, (const uint8_t *)data + len, false};
+    OpReader r = bytes_reader(data, len);
     if (op_get_u32(&r) != CKPT_MAGIC || op_get_u32(&r) != CKPT_VERSION) {
         snprintf(err, errsize, "the checkpoint's pipeline record is of an unknown format");
         return false;
