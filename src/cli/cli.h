@@ -26,6 +26,7 @@ typedef struct CliOptions {
     int batch_size;            /* run: records per source per step, 0 = default */
     bool fresh;                /* run: discard the checkpoint of a durable run */
     bool checkpoint_each_step; /* test: checkpoint round trip after every step */
+    const char *against;       /* plan: a manifest file to compare with */
     double checkpoint_interval_s; /* run: 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;
@@ -72,5 +73,6 @@ int cmd_explain(const CliOptions *o);
 int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
+int cmd_plan(const CliOptions *o);
 
 #endif

@@ -15,6 +15,7 @@ static const char USAGE[] =
     "  explain [MODEL]  operator tree, changelog modes and state (--format text|json|dot)\n"
     "  test             run tests/*.yml in-process and diff the exact changelogs\n"
     "  run              run the pipeline on the native runtime\n"
+    "  plan             what the project now does to the running state: a verdict per model\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
     "\n"
     "global options:\n"
@@ -23,6 +24,9 @@ static const char USAGE[] =
     "  --vars JSON         override vars, e.g. '{\"min_amount\": 1}'\n"
     "  --select SELECTOR   models or tests by name (comma-separated)\n"
     "  --format FORMAT     text | json (| dot for explain)\n"
+    "\n"
+    "plan options:\n"
+    "  --against FILE      compare with this manifest instead of the target's checkpoint\n"
     "\n"
     "test options:\n"
     "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
@@ -45,7 +49,7 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
-    {"inspect", cmd_inspect},
+    {"inspect", cmd_inspect}, {"plan", cmd_plan},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
@@ -106,6 +110,9 @@ int main(int argc, char **argv)
             o.no_progress = true;
         } else if (strcmp(a, "--fresh") == 0) {
             o.fresh = true;
+        } else if (take_value(argc, argv, &i, "--against", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.against = v;
         } else if (strcmp(a, "--checkpoint-each-step") == 0) {
             o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {

@@ -108,6 +108,10 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
             store_foreach(st, "stats/state", add_state, out);
             store_foreach(st, "sink/", add_sink, out);
             store_foreach(st, "dl/", add_dead, out);
+            if (store_get(st, "manifest", &data, &len)) {
+                out->manifest = xstrndup(data, len);
+                out->manifest_len = len;
+            }
         }
     }
     store_close(st);
@@ -131,6 +135,7 @@ void checkpoint_info_free(CheckpointInfo *c)
     free(c->dead);
     free(c->state_dir);
     free(c->project);
+    free(c->manifest);
     memset(c, 0, sizeof *c);
 }
 

@@ -53,6 +53,8 @@ typedef struct CheckpointInfo {
     int nsinks;
     CkptDeadLetters *dead;
     int ndead;
+    char *manifest;              /* the running project's manifest JSON, NULL when absent */
+    size_t manifest_len;
 } CheckpointInfo;
 
 /* Read the checkpoint of the project's target. With `lag` the Kafka clusters are asked

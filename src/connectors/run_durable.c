@@ -8,6 +8,7 @@
  *   dl/<name>            the length of every dead-letter file written
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
  *   stats/state          entries and bytes per state id (for weir inspect)
+ *   manifest             the running project's manifest (what weir plan compares with)
  *   delivered            written after the checkpoint's deliveries are all made: its id
  * Sinks receive their changes only as deliveries, made right after the checkpoint that
  * holds them. After a crash the next run restores the last checkpoint, cuts dead-letter
@@ -19,6 +20,7 @@
 #include "connectors/run_internal.h"
 
 #include "base/bytes.h"
+#include "lifecycle/manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,8 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     }
     r->durable = true;
     r->last_ckpt_s = mono_s();
+    sb_init(&r->manifest);
+    manifest_render(r->g, &r->manifest);
     r->deliv = xcalloc((size_t)r->p->nmodels + 1, sizeof(Delivery));
     if (fresh) return true;
     if (!store_read_begin(r->store, err, errsize)) {
@@ -85,7 +89,8 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     bool restored = eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2);
     r->restore_seconds = mono_s() - t0;
     if (!restored) {
-        snprintf(err, errsize, "cannot continue from the checkpoint in %s: %s; start over with --fresh", dir, e2);
+        snprintf(err, errsize, "cannot continue from the checkpoint in %s: %s; `weir plan` shows what changed, "
+                 "--fresh starts over", dir, e2);
         *code = 2;
         return false;
     }
@@ -233,6 +238,7 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         sb_free(&k);
     }
     if (ok) ok = put_stats(r, err, errsize);
+    if (ok) ok = store_put(r->store, "manifest", r->manifest.data, r->manifest.len, err, errsize);
     sb_free(&v);
     return ok;
 }
@@ -283,5 +289,6 @@ void run_durable_close(Run *r)
     free(r->deliv);
     for (int i = 0; i < r->ndl_lengths; i++) free(r->dl_lengths[i].name);
     free(r->dl_lengths);
+    sb_free(&r->manifest);
     store_close(r->store);
 }

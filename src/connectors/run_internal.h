@@ -46,6 +46,8 @@ typedef struct Run {
     double ckpt_seconds;         /* spent writing and delivering checkpoints */
     double restore_seconds;      /* spent restoring the checkpoint at start */
     int64_t ckpt_bytes;          /* size of the last checkpoint */
+    StrBuf manifest;             /* the running project's manifest (kept in every checkpoint
+                                    for weir plan) */
 } Run;
 
 /* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose

@@ -2,8 +2,9 @@
  * blobs, so that a new pipeline of the same project can continue where the old one
  * stopped (see engine.h). The "pipeline" blob holds what belongs to no single
  * operator: the step count, every source's watermark and every operator's event-time
- * frontier, plus each stateful operator's logic fingerprint, by which a restore
- * recognises state that another version of a model computed. Each stateful operator
+ * frontier, plus each stateful operator's state fingerprint (the logic fingerprints of
+ * its state descriptors), by which a restore recognises state that another version of
+ * a model computed. Each stateful operator
  * writes "state/<op id>" in its own versioned format (its serialize hook). */
 #include "engine/pipeline_internal.h"
 
@@ -26,6 +27,15 @@ static const char *get_str(OpReader *r, Arena *a)
 
 /* The id under which an operator's state is stored. */
 static const char *op_key(const Op *op) { return op->node ? op->node->op_id : NULL; }
+
+/* What an operator's state was computed from: the logic fingerprints of its state
+ * descriptors (the same ones `weir plan` compares). */
+static uint64_t state_fingerprint(const Op *op)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int k = 0; op->node && k < op->node->nstate; k++) h = (h ^ op->node->state[k].logic_fp) * 1099511628211ull;
+    return h;
+}
 
 static const char *norm_key(const SourceSlot *s) { return s->norm_id; }
 
@@ -59,7 +69,7 @@ bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, siz
     for (int i = 0; i < p->nops; i++) {
         const Op *op = p->ops[i];
         put_str(&b, op_key(op) ? op_key(op) : "");
-        op_put_u64(&b, op->node ? op->node->logic_fp : 0);
+        op_put_u64(&b, state_fingerprint(op));
         op_put_i64(&b, op->in_wm);
         op_put_i64(&b, op->wm);
     }
@@ -141,6 +151,19 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
     }
     bool ok = !r.bad && r.p == r.end;
     if (!ok) snprintf(err, errsize, "the checkpoint's pipeline record is truncated or malformed");
+    /* a model none of whose operators ran when the checkpoint was written is new: its
+     * output would start now, without the history the others have seen */
+    for (int m = 0; m < p->g->nmodels && ok; m++) {
+        if (!p->running[m]) continue;
+        bool seen = false;
+        for (int i = 0; i < p->nops && !seen; i++)
+            seen = p->ops[i]->node && p->ops[i]->node->model == m && find_saved(saved, nops, p->ops[i]->node->op_id);
+        if (!seen) {
+            snprintf(err, errsize, "model %s is new since the checkpoint (it would miss the history the other "
+                     "models have seen)", p->g->project->models[m].name);
+            ok = false;
+        }
+    }
     for (int i = 0; i < p->nops && ok; i++) {
         Op *op = p->ops[i];
         const char *id = op_key(op);
@@ -153,7 +176,7 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
             ok = false;
             break;
         }
-        if (stateful && so->logic_fp != op->node->logic_fp) {
+        if (stateful && so->logic_fp != state_fingerprint(op)) {
             snprintf(err, errsize, "model %s changed since the checkpoint: the state of %s was computed by "
                      "another version of it", model_of(op), id);
             ok = false;

@@ -112,9 +112,10 @@ typedef bool (*EngGetFn)(void *ctx, const char *name, const void **data, size_t 
 /* Write the pipeline's state through put. Call between steps. */
 bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, size_t errsize);
 /* Restore a checkpoint into a pipeline that has not run a step yet. Fails with a
- * message naming the model when a stateful operator has no state in the checkpoint (a
- * model added or re-planned since), when its logic fingerprint differs (another version
- * of the model computed that state), or when a blob is malformed; the pipeline is then
+ * message naming the model when a running model has no operator in the checkpoint (it
+ * is new), when a stateful operator has no state there (the model was re-planned),
+ * when its logic fingerprint differs (another version of the model computed that
+ * state), or when a blob is malformed; the pipeline is then
  * partly restored and must be freed. State of operators that no longer run is ignored. */
 bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize);
 

@@ -66,13 +66,16 @@ static uint64_t hash_source_def(const SourceDef *s, uint64_t h)
     return h;
 }
 
-static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
+/* The node's own content. With `names` its output column names count too: they
+ * matter to whatever reads the node, but not to the state it keeps (an aggregate keeps
+ * the same accumulators whatever its output columns are called). */
+static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n, bool names)
 {
     const PlanNode *p = n->plan;
     uint64_t h = hash_u64(p->kind, 0x5745495200000001ull);
     h = hash_u64((uint64_t)p->ncols, h);
     for (int i = 0; i < p->ncols; i++) {
-        h = hash_str(p->cols[i].name, h);
+        if (names) h = hash_str(p->cols[i].name, h);
         h = hash_type(p->cols[i].type, h);
     }
     switch (p->kind) {
@@ -158,18 +161,27 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
         h = hash_type(s->values[i].type, h);
     }
     s->schema_fp = h;
-    s->logic_fp = hash_u64(n->logic_fp, h);
+    s->logic_fp = hash_u64(n->state_logic_fp, h);
     if (s->bound == BOUND_UNBOUNDED && m && m->state_ttl_us > 0) {
         s->bound = BOUND_TTL;
         s->ttl_us = m->state_ttl_us;
     }
 }
 
-void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *out_names)
+void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
 {
+    const char **names = ARENA_ARRAY(a, const char *, naggs + 1);
     for (int i = 0; i < naggs; i++) {
         const AggCall *ag = &aggs[i];
-        const char *name = out_names[i].name;
+        /* accumulators are named by the call, not by the output column: renaming a
+         * column or wrapping the aggregate in an expression leaves the state as it is */
+        StrBuf sb = STRBUF_INIT;
+        plan_agg_sql(ag, in_cols, nin, &sb);
+        int same = 0;
+        for (int k = 0; k < i; k++) same += strcmp(names[k], sb_cstr(&sb)) == 0;
+        names[i] = arena_strdup(a, sb_cstr(&sb));
+        const char *name = same ? arena_printf(a, "%s#%d", names[i], same + 1) : names[i];
+        sb_free(&sb);
         Type argt = ag->arg ? ag->arg->type : type_make(T_INT8);
         if (ag->distinct) ir_col_add(v, a, arena_printf(a, "%s.distinct_values", name), argt);
         switch (ag->kind) {
@@ -199,7 +211,8 @@ void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
 {
     ColList v = {0};
     ir_col_add(&v, a, "__rows", type_make(T_INT8));
-    ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + p->ngroup);
+    const PlanNode *in = p->ninputs > 0 ? p->inputs[0] : NULL;
+    ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0);
     s->values = v.cols;
     s->nvalues = v.n;
 }
@@ -341,9 +354,13 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
         ir_analyze_stream(g, n, a, m);
         break;
     }
-    uint64_t h = node_payload_hash(g, n);
-    for (int i = 0; i < n->ninputs; i++) h = hash_u64(n->inputs[i]->logic_fp, h);
+    uint64_t h = node_payload_hash(g, n, true), hs = node_payload_hash(g, n, false);
+    for (int i = 0; i < n->ninputs; i++) {
+        h = hash_u64(n->inputs[i]->logic_fp, h);
+        hs = hash_u64(n->inputs[i]->logic_fp, hs);
+    }
     n->logic_fp = h;
+    n->state_logic_fp = hs;
     /* state fingerprints need logic_fp: recompute now that it is known */
     /* a source's normalize state belongs to the source, not to the model reading it:
      * the model's state_ttl does not apply to it */

@@ -361,7 +361,7 @@ static void analyze_over_agg(IrNode *n, Arena *a, const ModelDef *m)
     /* rows wait for the watermark to pass their time; accumulators per partition */
     for (int i = 0; i < ip->ncols; i++)
         ir_col_add(&v, a, arena_printf(a, "pending.%s", ip->cols[i].name), ip->cols[i].type);
-    ir_agg_values(&v, a, p->aggs, p->naggs, p->cols + ip->ncols);
+    ir_agg_values(&v, a, p->aggs, p->naggs, ip->cols, ip->ncols);
     /* rows a partition keeps: its frame's (bounded frames), the last rows lag reads */
     int64_t lag = -1;
     bool first = false;

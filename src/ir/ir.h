@@ -52,6 +52,8 @@ struct IrNode {
     StateDesc *state;        /* stateful nodes: one or more descriptors */
     int nstate;
     uint64_t logic_fp;       /* structural hash of this node and everything upstream */
+    uint64_t state_logic_fp; /* the same without this node's own output column names:
+                                what the content of its state depends on */
 };
 
 typedef struct IrModel {
