@@ -3,7 +3,7 @@
  * their topics, the size of every piece of operator state, the sinks' last
  * deliveries and the dead-letter files. Works while a run is going. */
 #include "cli/cli.h"
-#include "connectors/checkpoint_info.h"
+#include "runtime/checkpoint_info.h"
 
 #include <stdio.h>
 

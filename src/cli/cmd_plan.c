@@ -5,7 +5,7 @@
  * the version deployed elsewhere). Exit 1 when the plan is blocked (some state needs a
  * backfill or a rebuild). */
 #include "cli/cli.h"
-#include "connectors/checkpoint_info.h"
+#include "runtime/checkpoint_info.h"
 #include "lifecycle/plan.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * native runtime; bounded sources run to the end (Kafka sources until SIGTERM, or until
  * caught up with --until-caught-up), then a summary is printed. */
 #include "cli/cli.h"
-#include "connectors/run.h"
+#include "runtime/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "connectors/run.h"
+#include "runtime/run.h"
 #include "sql/binder.h"
 
 #include <sqlite3.h>

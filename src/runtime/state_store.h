@@ -5,8 +5,8 @@
  * checkpoint or the whole previous one, never a mix. The store also holds an exclusive
  * lock on the state directory (<state_dir>/run.lock) for as long as it is open, so two
  * runs never continue the same state. */
-#ifndef WEIR_CONNECTORS_STATE_STORE_H
-#define WEIR_CONNECTORS_STATE_STORE_H
+#ifndef WEIR_RUNTIME_STATE_STORE_H
+#define WEIR_RUNTIME_STATE_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,8 +12,8 @@
  * in the target's state directory, writes a checkpoint every checkpoint_interval_s and
  * at its end, and its sinks receive their changes as deliveries after each checkpoint
  * (exactly once across crashes; docs/run.md, "Durable runs"). */
-#ifndef WEIR_CONNECTORS_RUN_H
-#define WEIR_CONNECTORS_RUN_H
+#ifndef WEIR_RUNTIME_RUN_H
+#define WEIR_RUNTIME_RUN_H
 
 #include "base/strbuf.h"
 #include "ir/ir.h"

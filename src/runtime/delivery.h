@@ -3,8 +3,8 @@
  * old row, with engine/row_codec.h) into one buffer that is stored in the checkpoint
  * as it is and decoded again for delivery, both right after the checkpoint and after a
  * crash. The blob layout: magic, checkpoint id, delivery base, change count, changes. */
-#ifndef WEIR_CONNECTORS_DELIVERY_H
-#define WEIR_CONNECTORS_DELIVERY_H
+#ifndef WEIR_RUNTIME_DELIVERY_H
+#define WEIR_RUNTIME_DELIVERY_H
 
 #include "base/strbuf.h"
 #include "connectors/sink.h"

@@ -1,12 +1,12 @@
 /* Reading a durable run's checkpoint for `weir inspect` (see checkpoint_info.h; the
  * blob formats are run_durable.c's). */
-#include "connectors/checkpoint_info.h"
+#include "runtime/checkpoint_info.h"
 
 #include "base/bytes.h"
 #include "base/jsonw.h"
-#include "connectors/delivery.h"
-#include "connectors/run_internal.h"
-#include "connectors/state_store.h"
+#include "runtime/delivery.h"
+#include "runtime/run_internal.h"
+#include "runtime/state_store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The `weir run` driver: wires sources, the engine pipeline, sinks and dead letters
  * together and loops read -> step -> commit (see run.h). Kept thin: decoding lives in
  * the sources, formatting in the sinks, execution in the engine. */
-#include "connectors/run_internal.h"
+#include "runtime/run_internal.h"
 
 #include "base/jsonw.h"
 

@@ -1,14 +1,14 @@
 /* The state of one `weir run`, shared by run.c (the loop) and run_durable.c (the
- * checkpoints of a durable run). Not for use outside src/connectors. */
-#ifndef WEIR_CONNECTORS_RUN_INTERNAL_H
-#define WEIR_CONNECTORS_RUN_INTERNAL_H
+ * checkpoints of a durable run). Not for use outside src/runtime. */
+#ifndef WEIR_RUNTIME_RUN_INTERNAL_H
+#define WEIR_RUNTIME_RUN_INTERNAL_H
 
 #include "connectors/dead_letter.h"
-#include "connectors/delivery.h"
-#include "connectors/run.h"
+#include "runtime/delivery.h"
+#include "runtime/run.h"
 #include "connectors/sink.h"
 #include "connectors/source.h"
-#include "connectors/state_store.h"
+#include "runtime/state_store.h"
 #include "engine/engine.h"
 
 /* The "meta" blob of a checkpoint: magic, version, u64 id, u64 unix time, str project. */

@@ -17,7 +17,7 @@
  * see SinkOps); records read after that checkpoint are read again.
  * So a crash at any point leaves sinks and dead letters as if the run had stopped
  * right after the checkpoint. */
-#include "connectors/run_internal.h"
+#include "runtime/run_internal.h"
 
 #include "base/bytes.h"
 #include "lifecycle/manifest.h"

@@ -1,5 +1,5 @@
 /* Pending changes of a durable run's sink (see delivery.h). */
-#include "connectors/delivery.h"
+#include "runtime/delivery.h"
 
 #include "base/bytes.h"
 

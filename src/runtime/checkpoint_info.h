@@ -4,8 +4,8 @@
  * operator state, the last delivery of every sink and the dead-letter files. Reads the
  * store without its run lock, so it works while a run is going (it then shows the
  * checkpoint committed last). */
-#ifndef WEIR_CONNECTORS_CHECKPOINT_INFO_H
-#define WEIR_CONNECTORS_CHECKPOINT_INFO_H
+#ifndef WEIR_RUNTIME_CHECKPOINT_INFO_H
+#define WEIR_RUNTIME_CHECKPOINT_INFO_H
 
 #include "base/strbuf.h"
 #include "connectors/source.h"

@@ -5,7 +5,7 @@
  * RocksDB because checkpoints are a few large blobs written at once and read back
  * once at start, for which an mmap'd B-tree with a single fsync per commit is the
  * simplest thing that is durable; bench/checkpoint.sh measures it (bench/README.md). */
-#include "connectors/state_store.h"
+#include "runtime/state_store.h"
 
 #include "base/arena.h"
 #include "base/fsutil.h"
