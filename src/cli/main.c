@@ -26,7 +26,9 @@ static const char USAGE[] =
     "  --format FORMAT     text | json (| dot for explain)\n"
     "\n"
     "plan options:\n"
-    "  --against FILE      compare with this manifest instead of the target's checkpoint\n"
+    "  --state PATH        compare with a manifest (or the target/ directory of an earlier\n"
+    "                      `weir compile`) instead of what the target runs\n"
+    "  --fail-on LEVEL     exit 1 when a verdict reaches LEVEL (safe, new, backfill, rebuild)\n"
     "\n"
     "test options:\n"
     "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
@@ -110,9 +112,12 @@ int main(int argc, char **argv)
             o.no_progress = true;
         } else if (strcmp(a, "--fresh") == 0) {
             o.fresh = true;
-        } else if (take_value(argc, argv, &i, "--against", &v)) {
+        } else if (take_value(argc, argv, &i, "--state", &v)) {
             if (!v) return EXIT_USAGE;
-            o.against = v;
+            o.state_path = v;
+        } else if (take_value(argc, argv, &i, "--fail-on", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.fail_on = v;
         } else if (strcmp(a, "--checkpoint-each-step") == 0) {
             o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {

@@ -105,9 +105,12 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
 /* The partitions' next offsets in a position the Kafka reader wrote (malloc'd array of
  * *n). False when the bytes are not such a position. */
 bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n);
-/* The high watermark of every partition of the source's topic (malloc'd array), or -1
- * with a message. For `weir inspect`: lag = end - checkpointed offset. */
-int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize);
+/* The high watermark of every partition of the source's topic (malloc'd array), and with
+ * `lows` the earliest offset the cluster retains (malloc'd too); returns the number of
+ * partitions, or -1 with a message. For `weir inspect` (lag = end - checkpointed offset)
+ * and `weir plan` (is the history a replay reads still retained?). */
+int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
+                      size_t errsize);
 
 /* ---------------------------------------------------------------- sources */
 

@@ -41,4 +41,14 @@ void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl);
 /* Why a node of those kinds emits updates (append contract), or NULL. */
 const char *ir_stream_update_reason(const IrNode *n, Arena *a);
 
+/* Does the operator depend on event time (it waits for watermarks or judges lateness)? */
+bool ir_uses_event_time(const IrNode *n);
+/* Column-level fingerprints of n (lineage.c): n->rows_fp and n->col_fp, from its inputs'.
+ * Needs n's inputs done, its time_fp and its state descriptors' bounds. */
+void ir_lineage(const IrGraph *g, IrNode *n, Arena *a);
+/* What n's output holds: its rows and every column. */
+uint64_t ir_output_fp(const IrNode *n);
+/* What state s of n holds, from the lineage of what feeds it (not its layout). */
+uint64_t ir_state_content_fp(const IrNode *n, const StateDesc *s);
+
 #endif

@@ -55,6 +55,7 @@ static void add_dead(void *ctx, const char *name, const void *data, size_t len)
 typedef struct SourceCtx {
     CheckpointInfo *c;
     Project *p;
+    StateStore *st;
     bool lag;
 } SourceCtx;
 
@@ -65,12 +66,22 @@ static void add_source(void *ctx, const char *name, const void *data, size_t len
     CkptSource s = {0};
     s.name = xstrdup(name + strlen("source/"));
     if (!src_position_info(data, len, &s.pos)) s.lag_error = xstrdup("the position is malformed");
+    s.origin.records = -1;
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "origin/%s", s.name);
+    const void *odata;
+    size_t olen;
+    if (store_get(sc->st, sb_cstr(&k), &odata, &olen) && !src_position_info(odata, olen, &s.origin)) {
+        memset(&s.origin, 0, sizeof s.origin);
+        s.origin.records = -1;
+    }
+    sb_free(&k);
     const SourceDef *def = project_find_source(sc->p, s.name);
     if (sc->lag && s.pos.partitioned && !s.lag_error) {
         char err[512];
         if (!def || def->connector != SRC_KAFKA)
             s.lag_error = xstrdup("the source is no longer a Kafka source in the project");
-        else if ((s.nends = kafka_end_offsets(sc->p, def, LAG_TIMEOUT_MS, &s.ends, err, sizeof err)) < 0) {
+        else if ((s.nends = kafka_end_offsets(sc->p, def, LAG_TIMEOUT_MS, &s.lows, &s.ends, err, sizeof err)) < 0) {
             s.nends = 0;
             s.lag_error = xstrdup(err);
         }
@@ -103,7 +114,7 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
             out->exists = true;
             out->project = xstrndup(proj, pl);
             out->store_bytes = store_file_bytes(st);
-            SourceCtx sc = {out, p, lag};
+            SourceCtx sc = {out, p, st, lag};
             store_foreach(st, "source/", add_source, &sc);
             store_foreach(st, "stats/state", add_state, out);
             store_foreach(st, "sink/", add_sink, out);
@@ -124,6 +135,8 @@ void checkpoint_info_free(CheckpointInfo *c)
         free(c->sources[i].name);
         free(c->sources[i].pos.offsets);
         free(c->sources[i].ends);
+        free(c->sources[i].lows);
+        free(c->sources[i].origin.offsets);
         free(c->sources[i].lag_error);
     }
     for (int i = 0; i < c->nstates; i++) free(c->states[i].id);

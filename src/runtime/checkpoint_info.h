@@ -17,6 +17,10 @@
 typedef struct CkptSource {
     char *name;
     SrcPositionInfo pos;
+    SrcPositionInfo origin;      /* where the deployment began reading (no partitions and
+                                    records -1 when the checkpoint does not say) */
+    int64_t *lows;               /* Kafka, with lag: the earliest offset retained per
+                                    partition, NULL when unknown */
     int64_t *ends;               /* Kafka: high watermark per partition, NULL when unknown */
     int nends;
     char *lag_error;             /* why the lag is unknown (cluster unreachable ...) */

@@ -9,6 +9,8 @@
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
  *   stats/state          entries and bytes per state id (for weir inspect)
  *   manifest             the running project's manifest (what weir plan compares with)
+ *   origin/<name>        where the deployment began reading the source (the start of the
+ *                        history weir apply replays)
  *   delivered            written after the checkpoint's deliveries are all made: its id
  * Sinks receive their changes only as deliveries, made right after the checkpoint that
  * holds them. After a crash the next run restores the last checkpoint, cuts dead-letter
@@ -122,6 +124,21 @@ static void collect_dl(void *ctx, const char *name, const void *data, size_t len
     r->ndl_lengths++;
 }
 
+void run_durable_origin(Run *r, int i)
+{
+    if (!r->origins) r->origins = xcalloc((size_t)r->p->nsources + 1, sizeof(StrBuf));
+    StrBuf *o = &r->origins[i];
+    sb_clear(o);
+    const char *name = src_def(r->sources[i])->name;
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "origin/%s", name);
+    const void *data;
+    size_t len;
+    if (r->resumed && store_get(r->store, sb_cstr(&k), &data, &len)) sb_append(o, data, len);
+    else if (!r->resumed) src_position(r->sources[i], o);
+    sb_free(&k);
+}
+
 bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize)
 {
     int64_t length = 0;
@@ -221,6 +238,11 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         StrBuf k = STRBUF_INIT;
         sb_printf(&k, "source/%s", src_def(r->sources[i])->name);
         ok = store_put(r->store, sb_cstr(&k), v.data, v.len, err, errsize);
+        if (ok && r->origins && r->origins[i].len) {
+            sb_clear(&k);
+            sb_printf(&k, "origin/%s", src_def(r->sources[i])->name);
+            ok = store_put(r->store, sb_cstr(&k), r->origins[i].data, r->origins[i].len, err, errsize);
+        }
         sb_free(&k);
         if (ok) ok = put_dl_length(r, src_dead_letter_writer(r->sources[i]), err, errsize);
     }
@@ -290,5 +312,7 @@ void run_durable_close(Run *r)
     for (int i = 0; i < r->ndl_lengths; i++) free(r->dl_lengths[i].name);
     free(r->dl_lengths);
     sb_free(&r->manifest);
+    for (int i = 0; r->origins && i < r->p->nsources; i++) sb_free(&r->origins[i]);
+    free(r->origins);
     store_close(r->store);
 }

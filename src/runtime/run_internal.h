@@ -48,6 +48,8 @@ typedef struct Run {
     int64_t ckpt_bytes;          /* size of the last checkpoint */
     StrBuf manifest;             /* the running project's manifest (kept in every checkpoint
                                     for weir plan) */
+    StrBuf *origins;             /* per open source: the position its deployment began
+                                    reading at (kept in every checkpoint) */
 } Run;
 
 /* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose
@@ -60,6 +62,10 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
 /* A resumed run: the position source `name` had at the checkpoint (NULL: none). Valid
  * until run_durable_resume_outputs. */
 const void *run_durable_source_position(Run *r, const char *name, size_t *len);
+/* Note where open source r->sources[i] begins: a fresh run's first position, or the
+ * origin a resumed run's checkpoint recorded (the start of the history that `weir
+ * apply` replays). Call while the store is being read (before resume_outputs). */
+void run_durable_origin(Run *r, int i);
 /* A resumed run, once sources and sinks are open: cut the dead-letter files back to the
  * checkpoint and make the checkpoint's deliveries again; ends reading the store. */
 bool run_durable_resume_outputs(Run *r, char *err, size_t errsize);

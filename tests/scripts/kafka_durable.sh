@@ -235,10 +235,13 @@ assert m["agg"] == "safe" and not d["blocked"], d' "$TMP/p1.json" || return 1
   # k = 0 gets one of these 7 events (40005 % 7 = 0; none of the 5 of t_inspect)
   [ "$(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')" = "$(( (n_ref + 1) * 10 ))" ] \
     || { echo "n = $(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0'), ref $n_ref"; return 1; }
-  # an expression feeding the aggregate: backfill; the plan is blocked, the run refuses
+  # an expression feeding the aggregate: backfill from the retained history (where the
+  # deployment began reading: offset 0 of both partitions); --fail-on backfill exits 1;
+  # the run refuses
   sed -i 's/sum(v) AS s/sum(v * 2) AS s/' "$P/models/agg.sql"
-  "$WEIR" --project-dir "$P" plan > "$TMP/p2.txt" || rc=$?
-  [ $rc -eq 1 ] && grep -q "BACKFILL   agg" "$TMP/p2.txt" && grep -q "blocked" "$TMP/p2.txt" || { echo "exit $rc"; cat "$TMP/p2.txt"; return 1; }
+  "$WEIR" --project-dir "$P" plan --fail-on backfill > "$TMP/p2.txt" || rc=$?
+  [ $rc -eq 1 ] && grep -q "BACKFILL   agg" "$TMP/p2.txt" && grep -q "partition 0: offsets 0\.\." "$TMP/p2.txt" \
+    && grep -q "partition 1: offsets 0\.\." "$TMP/p2.txt" || { echo "exit $rc"; cat "$TMP/p2.txt"; return 1; }
   rc=0
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/cm.txt" 2>&1 || rc=$?
   [ $rc -eq 2 ] && grep -q "model agg changed since the checkpoint" "$TMP/cm.txt" && grep -q "weir plan" "$TMP/cm.txt" \
