@@ -181,9 +181,10 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
     if (s->bound == BOUND_TTL) s->logic_fp = hash_u64((uint64_t)s->ttl_us, s->logic_fp);
 }
 
-void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
+const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
 {
     const char **names = ARENA_ARRAY(a, const char *, naggs + 1);
+    const char **calls = ARENA_ARRAY(a, const char *, naggs + 1);
     for (int i = 0; i < naggs; i++) {
         const AggCall *ag = &aggs[i];
         /* accumulators are named by the call, not by the output column: renaming a
@@ -194,6 +195,7 @@ void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const P
         for (int k = 0; k < i; k++) same += strcmp(names[k], sb_cstr(&sb)) == 0;
         names[i] = arena_strdup(a, sb_cstr(&sb));
         const char *name = same ? arena_printf(a, "%s#%d", names[i], same + 1) : names[i];
+        calls[i] = name;
         sb_free(&sb);
         Type argt = ag->arg ? ag->arg->type : type_make(T_INT8);
         if (ag->distinct) ir_col_add(v, a, arena_printf(a, "%s.distinct_values", name), argt);
@@ -218,6 +220,7 @@ void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const P
         case AGG__COUNT: break;
         }
     }
+    return calls;
 }
 
 void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
@@ -225,7 +228,8 @@ void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
     ColList v = {0};
     ir_col_add(&v, a, "__rows", type_make(T_INT8));
     const PlanNode *in = p->ninputs > 0 ? p->inputs[0] : NULL;
-    ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0);
+    s->calls = ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0);
+    s->ncalls = p->naggs;
     s->values = v.cols;
     s->nvalues = v.n;
 }

@@ -29,6 +29,10 @@ typedef struct StateDesc {
     int nkey;
     PlanColumn *values;      /* per-key accumulator / row columns */
     int nvalues;
+    const char **calls;      /* aggregating states: the name of each aggregate call, in the
+                                order of the plan's calls (how accumulators are matched
+                                between two versions); NULL otherwise */
+    int ncalls;
     StateBound bound;
     int64_t ttl_us;          /* BOUND_TTL */
     const char *bound_detail;/* e.g. "window_end + 5s" or NULL */

@@ -21,8 +21,9 @@ typedef struct ColList {
 } ColList;
 void ir_col_add(ColList *l, Arena *a, const char *name, Type t);
 void ir_set_key(IrNode *n, Arena *a, const int *cols, int k);
-/* Accumulator columns of aggregate calls; out_names[i] names call i. */
-void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin);
+/* Accumulator columns of aggregate calls, each named by its call's SQL over the input
+ * columns (a second equal call gets "#2"); returns those call names (naggs). */
+const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin);
 /* The values of a GROUP BY state (plain or window aggregate p): __rows, then the
  * accumulator columns of p's calls (named by p's output columns after the keys). */
 void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p);

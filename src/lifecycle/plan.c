@@ -201,7 +201,11 @@ static Verdict schema_verdict(const MfState *o, const MfState *n, const NodeMap 
                 return VERDICT_REBUILD;
         if (!has_column(o->values, o->nvalues, &n->values[j])) added = true;
     }
-    if (!added && own && inputs_unchanged(om, own)) return VERDICT_SAFE;
+    /* only a plain aggregate's accumulators can be dropped one by one (DISTINCT calls
+     * share their value sets: those are rebuilt) */
+    bool distinct = false;
+    for (int i = 0; i < o->nvalues; i++) distinct |= strstr(o->values[i].name, ".distinct_values") != NULL;
+    if (!added && !distinct && same_str(n->kind, "aggregate") && own && inputs_unchanged(om, own)) return VERDICT_SAFE;
     return VERDICT_BACKFILL;
 }
 
@@ -493,6 +497,11 @@ static int count_states(const Manifest *m, const char *model)
 static bool state_holds_result(const Manifest *m, const MfNode *n)
 {
     if (!owns_state(m, n) || same_str(n->op, "OverAggregate")) return false;
+    /* joins: inner (also cross) and semi; an outer or anti join emits rows with a NULL
+     * key that it never stores */
+    if (same_str(n->op, "Join") && n->detail && strncmp(n->detail, "Join inner", 10) != 0 &&
+        strncmp(n->detail, "Join cross", 10) != 0 && strncmp(n->detail, "Join semi", 9) != 0)
+        return false;
     for (int i = 0; i < m->nstates; i++)
         if (owned_by(m->states[i].id, n->id) &&
             (same_str(m->states[i].bound, "watermark") || same_str(m->states[i].kind, "window_aggregate")))
