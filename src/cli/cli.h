@@ -29,6 +29,9 @@ typedef struct CliOptions {
     bool checkpoint_each_step; /* test: checkpoint round trip after every step */
     const char *state_path;    /* plan: a manifest (or a target/ directory) to compare with */
     const char *fail_on;       /* plan: exit 1 when a verdict reaches this level */
+    bool yes;                  /* apply: do not ask */
+    bool allow_rebuild;        /* apply: carry out rebuild verdicts too */
+    bool staged;               /* apply: build beside the running version */
     double checkpoint_interval_s; /* run: 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;
@@ -81,5 +84,6 @@ int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
+int cmd_apply(const CliOptions *o);
 
 #endif

@@ -138,6 +138,8 @@ bool eng_model_rows(EngPipeline *p, int model, const Batch *minus, EngListener f
  * adopt hook (an aggregate without the accumulators dst no longer has). Fails with a
  * message when src has no such operator or the state does not fit. */
 bool eng_adopt_state(EngPipeline *dst, EngPipeline *src, const char *op_id, bool map, char *err, size_t errsize);
+/* Does the pipeline run operator (or hold state) op_id? */
+bool eng_has_op(const EngPipeline *p, const char *op_id);
 /* dst continues where src stopped: its step count and the watermarks of the sources
  * both read (by name). */
 void eng_adopt_progress(EngPipeline *dst, const EngPipeline *src);

@@ -111,6 +111,8 @@ static Op *find_op(const EngPipeline *p, const char *id)
     return NULL;
 }
 
+bool eng_has_op(const EngPipeline *p, const char *op_id) { return find_op(p, op_id) != NULL; }
+
 bool eng_adopt_state(EngPipeline *dst, EngPipeline *src, const char *op_id, bool map, char *err, size_t errsize)
 {
     Op *d = find_op(dst, op_id), *s = find_op(src, op_id);

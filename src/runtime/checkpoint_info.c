@@ -1,6 +1,7 @@
 /* Reading a durable run's checkpoint for `weir inspect` (see checkpoint_info.h; the
  * blob formats are run_durable.c's). */
 #include "runtime/checkpoint_info.h"
+#include "runtime/run.h"
 
 #include "base/bytes.h"
 #include "base/jsonw.h"
@@ -93,7 +94,7 @@ static void add_source(void *ctx, const char *name, const void *data, size_t len
 bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, size_t errsize)
 {
     memset(out, 0, sizeof *out);
-    const char *dir = project_path(p, p->target && p->target->state_dir ? p->target->state_dir : ".weir");
+    const char *dir = run_state_dir(p);
     out->state_dir = xstrdup(dir);
     StateStore *st = store_open(dir, false, false, err, errsize);
     if (!st) return err[0] == '\0';  /* no store: nothing to show */

@@ -78,4 +78,11 @@ bool run_durable_due(const Run *r, double interval_s);
 bool run_durable_checkpoint(Run *r, char *err, size_t errsize);
 void run_durable_close(Run *r);
 
+/* Pieces of a checkpoint shared with weir apply (apply.c): the "meta" blob, the
+ * "stats/state" blob of a pipeline, and the "delivered" marker of checkpoint `id`
+ * (its own transaction). */
+void run_meta_blob(StrBuf *v, uint64_t id, const char *project);
+bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize);
+bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsize);
+
 #endif

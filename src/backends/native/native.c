@@ -1,7 +1,9 @@
 /* The native backend (see native.h): plan's view of a durable target. */
 #include "backends/native/native.h"
 
+#include "runtime/apply.h"
 #include "runtime/checkpoint_info.h"
+#include "sql/binder.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,12 +110,105 @@ static void native_replay_costs(LcBackend *b, Plan *plan)
     if (have) checkpoint_info_free(&ci);
 }
 
+/* The version that runs, loaded again from its manifest's definition: its project
+ * (paths resolve in the project's directory, as when it was deployed) and IR. */
+typedef struct Loaded {
+    DiagList dl;
+    Arena arena;
+    Project *p;
+    IrGraph *g;
+} Loaded;
+
+static bool load_running(LcBackend *b, const Manifest *m, Loaded *out, char *err, size_t errsize)
+{
+    memset(out, 0, sizeof *out);
+    diag_init(&out->dl);
+    arena_init(&out->arena, 64 * 1024);
+    if (m->nfiles == 0) {
+        snprintf(err, errsize, "the manifest of the running version keeps no definition (written by an older weir): "
+                 "it cannot be loaded again; start over with `weir run --fresh`");
+        return false;
+    }
+    ProjectOptions po = {b->project->dir, b->project->target ? b->project->target->name : NULL, NULL};
+    out->p = project_load_files(m->files, m->nfiles, &po, &out->dl);
+    if (out->p) {
+        BoundProject *bp = sql_bind_project(out->p, &out->arena, &out->dl);
+        out->g = ir_build(bp, &out->arena, &out->dl);
+    }
+    if (!out->p || out->dl.errors) {
+        const Diag *d = NULL;
+        for (int i = 0; i < out->dl.count && !d; i++)
+            if (out->dl.items[i].severity == DIAG_ERROR) d = &out->dl.items[i];
+        snprintf(err, errsize, "the running version cannot be loaded again from its manifest%s%s", d ? ": " : "",
+                 d ? d->message : "");
+        return false;
+    }
+    return true;
+}
+
+static void loaded_free(Loaded *l)
+{
+    if (l->p) project_free(l->p);
+    arena_fini(&l->arena);
+    diag_fini(&l->dl);
+}
+
+static bool native_apply(LcBackend *b, const LcApplyRequest *req, LcApplyResult *out, int *code, char *err,
+                         size_t errsize)
+{
+    memset(out, 0, sizeof *out);
+    if (req->staged) {
+        snprintf(err, errsize, "weir apply --staged is not available on the native runtime yet");
+        *code = 2;
+        return false;
+    }
+    LcDeployed dep;
+    if (!native_deployed(b, &dep, code, err, errsize)) return false;
+    if (!dep.exists) {
+        snprintf(err, errsize, "%s: `weir run` starts the project; there is nothing to apply", dep.description);
+        lc_deployed_free(&dep);
+        *code = 2;
+        return false;
+    }
+    Manifest running;
+    bool ok = manifest_parse(dep.manifest, dep.manifest_len, dep.description, &running, err, errsize);
+    lc_deployed_free(&dep);
+    if (!ok) {
+        *code = 3;
+        return false;
+    }
+    Loaded old;
+    ok = load_running(b, &running, &old, err, errsize);
+    manifest_free(&running);
+    if (!ok) {
+        loaded_free(&old);
+        *code = 3;
+        return false;
+    }
+    StrBuf plan_json = STRBUF_INIT;
+    plan_render_json(req->plan, "the deployed version", &plan_json);
+    RunApplyRequest q = {
+        .p = b->project, .g = b->graph, .old_p = old.p, .old_g = old.g, .plan = req->plan,
+        .manifest = req->manifest, .manifest_len = req->manifest_len, .plan_json = sb_cstr(&plan_json),
+    };
+    RunApplyResult r;
+    *code = run_apply(&q, &r, err, errsize);
+    out->deployment = r.deployment;
+    out->replayed_records = r.replayed_records;
+    out->restated_rows = r.restated_changes;
+    out->resumed = r.settled;
+    sb_free(&plan_json);
+    loaded_free(&old);
+    return *code == 0;
+}
+
 static void native_close(LcBackend *b) { free(b); }
 
 static const LcBackendOps native_ops = {
     .name = "native",
     .deployed = native_deployed,
     .replay_costs = native_replay_costs,
+    .apply = native_apply,
     .close = native_close,
 };
 
