@@ -5,6 +5,7 @@
 #include "runtime/apply.h"
 
 #include "base/bytes.h"
+#include "base/fault.h"
 #include "base/jsonw.h"
 #include "runtime/run_internal.h"
 
@@ -528,12 +529,17 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     if (!ok) goto done;
 
     store_read_end(a.st);
+    fault_point("apply-before-commit");
     uint64_t id = a.ckpt + 1;
     if (!write_checkpoint(&a, id, bases, err, errsize)) goto done;
     res->checkpoint = id;
+    fault_point("apply-after-commit");
     /* the new version runs: its deliveries are made now, and again after a crash */
-    for (int m = 0; m < nm && ok; m++)
-        if (a.sinks[m]) ok = delivery_apply_pending(&a.deliv[m], a.sinks[m], id, bases[m], err, errsize);
+    for (int m = 0; m < nm && ok; m++) {
+        if (!a.sinks[m]) continue;
+        ok = delivery_apply_pending(&a.deliv[m], a.sinks[m], id, bases[m], err, errsize);
+        fault_point("apply-delivering");
+    }
     if (ok) ok = run_mark_delivered(a.st, id, err, errsize);
     if (ok) code = 0;
 done:
