@@ -6,7 +6,6 @@
 
 #include "base/bytes.h"
 #include "base/fault.h"
-#include "base/jsonw.h"
 #include "runtime/run_internal.h"
 
 #include <stdio.h>
@@ -320,28 +319,19 @@ static int64_t journal_count(StateStore *st)
     return n;
 }
 
+/* journal/deployment/<id, 12 digits>: u32 magic, u64 id, u64 unix time, str mode, u64
+ * checkpoint, str status, str the plan's JSON (checkpoint_info.c reads it back). */
 static bool put_record(Apply *a, int64_t id, const char *mode, uint64_t ckpt, const char *plan_json, char *err,
                        size_t errsize)
 {
     StrBuf v = STRBUF_INIT;
-    JsonW w;
-    jw_init(&w, &v, false);
-    jw_obj(&w);
-    jw_kint(&w, "id", id);
-    char when[64];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    jw_kstr(&w, "at", when);
-    jw_kstr(&w, "mode", mode);
-    jw_kint(&w, "checkpoint", (int64_t)ckpt);
-    jw_kstr(&w, "status", "applied");
-    if (plan_json) {
-        jw_key(&w, "plan");
-        jw_raw(&w, plan_json);
-    }
-    jw_end_obj(&w);
+    bytes_put_u32(&v, RUN_DEPLOYMENT_MAGIC);
+    bytes_put_u64(&v, (uint64_t)id);
+    bytes_put_u64(&v, (uint64_t)time(NULL));
+    bytes_put_str(&v, mode, strlen(mode));
+    bytes_put_u64(&v, ckpt);
+    bytes_put_str(&v, "applied", 7);
+    bytes_put_str(&v, plan_json ? plan_json : "", plan_json ? strlen(plan_json) : 0);
     char key[128];
     snprintf(key, sizeof key, STORE_JOURNAL_PREFIX "deployment/%012lld", (long long)id);
     bool ok = store_put(a->st, key, v.data, v.len, err, errsize);

@@ -91,6 +91,30 @@ static void add_source(void *ctx, const char *name, const void *data, size_t len
     c->sources[c->nsources++] = s;
 }
 
+static void add_deployment(void *ctx, const char *name, const void *data, size_t len)
+{
+    (void)name;
+    CheckpointInfo *c = ctx;
+    ByteReader r = bytes_reader(data, len);
+    CkptDeployment d = {0};
+    uint32_t magic = bytes_get_u32(&r);
+    d.id = (int64_t)bytes_get_u64(&r);
+    d.at = (int64_t)bytes_get_u64(&r);
+    size_t n;
+    const char *mode = bytes_get_str(&r, &n);
+    size_t nm = n;
+    d.checkpoint = bytes_get_u64(&r);
+    const char *status = bytes_get_str(&r, &n);
+    size_t ns = n;
+    const char *plan = bytes_get_str(&r, &n);
+    if (r.bad || magic != RUN_DEPLOYMENT_MAGIC) return;
+    d.mode = xstrndup(mode, nm);
+    d.status = xstrndup(status, ns);
+    d.plan = xstrndup(plan, n);
+    c->deployments = xrealloc(c->deployments, sizeof(CkptDeployment) * (size_t)(c->ndeployments + 1));
+    c->deployments[c->ndeployments++] = d;
+}
+
 bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, size_t errsize)
 {
     memset(out, 0, sizeof *out);
@@ -120,6 +144,7 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
             store_foreach(st, "stats/state", add_state, out);
             store_foreach(st, "sink/", add_sink, out);
             store_foreach(st, "dl/", add_dead, out);
+            store_foreach(st, STORE_JOURNAL_PREFIX "deployment/", add_deployment, out);
             if (store_get(st, "manifest", &data, &len)) {
                 out->manifest = xstrndup(data, len);
                 out->manifest_len = len;
@@ -150,6 +175,12 @@ void checkpoint_info_free(CheckpointInfo *c)
     free(c->state_dir);
     free(c->project);
     free(c->manifest);
+    for (int i = 0; i < c->ndeployments; i++) {
+        free(c->deployments[i].mode);
+        free(c->deployments[i].status);
+        free(c->deployments[i].plan);
+    }
+    free(c->deployments);
     memset(c, 0, sizeof *c);
 }
 
@@ -200,6 +231,12 @@ void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out)
     for (int i = 0; i < c->ndead; i++)
         if (c->dead[i].bytes > 0)
             sb_printf(out, "  dead letters %-22s %lld bytes\n", c->dead[i].name, (long long)c->dead[i].bytes);
+    for (int i = 0; i < c->ndeployments; i++) {
+        const CkptDeployment *d = &c->deployments[i];
+        time_text(d->at, when, sizeof when);
+        sb_printf(out, "  deployment %-4lld %-7s %s from checkpoint %llu, %s%s\n", (long long)d->id, d->mode, d->status,
+                  (unsigned long long)d->checkpoint, when, i == c->ndeployments - 1 ? " (running)" : "");
+    }
 }
 
 void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
@@ -271,6 +308,23 @@ void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
             jw_obj(&w);
             jw_kstr(&w, "name", c->dead[i].name);
             jw_kint(&w, "bytes", c->dead[i].bytes);
+            jw_end_obj(&w);
+        }
+        jw_end_arr(&w);
+        jw_key(&w, "deployments");
+        jw_arr(&w);
+        for (int i = 0; i < c->ndeployments; i++) {
+            const CkptDeployment *d = &c->deployments[i];
+            jw_obj(&w);
+            jw_kint(&w, "id", d->id);
+            jw_kint(&w, "at", d->at);
+            jw_kstr(&w, "mode", d->mode);
+            jw_kint(&w, "checkpoint", (int64_t)d->checkpoint);
+            jw_kstr(&w, "status", d->status);
+            jw_kbool(&w, "running", i == c->ndeployments - 1);
+            jw_key(&w, "plan");
+            if (d->plan[0]) jw_raw(&w, d->plan);
+            else jw_null(&w);
             jw_end_obj(&w);
         }
         jw_end_arr(&w);
