@@ -13,8 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-typedef enum { ACT_KEEP, ACT_MAP, ACT_REPLAY } Act;
-
 /* A blob of the old checkpoint copied out of the store (the store's pages go away when
  * the new checkpoint is written). */
 typedef struct Blob {
@@ -41,31 +39,6 @@ static int model_index(const IrGraph *g, const char *name)
     for (int m = 0; m < g->nmodels; m++)
         if (strcmp(g->project->models[m].name, name) == 0) return m;
     return -1;
-}
-
-/* Does state id `sid` belong to operator `op`? */
-static bool owned_by(const char *sid, const char *op)
-{
-    size_t n = strlen(op);
-    return strncmp(sid, op, n) == 0 && (sid[n] == '\0' || sid[n] == '/');
-}
-
-/* What the plan does with operator op_id: replay when any of its states is rebuilt,
- * map when an aggregate drops accumulators, else keep. */
-static Act op_action(const Plan *plan, const char *op_id)
-{
-    Act a = ACT_KEEP;
-    for (int i = 0; i < plan->nmodels; i++)
-        for (int k = 0; k < plan->models[i].nstates; k++) {
-            const PlanState *s = &plan->models[i].states[k];
-            if (!owned_by(s->id, op_id)) continue;
-            if (s->action == STATE_REPLAY) return ACT_REPLAY;
-            if (s->action == STATE_MAP) a = ACT_MAP;
-        }
-    for (int k = 0; k < plan->nsource_states; k++)
-        if (owned_by(plan->source_states[k].id, op_id) && plan->source_states[k].action == STATE_REPLAY)
-            return ACT_REPLAY;
-    return a;
 }
 
 static bool get_blob(void *ctx, const char *name, const void **data, size_t *len)
@@ -483,7 +456,7 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     eng_op_ids(a.next, ids, nids);
     bool any_replay = false;
     for (int i = 0; i < nids; i++)
-        if (op_action(q->plan, ids[i]) == ACT_REPLAY) {
+        if (plan_op_action(q->plan, ids[i]) == STATE_REPLAY) {
             any_replay = true;
             /* the model the operator belongs to runs in the replay (with what it reads) */
             for (int m = 0; m < nm; m++)
@@ -504,12 +477,12 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
 
     /* assemble: every operator from the old pipeline or from the replay */
     for (int i = 0; i < nids && ok; i++) {
-        Act act = op_action(q->plan, ids[i]);
-        EngPipeline *from = act == ACT_REPLAY ? a.replay : a.old;
-        if (act == ACT_KEEP && !eng_has_op(a.old, ids[i])) from = a.replay && eng_has_op(a.replay, ids[i]) ? a.replay : NULL;
+        StateAction act = plan_op_action(q->plan, ids[i]);
+        EngPipeline *from = act == STATE_REPLAY ? a.replay : a.old;
+        if (act != STATE_REPLAY && !eng_has_op(a.old, ids[i])) from = a.replay && eng_has_op(a.replay, ids[i]) ? a.replay : NULL;
         if (!from) continue;  /* a new stateless operator: it follows its inputs */
-        ok = eng_adopt_state(a.next, from, ids[i], act == ACT_MAP, err, errsize);
-        if (act == ACT_REPLAY) res->nreplayed++;
+        ok = eng_adopt_state(a.next, from, ids[i], act == STATE_MAP, err, errsize);
+        if (act == STATE_REPLAY) res->nreplayed++;
         else res->nkept++;
     }
     if (!ok) goto done;

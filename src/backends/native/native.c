@@ -129,7 +129,7 @@ static bool load_running(LcBackend *b, const Manifest *m, Loaded *out, char *err
                  "it cannot be loaded again; start over with `weir run --fresh`");
         return false;
     }
-    ProjectOptions po = {b->project->dir, b->project->target ? b->project->target->name : NULL, NULL};
+    ProjectOptions po = {.dir = b->project->dir, .target = b->project->target ? b->project->target->name : NULL};
     out->p = project_load_files(m->files, m->nfiles, &po, &out->dl);
     if (out->p) {
         BoundProject *bp = sql_bind_project(out->p, &out->arena, &out->dl);
