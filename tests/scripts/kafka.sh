@@ -13,7 +13,7 @@ check() {  # check NAME FUNCTION
 }
 finish() { "$ROOT/scripts/kafka-stop"; echo "$passed passed, $failed failed"; [ $failed -eq 0 ]; }
 
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" orders:3 totals:2 live:2 live_out:1 wm:3 bad:1 \
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" orders:3 totals:2 live:2 live_out:1 wm:3 bad:1 \
         accounts:1 upd_out:1)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP

@@ -14,11 +14,14 @@ check() {  # check NAME FUNCTION
   if out=$("$2" 2>&1); then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
         out_dl:2 out_lost:2)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
 export KAFKA_BOOTSTRAP
+ADMIN=$ROOT/$BUILD/kafka-admin
+# committed TOPIC: every message a read_committed consumer sees
+committed() { kcat -C -b "$B" -t "$1" -e -q -X isolation.level=read_committed; }
 
 # project DIR TOPIC OUT: an aggregate into SQLite, a filter and a window into files,
 # another filter into the Kafka topic OUT
@@ -71,16 +74,13 @@ for i in range(int(sys.argv[1]), int(sys.argv[2])):
     print('{"id":%d,"k":%d,"v":%d,"ts":"2026-01-01 %02d:%02d:%02d"}' % (i, i % 7, i % 100, i // 60000, (i // 1000) % 60, (i // 20) % 60))
 PY
 }
-# same DIR_A DIR_B [TOPIC_A TOPIC_B [uniq]]: equal sinks (file lines as multisets:
-# partitions interleave differently), and equal Kafka sink topics as read_committed
-# consumers see them; with `uniq` as sets: the local cluster keeps the messages of
-# transactions a killed run left open visible (a real broker aborts and hides them)
+# same DIR_A DIR_B [TOPIC_A TOPIC_B]: equal sinks (file lines and topic messages as
+# multisets: partitions interleave differently); topics as read_committed consumers
+# see them, so a transaction a killed run left open or aborted shows nothing
 same() {
-  local f sortf=sort
+  local f
   if [ -n "${3:-}" ]; then
-    [ "${5:-}" = uniq ] && sortf="sort -u"
-    [ "$(kcat -C -b "$B" -t "$3" -e -q -X isolation.level=read_committed | $sortf | md5sum)" = \
-      "$(kcat -C -b "$B" -t "$4" -e -q -X isolation.level=read_committed | $sortf | md5sum)" ] \
+    [ "$(committed "$3" | sort | md5sum)" = "$(committed "$4" | sort | md5sum)" ] \
       || { echo "topic $3 differs from $4"; return 1; }
   fi
   for f in sel win; do
@@ -161,7 +161,7 @@ t_crash() {
   done
   [ "$first" -lt "$total" ] || { echo "the first run was not interrupted mid-way"; return 1; }
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
-  same "$P" "$REF" out_crash out_ref uniq
+  same "$P" "$REF" out_crash out_ref
 }
 check "killed three times mid-run (SIGKILL) and resumed: file, SQLite and Kafka sinks equal one uninterrupted run" t_crash
 
@@ -274,13 +274,20 @@ t_locked() {
 check "a state directory in use by another run: exit 3" t_locked
 
 t_retention_lost() {
-  local P=$TMP/lost rc=0
+  local P=$TMP/lost rc=0 deadline
   project "$P" small out_lost
   events 0 100 | kcat -P -b "$B" -t small -p 0
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
-  # the cluster keeps a few MiB per partition: push the next offsets out of it
+  # keep at most 1 MiB (1 MiB segments): the broker deletes the oldest segments
+  "$ADMIN" -b "$B" config small retention.bytes=1048576 || return 1
   python3 -c 'import sys
 for i in range(200000): sys.stdout.write("{\"id\":%d,\"pad\":\"%s\"}\n" % (i, "x" * 40))' | kcat -P -b "$B" -t small -p 0
+  # retention runs every second: wait until the next offsets are gone
+  deadline=$((SECONDS + 60))
+  until [ "$("$ADMIN" -b "$B" start-offsets small)" -gt 100 ]; do
+    [ $SECONDS -ge $deadline ] && { echo "retention deleted nothing"; return 1; }
+    sleep 0.1
+  done
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/lost.txt" 2>&1 || rc=$?
   [ $rc -eq 3 ] && grep -q "records were lost" "$TMP/lost.txt" || { echo "exit $rc"; cat "$TMP/lost.txt"; return 1; }
 }
