@@ -15,7 +15,7 @@ check() {  # check NAME FUNCTION
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
 eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
-        out_dl:2 out_lost:2)" || { echo "0 passed, 1 failed"; exit 1; }
+        out_dl:2 out_lost:2 recr:1 out_recr:1)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
 export KAFKA_BOOTSTRAP
@@ -292,6 +292,31 @@ for i in range(200000): sys.stdout.write("{\"id\":%d,\"pad\":\"%s\"}\n" % (i, "x
   [ $rc -eq 3 ] && grep -q "records were lost" "$TMP/lost.txt" || { echo "exit $rc"; cat "$TMP/lost.txt"; return 1; }
 }
 check "offsets no longer retained by the cluster: exit 3, records were lost" t_retention_lost
+
+# ---- a source topic deleted and created again ----
+t_topic_recreated() {
+  local P=$TMP/recr rc=0
+  project "$P" recr out_recr
+  events 0 100 | kcat -P -b "$B" -t recr -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
+  # more records than the checkpoint read: its offsets exist but hold other records
+  "$ADMIN" -b "$B" delete recr && "$ADMIN" -b "$B" create recr:1 || return 1
+  events 1000 1300 | kcat -P -b "$B" -t recr -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/recr.txt" 2>&1 || rc=$?
+  [ $rc -eq 3 ] && grep -q "partition 0: the record at offset 99 is not the one the checkpoint read" "$TMP/recr.txt" \
+    && grep -q -- "--fresh" "$TMP/recr.txt" || { echo "exit $rc"; cat "$TMP/recr.txt"; return 1; }
+  [ "$(wc -l < "$P/out/sel.jsonl")" = 34 ] || { echo "records of the new topic were delivered"; return 1; }
+  # fewer: the checkpoint's offset lies beyond the end
+  "$ADMIN" -b "$B" delete recr && "$ADMIN" -b "$B" create recr:1 || return 1
+  events 0 10 | kcat -P -b "$B" -t recr -p 0
+  rc=0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/recr.txt" 2>&1 || rc=$?
+  [ $rc -eq 3 ] && grep -q "beyond its end (10): was the topic recreated" "$TMP/recr.txt" || { echo "exit $rc"; cat "$TMP/recr.txt"; return 1; }
+  # --fresh reads the new topic
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --fresh > /dev/null 2>&1 || return 1
+  [ "$(wc -l < "$P/out/sel.jsonl")" = 4 ]
+}
+check "a source topic deleted and recreated: exit 3 whether it holds fewer or more records" t_topic_recreated
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
