@@ -15,7 +15,7 @@ check() {  # check NAME FUNCTION
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
 eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
-        out_dl:2 out_lost:2 recr:1 out_recr:1)" || { echo "0 passed, 1 failed"; exit 1; }
+        out_dl:2 out_lost:2 recr:1 out_recr:1 out_bounce:2)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
 export KAFKA_BOOTSTRAP
@@ -215,6 +215,34 @@ assert ids == [i for i in range(20000) if i % 10], len(ids)
 PY
 }
 check "dead letters after a crash: each bad record once" t_dead_letters
+
+# ---- the broker dies (SIGKILL) mid-run and comes back on the same port and data ----
+t_broker_restart() {
+  local P=$TMP/bounce pid deadline want
+  project "$P" ev out_bounce
+  want=$(committed out_ref | wc -l)
+  "$WEIR" --project-dir "$P" run --no-progress --batch-size 50 --checkpoint-interval 50ms > /dev/null 2>"$TMP/bounce.err" &
+  pid=$!
+  deadline=$((SECONDS + 60))
+  until [ "$(committed out_bounce 2>/dev/null | wc -l)" -gt 0 ]; do
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
+    sleep 0.02
+  done
+  kill -USR1 "$WEIR_KAFKA_PID"
+  [ "$(wc -l < "$P/out/sel.jsonl")" -lt "$(wc -l < "$REF/out/sel.jsonl")" ] || { echo "not restarted mid-run"; return 1; }
+  # the run rides out the restart: it retries until the broker is back
+  deadline=$((SECONDS + 120))
+  until [ "$(committed out_bounce 2>/dev/null | wc -l)" -ge "$want" ] && \
+        [ "$(cat "$P/out/sel.jsonl" | wc -l)" -ge "$(wc -l < "$REF/out/sel.jsonl")" ]; do
+    kill -0 $pid 2>/dev/null || { echo "the run ended"; cat "$TMP/bounce.err"; return 1; }
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "output incomplete"; return 1; }
+    sleep 0.1
+  done
+  kill -TERM $pid
+  wait $pid || { echo "exit $?"; cat "$TMP/bounce.err"; return 1; }
+  same "$P" "$REF" out_bounce out_ref
+}
+check "the broker is killed and restarted mid-run: the run goes on, every sink exactly once" t_broker_restart
 
 # ---- refusals ----
 t_plan_and_changes() {
