@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Kafka sources and sinks against a real Kafka protocol endpoint (build/kafka-mock on
-# 127.0.0.1, started and stopped here); kcat is the independent client that writes the
-# input topics and reads what weir produced. Each check counts as one test.
+# Kafka sources and sinks against a real Apache Kafka broker (scripts/kafka-broker-start
+# on 127.0.0.1, one for all checks, started and stopped here); kcat is the independent
+# client that writes the input topics and reads what weir produced. Each check counts
+# as one test.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0

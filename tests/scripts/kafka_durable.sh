@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Durable runs over Kafka (build/kafka-mock on 127.0.0.1, started and stopped here):
-# a run continues from its checkpoint; a run killed with SIGKILL at any moment and then
-# resumed leaves every sink (file, SQLite) and dead-letter file exactly as one
-# uninterrupted run does; a checkpoint that no longer fits the project, a state
-# directory in use and records lost to retention are refused with a message. Each check
-# counts as one test.
+# Durable runs over a real Apache Kafka broker (scripts/kafka-broker-start on 127.0.0.1,
+# one for all checks, started and stopped here): a run continues from its checkpoint; a
+# run killed with SIGKILL at any moment and then resumed leaves every sink (file,
+# SQLite, Kafka as read_committed consumers see it) and dead-letter file exactly as one
+# uninterrupted run does, and so does a run whose broker is killed and restarted; a
+# checkpoint that no longer fits the project, a state directory in use, records lost to
+# the broker's retention and a source topic deleted and recreated are refused with a
+# message. Each check counts as one test.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
