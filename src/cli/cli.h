@@ -32,6 +32,7 @@ typedef struct CliOptions {
     bool yes;                  /* apply: do not ask */
     bool allow_rebuild;        /* apply: carry out rebuild verdicts too */
     bool staged;               /* apply: build beside the running version */
+    const char *retain;        /* janitor: keep superseded versions this long */
     double checkpoint_interval_s; /* run: 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;
@@ -85,5 +86,9 @@ int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
 int cmd_apply(const CliOptions *o);
+int cmd_audit(const CliOptions *o);
+int cmd_publish(const CliOptions *o);
+int cmd_rollback(const CliOptions *o);
+int cmd_janitor(const CliOptions *o);
 
 #endif

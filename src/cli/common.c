@@ -45,7 +45,7 @@ bool cli_load(const CliOptions *o, CliProject *cp)
     memset(cp, 0, sizeof *cp);
     diag_init(&cp->dl);
     arena_init(&cp->arena, 64 * 1024);
-    ProjectOptions po = {o->project_dir, o->target, o->vars_json};
+    ProjectOptions po = {.dir = o->project_dir, .target = o->target, .vars_json = o->vars_json};
     cp->project = project_load(&po, &cp->dl);
     if (!cp->project) return false;
     cp->bound = sql_bind_project(cp->project, &cp->arena, &cp->dl);

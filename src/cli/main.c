@@ -17,6 +17,10 @@ static const char USAGE[] =
     "  run              run the pipeline on the native runtime\n"
     "  plan             what the project now does to the running state: a verdict per model\n"
     "  apply            deploy the project: carry its plan out on the target\n"
+    "  audit            is the staged version ready? (compared with the running one, audits)\n"
+    "  publish          switch the readers to the staged version\n"
+    "  rollback         switch them back to the version that ran before\n"
+    "  janitor          remove superseded versions (--retain D, default 7d)\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
     "\n"
     "global options:\n"
@@ -58,6 +62,8 @@ static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
     {"inspect", cmd_inspect}, {"plan", cmd_plan},   {"apply", cmd_apply},
+    {"audit", cmd_audit},     {"publish", cmd_publish}, {"rollback", cmd_rollback},
+    {"janitor", cmd_janitor},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
@@ -124,6 +130,9 @@ int main(int argc, char **argv)
         } else if (take_value(argc, argv, &i, "--fail-on", &v)) {
             if (!v) return EXIT_USAGE;
             o.fail_on = v;
+        } else if (take_value(argc, argv, &i, "--retain", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.retain = v;
         } else if (strcmp(a, "--yes") == 0) {
             o.yes = true;
         } else if (strcmp(a, "--allow-rebuild") == 0) {

@@ -734,6 +734,21 @@ bool plan_reaches(const Plan *p, Verdict level)
     return false;
 }
 
+StateAction plan_op_action(const Plan *p, const char *op_id)
+{
+    StateAction a = STATE_KEEP;
+    for (int i = 0; i < p->nmodels; i++)
+        for (int k = 0; k < p->models[i].nstates; k++) {
+            const PlanState *s = &p->models[i].states[k];
+            if (!owned_by(s->id, op_id)) continue;
+            if (s->action == STATE_REPLAY) return STATE_REPLAY;
+            if (s->action == STATE_MAP) a = STATE_MAP;
+        }
+    for (int k = 0; k < p->nsource_states; k++)
+        if (owned_by(p->source_states[k].id, op_id) && p->source_states[k].action == STATE_REPLAY) return STATE_REPLAY;
+    return a;
+}
+
 const PlanModel *plan_find_model(const Plan *p, const char *name)
 {
     for (int i = 0; i < p->nmodels; i++)

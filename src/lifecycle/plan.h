@@ -126,6 +126,9 @@ void plan_add_replay(Plan *p, const PlanReplay *r);
 void plan_add_blocker(Plan *p, const char *text);
 /* Does some model's verdict reach `level` (backfill: backfill or rebuild)? */
 bool plan_reaches(const Plan *p, Verdict level);
+/* What apply does with operator op_id (the owner of its states): replay when any of
+ * them is rebuilt, map when an aggregate drops accumulators, else keep. */
+StateAction plan_op_action(const Plan *p, const char *op_id);
 /* The model's entry, or NULL. */
 const PlanModel *plan_find_model(const Plan *p, const char *name);
 const PlanState *plan_find_state(const Plan *p, const char *id);
