@@ -84,7 +84,7 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
     memset(out, 0, sizeof *out);
     const char *dir = project_path(p, p->target && p->target->state_dir ? p->target->state_dir : ".weir");
     out->state_dir = xstrdup(dir);
-    StateStore *st = store_open(dir, false, false, err, errsize);
+    StateStore *st = store_open(dir, STORE_READ, err, errsize);
     if (!st) return err[0] == '\0';  /* no store: nothing to show */
     bool ok = store_read_begin(st, err, errsize);
     const void *data;

@@ -58,7 +58,7 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
 {
     const char *dir = project_path(r->p, r->p->target && r->p->target->state_dir ? r->p->target->state_dir : ".weir");
-    r->store = store_open(dir, true, true, err, errsize);
+    r->store = store_open(dir, fresh ? STORE_RUN_FRESH : STORE_RUN, err, errsize);
     if (!r->store) {
         *code = 3;
         return false;

@@ -4,24 +4,58 @@
  * LMDB's copy-on-write pages give the all-or-nothing commit. LMDB was chosen over
  * RocksDB because checkpoints are a few large blobs written at once and read back
  * once at start, for which an mmap'd B-tree with a single fsync per commit is the
- * simplest thing that is durable; bench/checkpoint.sh measures it (bench/README.md). */
+ * simplest thing that is durable; bench/checkpoint.sh measures it (bench/README.md).
+ *
+ * LMDB keeps no checksums and trusts its file: a truncated file makes reads of the map
+ * fault (SIGBUS), a damaged page can trip its assertions (abort) or hand out wrong
+ * bytes. So the store adds its own integrity: every commit writes "#seal" (each blob's
+ * name, length and XXH3 checksum, and a checksum of the seal), a read walks the whole
+ * database and compares it with the seal before anything is used, and that walk runs
+ * under a guard that turns a fault or an LMDB assertion into a "corrupt" error. After
+ * the walk every page a reader touches has been read once without harm. A store
+ * directory is created under a temporary name and renamed into place once its first
+ * (empty) seal is committed, so an existing store without a seal is always damage,
+ * never a store that was about to be created. */
 #include "runtime/state_store.h"
 
 #include "base/arena.h"
+#include "base/bytes.h"
 #include "base/fsutil.h"
+#include "base/hash.h"
+#include "base/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <lmdb.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* Address space reserved for the map (the file grows with its content). */
 #define MAP_SIZE ((size_t)1 << 38)
+
+#define SEAL_KEY "#seal"
+#define SEAL_MAGIC 0x4c455357u   /* "WSEL" */
+#define SEAL_VERSION 1u
+#define SEAL_SEED 0x5745495253544f52ull
+
+typedef struct SealEntry {
+    char *name;
+    uint64_t len, hash;
+    size_t order;                /* put order: the last put of a name wins */
+} SealEntry;
+
+typedef struct Seal {
+    SealEntry *e;
+    size_t n, cap;
+} Seal;
 
 struct StateStore {
     MDB_env *env;
@@ -29,68 +63,424 @@ struct StateStore {
     MDB_txn *rtxn;               /* open read, or NULL */
     MDB_txn *wtxn;               /* open write, or NULL */
     int lock_fd;                 /* run.lock held with flock, or -1 */
-    char *data_path;
+    char *dir;                   /* <state_dir>/checkpoint */
+    char *data_path;             /* .../data.mdb */
+    Seal sealed;                 /* the committed checkpoint's blobs (known once read or
+                                    committed by this process) */
+    bool sealed_known;
+    Seal pending;                /* the open write's blobs */
+    size_t put_order;
+    int64_t write_bytes;         /* bytes put by the open write (for disk-full messages) */
 };
 
-static bool lmdb_error(const char *what, int rc, char *err, size_t errsize)
+/* ---------------------------------------------------------------- errors */
+
+static bool corrupt(const StateStore *s, char *err, size_t errsize, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool corrupt(const StateStore *s, char *err, size_t errsize, const char *fmt, ...)
 {
-    snprintf(err, errsize, "state store: %s: %s", what, mdb_strerror(rc));
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(err, errsize, "the checkpoint store %s is corrupt: %s; `weir run --fresh` discards it and starts "
+             "over (sinks are recomputed from the beginning)", s->data_path, why);
     return false;
 }
 
-StateStore *store_open(const char *dir, bool create, bool exclusive, char *err, size_t errsize)
+static bool is_damage(int rc)
+{
+    return rc == MDB_INVALID || rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_VERSION_MISMATCH ||
+           rc == MDB_BAD_TXN || rc == MDB_BAD_VALSIZE || rc == MDB_CURSOR_FULL;
+}
+
+/* An LMDB failure. A short write at commit comes back as EIO (LMDB's choice), so EIO
+ * on a file system without room is reported as the full disk it is. */
+static bool lmdb_error(const StateStore *s, const char *what, int rc, char *err, size_t errsize)
+{
+    if (is_damage(rc)) return corrupt(s, err, errsize, "%s: %s", what, mdb_strerror(rc));
+    struct statvfs fs;
+    if ((rc == EIO || rc == ENOSPC || rc == EDQUOT) && statvfs(s->dir, &fs) == 0) {
+        int64_t avail = (int64_t)fs.f_bavail * (int64_t)fs.f_frsize;
+        if (rc != EIO || avail < s->write_bytes + ((int64_t)1 << 20)) {
+            snprintf(err, errsize, "state store %s: %s: no space left on device (%lld KiB free)", s->data_path,
+                     what, (long long)(avail >> 10));
+            return false;
+        }
+    }
+    snprintf(err, errsize, "state store %s: %s: %s", s->data_path, what, mdb_strerror(rc));
+    return false;
+}
+
+/* ---------------------------------------------------------------- the fault guard */
+
+/* Runs fn(ctx) with SIGBUS and SIGSEGV (a read of the map beyond a truncated file or
+ * through a damaged page number) and LMDB's assertions turned into a return: the
+ * signal number, -1 for an assertion, 0 when fn ran through. The store is used by one
+ * thread; the guard is only active inside this call. */
+static sigjmp_buf *guard_jump;
+
+static void on_fault(int sig) { siglongjmp(*guard_jump, sig); }
+
+static void on_lmdb_assert(MDB_env *env, const char *msg)
+{
+    (void)env; (void)msg;
+    if (guard_jump) siglongjmp(*guard_jump, -1);
+}
+
+static int guarded(void (*fn)(void *ctx), void *ctx)
+{
+    struct sigaction sa, old_bus, old_segv;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fault;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &old_bus);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sigjmp_buf jb;
+    sigjmp_buf *outer = guard_jump;
+    int sig = sigsetjmp(jb, 1);
+    if (sig == 0) {
+        guard_jump = &jb;
+        fn(ctx);
+    }
+    guard_jump = outer;
+    sigaction(SIGBUS, &old_bus, NULL);
+    sigaction(SIGSEGV, &old_segv, NULL);
+    return sig;
+}
+
+static const char *fault_text(int sig)
+{
+    return sig == SIGBUS ? "reading it faults (the file is shorter than its pages)"
+           : sig == SIGSEGV ? "reading it faults (a damaged page reference)"
+                            : "LMDB found a damaged page";
+}
+
+/* ---------------------------------------------------------------- seals */
+
+static void seal_clear(Seal *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->e[i].name);
+    l->n = 0;
+}
+
+static void seal_free(Seal *l)
+{
+    seal_clear(l);
+    free(l->e);
+    memset(l, 0, sizeof *l);
+}
+
+static void seal_add(Seal *l, const char *name, size_t nlen, uint64_t len, uint64_t hash, size_t order)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 32;
+        l->e = xrealloc(l->e, l->cap * sizeof *l->e);
+    }
+    l->e[l->n++] = (SealEntry){xstrndup(name, nlen), len, hash, order};
+}
+
+static void seal_copy(Seal *dst, const Seal *src)
+{
+    seal_clear(dst);
+    for (size_t i = 0; i < src->n; i++)
+        seal_add(dst, src->e[i].name, strlen(src->e[i].name), src->e[i].len, src->e[i].hash, src->e[i].order);
+}
+
+static int by_name_then_order(const void *a, const void *b)
+{
+    const SealEntry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sorts by name (LMDB's key order for NUL-free names) and keeps each name's last put. */
+static void seal_normalize(Seal *l)
+{
+    if (l->n == 0) return;
+    qsort(l->e, l->n, sizeof *l->e, by_name_then_order);
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (i + 1 < l->n && strcmp(l->e[i].name, l->e[i + 1].name) == 0) {
+            free(l->e[i].name);
+            continue;
+        }
+        l->e[k++] = l->e[i];
+    }
+    l->n = k;
+}
+
+static uint64_t blob_hash(const char *name, size_t nlen, const void *data, size_t len)
+{
+    return hash_bytes(data, len, hash_bytes(name, nlen, SEAL_SEED));
+}
+
+static void seal_render(const Seal *l, StrBuf *out)
+{
+    bytes_put_u32(out, SEAL_MAGIC);
+    bytes_put_u32(out, SEAL_VERSION);
+    bytes_put_u32(out, (uint32_t)l->n);
+    for (size_t i = 0; i < l->n; i++) {
+        bytes_put_str(out, l->e[i].name, strlen(l->e[i].name));
+        bytes_put_u64(out, l->e[i].len);
+        bytes_put_u64(out, l->e[i].hash);
+    }
+    bytes_put_u64(out, hash_bytes(out->data, out->len, SEAL_SEED));
+}
+
+/* Parses a seal; false with the reason in why. */
+static bool seal_parse(const void *data, size_t len, Seal *out, char *why, size_t whysize)
+{
+    ByteReader tail = bytes_reader((const char *)data + (len >= 8 ? len - 8 : 0), len >= 8 ? 8 : 0);
+    if (len < 8 + 12 || hash_bytes(data, len - 8, SEAL_SEED) != bytes_get_u64(&tail)) {
+        snprintf(why, whysize, "its seal fails its checksum");
+        return false;
+    }
+    ByteReader r = bytes_reader(data, len - 8);
+    if (bytes_get_u32(&r) != SEAL_MAGIC || bytes_get_u32(&r) != SEAL_VERSION) {
+        snprintf(why, whysize, "its seal is of an unknown format");
+        return false;
+    }
+    uint32_t n = bytes_get_u32(&r);
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+        size_t nl;
+        const char *name = bytes_get_str(&r, &nl);
+        uint64_t blen = bytes_get_u64(&r), h = bytes_get_u64(&r);
+        if (!r.bad) seal_add(out, name, nl, blen, h, i);
+    }
+    if (!bytes_done(&r)) {
+        snprintf(why, whysize, "its seal is malformed");
+        return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- verification */
+
+typedef struct Verify {
+    StateStore *s;
+    MDB_txn *txn;
+    Seal found;                  /* what the database holds, in key order */
+    const void *seal;
+    size_t seal_len;
+    int rc;                      /* an LMDB error of the walk */
+    char why[512];
+} Verify;
+
+static void walk(void *ctx)
+{
+    Verify *v = ctx;
+    MDB_cursor *c;
+    v->rc = mdb_cursor_open(v->txn, v->s->dbi, &c);
+    if (v->rc != 0) return;
+    MDB_val k, d;
+    int rc;
+    for (rc = mdb_cursor_get(c, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &d, MDB_NEXT)) {
+        if (memchr(k.mv_data, '\0', k.mv_size)) {
+            snprintf(v->why, sizeof v->why, "a record has a damaged name");
+            break;
+        }
+        if (k.mv_size == strlen(SEAL_KEY) && memcmp(k.mv_data, SEAL_KEY, k.mv_size) == 0) {
+            v->seal = d.mv_data;
+            v->seal_len = d.mv_size;
+            continue;
+        }
+        seal_add(&v->found, k.mv_data, k.mv_size, d.mv_size, blob_hash(k.mv_data, k.mv_size, d.mv_data, d.mv_size),
+                 v->found.n);
+    }
+    if (rc != 0 && rc != MDB_NOTFOUND) v->rc = rc;
+    mdb_cursor_close(c);
+}
+
+/* Verifies the database as transaction t sees it against its seal; the seal's entries
+ * go to *out. */
+static bool verify(StateStore *s, MDB_txn *t, Seal *out, char *err, size_t errsize)
+{
+    Verify v = {.s = s, .txn = t};
+    int sig = guarded(walk, &v);
+    bool ok = false;
+    char why[512] = "";
+    Seal sealed = {0};
+    if (sig) snprintf(why, sizeof why, "%s", fault_text(sig));
+    else if (v.why[0]) snprintf(why, sizeof why, "%s", v.why);
+    else if (v.rc != 0) snprintf(why, sizeof why, "%s", mdb_strerror(v.rc));
+    else if (!v.seal && v.found.n == 0) snprintf(why, sizeof why, "it holds no records (it was emptied)");
+    else if (!v.seal) snprintf(why, sizeof why, "it has no seal (written by an older weir, or damaged)");
+    else if (seal_parse(v.seal, v.seal_len, &sealed, why, sizeof why)) {
+        size_t i = 0;
+        for (; i < sealed.n && i < v.found.n; i++) {
+            const SealEntry *a = &sealed.e[i], *b = &v.found.e[i];
+            if (strcmp(a->name, b->name) != 0) {
+                snprintf(why, sizeof why, "record %s is %s", strcmp(a->name, b->name) < 0 ? a->name : b->name,
+                         strcmp(a->name, b->name) < 0 ? "missing" : "not in its seal");
+                break;
+            }
+            if (a->len != b->len || a->hash != b->hash) {
+                snprintf(why, sizeof why, "record %s fails its checksum", a->name);
+                break;
+            }
+        }
+        if (!why[0] && i < sealed.n) snprintf(why, sizeof why, "record %s is missing", sealed.e[i].name);
+        else if (!why[0] && i < v.found.n) snprintf(why, sizeof why, "record %s is not in its seal", v.found.e[i].name);
+        ok = !why[0];
+    }
+    if (ok) {
+        seal_clear(out);
+        for (size_t i = 0; i < sealed.n; i++) seal_add(out, sealed.e[i].name, strlen(sealed.e[i].name),
+                                                        sealed.e[i].len, sealed.e[i].hash, i);
+    } else {
+        corrupt(s, err, errsize, "%s", why);
+    }
+    seal_free(&sealed);
+    seal_free(&v.found);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- opening */
+
+typedef struct OpenCtx {
+    StateStore *s;
+    const char *path;
+    unsigned flags;
+    int rc;
+} OpenCtx;
+
+static void open_env(void *ctx)
+{
+    OpenCtx *o = ctx;
+    StateStore *s = o->s;
+    o->rc = mdb_env_create(&s->env);
+    if (o->rc == 0) mdb_env_set_assert(s->env, on_lmdb_assert);
+    if (o->rc == 0) o->rc = mdb_env_set_mapsize(s->env, MAP_SIZE);
+    if (o->rc == 0) o->rc = mdb_env_open(s->env, o->path, o->flags, 0666);
+    if (o->rc != 0) return;
+    MDB_txn *t;
+    o->rc = mdb_txn_begin(s->env, NULL, o->flags & MDB_RDONLY, &t);
+    if (o->rc == 0) o->rc = mdb_dbi_open(t, NULL, 0, &s->dbi);
+    if (o->rc == 0) o->rc = mdb_txn_commit(t);
+    else mdb_txn_abort(t);
+}
+
+static bool env_open(StateStore *s, const char *path, bool rdonly, char *err, size_t errsize)
+{
+    OpenCtx o = {s, path, rdonly ? MDB_RDONLY : 0, 0};
+    int sig = guarded(open_env, &o);
+    if (sig) return corrupt(s, err, errsize, "%s", fault_text(sig));
+    if (o.rc != 0) return lmdb_error(s, "open", o.rc, err, errsize);
+    return true;
+}
+
+static void env_close(StateStore *s)
+{
+    if (s->env) mdb_env_close(s->env);
+    s->env = NULL;
+}
+
+/* Removes an LMDB directory (its two files, then the directory). */
+static bool remove_store_dir(const char *dir, char *err, size_t errsize)
+{
+    static const char *const files[] = {"data.mdb", "lock.mdb"};
+    StrBuf p = STRBUF_INIT;
+    bool ok = true;
+    for (size_t i = 0; i < 2 && ok; i++) {
+        sb_clear(&p);
+        sb_printf(&p, "%s/%s", dir, files[i]);
+        ok = unlink(sb_cstr(&p)) == 0 || errno == ENOENT;
+    }
+    if (ok) {
+        sb_clear(&p);
+        sb_puts(&p, dir);
+        ok = rmdir(dir) == 0 || errno == ENOENT;
+    }
+    if (!ok) snprintf(err, errsize, "state store: cannot remove %s: %s", sb_cstr(&p), strerror(errno));
+    sb_free(&p);
+    return ok;
+}
+
+/* Creates the store directory `dir`: built as <dir>.new with its first, empty seal
+ * committed, then renamed into place. */
+static bool create_store(StateStore *s, const char *dir, char *err, size_t errsize)
+{
+    StrBuf tmp = STRBUF_INIT;
+    sb_printf(&tmp, "%s.new", dir);
+    bool ok = remove_store_dir(sb_cstr(&tmp), err, errsize);
+    if (ok && !fs_mkdirs(sb_cstr(&tmp))) {
+        snprintf(err, errsize, "state store: cannot create %s: %s", sb_cstr(&tmp), strerror(errno));
+        ok = false;
+    }
+    if (ok) ok = env_open(s, sb_cstr(&tmp), false, err, errsize);
+    if (ok) {
+        s->sealed_known = true;  /* empty */
+        ok = store_write_begin(s, true, err, errsize) && store_write_commit(s, err, errsize);
+    }
+    env_close(s);
+    if (ok && rename(sb_cstr(&tmp), dir) != 0) {
+        snprintf(err, errsize, "state store: cannot rename %s to %s: %s", sb_cstr(&tmp), dir, strerror(errno));
+        ok = false;
+    }
+    sb_free(&tmp);
+    return ok;
+}
+
+/* The file must hold every page the store's meta page says it has: LMDB would fault
+ * on the missing ones. */
+static bool check_size(StateStore *s, char *err, size_t errsize)
+{
+    MDB_envinfo info;
+    MDB_stat st;
+    struct stat fst;
+    int fd;
+    if (mdb_env_info(s->env, &info) != 0 || mdb_env_stat(s->env, &st) != 0 || mdb_env_get_fd(s->env, &fd) != 0 ||
+        fstat(fd, &fst) != 0)
+        return corrupt(s, err, errsize, "its size cannot be read");
+    uint64_t need = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
+    if ((uint64_t)fst.st_size < need)
+        return corrupt(s, err, errsize, "it is truncated (%lld bytes; its pages need %llu)", (long long)fst.st_size,
+                       (unsigned long long)need);
+    return true;
+}
+
+StateStore *store_open(const char *dir, StoreMode mode, char *err, size_t errsize)
 {
     err[0] = '\0';
-    size_t n = strlen(dir) + 32;
-    char *ckdir = xmalloc(n), *lock = xmalloc(n);
-    snprintf(ckdir, n, "%s/checkpoint", dir);
-    snprintf(lock, n, "%s/run.lock", dir);
-    StateStore *s = NULL;
-    struct stat st;
-    if (!create && stat(ckdir, &st) != 0) goto out;  /* no store: not an error */
-    if (create && !fs_mkdirs(ckdir)) {
-        snprintf(err, errsize, "state store: cannot create %s: %s", ckdir, strerror(errno));
-        goto out;
-    }
-    s = xcalloc(1, sizeof *s);
+    StateStore *s = xcalloc(1, sizeof *s);
     s->lock_fd = -1;
-    if (exclusive) {
-        s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (s->lock_fd < 0) {
-            snprintf(err, errsize, "state store: cannot open %s: %s", lock, strerror(errno));
-            goto fail;
-        }
-        if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-            snprintf(err, errsize, "state directory %s is in use by another weir run", dir);
-            goto fail;
-        }
-    }
-    int rc = mdb_env_create(&s->env);
-    if (rc == 0) rc = mdb_env_set_mapsize(s->env, MAP_SIZE);
-    if (rc == 0) rc = mdb_env_open(s->env, ckdir, create ? 0 : MDB_RDONLY, 0666);
-    if (rc != 0) {
-        lmdb_error(ckdir, rc, err, errsize);
-        goto fail;
-    }
-    MDB_txn *t;
-    rc = mdb_txn_begin(s->env, NULL, create ? 0 : MDB_RDONLY, &t);
-    if (rc == 0) rc = mdb_dbi_open(t, NULL, 0, &s->dbi);
-    if (rc == 0) rc = mdb_txn_commit(t);
-    else mdb_txn_abort(t);
-    if (rc != 0) {
-        lmdb_error("open", rc, err, errsize);
-        goto fail;
-    }
+    size_t n = strlen(dir) + 32;
+    s->dir = xmalloc(n);
+    snprintf(s->dir, n, "%s/checkpoint", dir);
     s->data_path = xmalloc(n + 16);
-    snprintf(s->data_path, n + 16, "%s/data.mdb", ckdir);
-    goto out;
+    snprintf(s->data_path, n + 16, "%s/data.mdb", s->dir);
+    struct stat st;
+    if (mode != STORE_READ) {
+        char *lock = xmalloc(n);
+        snprintf(lock, n, "%s/run.lock", dir);
+        if (!fs_mkdirs(dir)) snprintf(err, errsize, "state store: cannot create %s: %s", dir, strerror(errno));
+        else if ((s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+            snprintf(err, errsize, "state store: cannot open %s: %s", lock, strerror(errno));
+        else if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0)
+            snprintf(err, errsize, "state directory %s is in use by another weir run", dir);
+        free(lock);
+        if (err[0]) goto fail;
+        if (mode == STORE_RUN_FRESH && !remove_store_dir(s->dir, err, errsize)) goto fail;
+        if (stat(s->dir, &st) != 0 && !create_store(s, s->dir, err, errsize)) goto fail;
+    } else if (stat(s->dir, &st) != 0) {
+        goto fail;  /* no store: not an error */
+    }
+    if (stat(s->data_path, &st) != 0) {
+        corrupt(s, err, errsize, "the file is missing");
+        goto fail;
+    }
+    if (st.st_size == 0) {
+        corrupt(s, err, errsize, "the file is empty");
+        goto fail;
+    }
+    if (!env_open(s, s->dir, mode == STORE_READ, err, errsize) || !check_size(s, err, errsize)) goto fail;
+    return s;
 fail:
     store_close(s);
-    s = NULL;
-out:
-    free(ckdir);
-    free(lock);
-    return s;
+    return NULL;
 }
 
 void store_close(StateStore *s)
@@ -98,11 +488,16 @@ void store_close(StateStore *s)
     if (!s) return;
     if (s->wtxn) mdb_txn_abort(s->wtxn);
     if (s->rtxn) mdb_txn_abort(s->rtxn);
-    if (s->env) mdb_env_close(s->env);
+    env_close(s);
     if (s->lock_fd >= 0) close(s->lock_fd);
+    seal_free(&s->sealed);
+    seal_free(&s->pending);
+    free(s->dir);
     free(s->data_path);
     free(s);
 }
+
+/* ---------------------------------------------------------------- reading */
 
 bool store_read_begin(StateStore *s, char *err, size_t errsize)
 {
@@ -110,8 +505,14 @@ bool store_read_begin(StateStore *s, char *err, size_t errsize)
     int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
     if (rc != 0) {
         s->rtxn = NULL;
-        return lmdb_error("read", rc, err, errsize);
+        return lmdb_error(s, "read", rc, err, errsize);
     }
+    if (!verify(s, s->rtxn, &s->sealed, err, errsize)) {
+        store_read_end(s);
+        s->sealed_known = false;
+        return false;
+    }
+    s->sealed_known = true;
     return true;
 }
 
@@ -124,7 +525,7 @@ static MDB_val key_of(const char *name)
 bool store_get(StateStore *s, const char *name, const void **data, size_t *len)
 {
     MDB_txn *t = s->wtxn ? s->wtxn : s->rtxn;
-    if (!t) return false;
+    if (!t || name[0] == '#') return false;
     MDB_val k = key_of(name), v;
     if (mdb_get(t, s->dbi, &k, &v) != 0) return false;
     *data = v.mv_data;
@@ -146,6 +547,7 @@ void store_foreach(StateStore *s, const char *prefix,
     size_t cap = 0;
     for (; rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
         if (k.mv_size < pl || memcmp(k.mv_data, prefix, pl) != 0) break;
+        if (k.mv_size && *(const char *)k.mv_data == '#') continue;
         if (k.mv_size + 1 > cap) {
             cap = k.mv_size + 1;
             name = xrealloc(name, cap);
@@ -164,47 +566,72 @@ void store_read_end(StateStore *s)
     s->rtxn = NULL;
 }
 
+/* ---------------------------------------------------------------- writing */
+
 bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
 {
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
     if (s->wtxn) store_write_abort(s);
+    s->write_bytes = 0;
     int rc = mdb_txn_begin(s->env, NULL, 0, &s->wtxn);
     if (rc != 0) {
         s->wtxn = NULL;
-        return lmdb_error("write", rc, err, errsize);
+        return lmdb_error(s, "write", rc, err, errsize);
     }
+    /* the seal of a write that adds to the checkpoint starts from the committed one */
+    if (!replace && !s->sealed_known && !verify(s, s->wtxn, &s->sealed, err, errsize)) {
+        store_write_abort(s);
+        return false;
+    }
+    s->sealed_known = true;
+    seal_clear(&s->pending);
+    if (!replace) seal_copy(&s->pending, &s->sealed);
+    s->put_order = s->pending.n;
     rc = replace ? mdb_drop(s->wtxn, s->dbi, 0) : 0;
     if (rc != 0) {
         store_write_abort(s);
-        return lmdb_error("write", rc, err, errsize);
+        return lmdb_error(s, "write", rc, err, errsize);
     }
     return true;
 }
 
-bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize)
+static bool put_reserved(StateStore *s, const char *name, size_t len, void **out, char *err, size_t errsize)
 {
     if (!s->wtxn) {
         snprintf(err, errsize, "state store: no checkpoint is being written");
         return false;
     }
-    MDB_val k = key_of(name), v = {len, (void *)data};
-    int rc = mdb_put(s->wtxn, s->dbi, &k, &v, 0);
-    if (rc != 0) return lmdb_error(name, rc, err, errsize);
+    if (name[0] == '#') {
+        snprintf(err, errsize, "state store: record names starting with '#' are reserved (%s)", name);
+        return false;
+    }
+    MDB_val k = key_of(name), v = {len, NULL};
+    s->write_bytes += (int64_t)len;
+    int rc = mdb_put(s->wtxn, s->dbi, &k, &v, MDB_RESERVE);
+    if (rc != 0) return lmdb_error(s, name, rc, err, errsize);
+    *out = v.mv_data;
     return true;
+}
+
+static void note_put(StateStore *s, const char *name, const void *data, size_t len)
+{
+    size_t nl = strlen(name);
+    seal_add(&s->pending, name, nl, len, blob_hash(name, nl, data, len), s->put_order++);
+}
+
+bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    return store_put2(s, name, data, len, NULL, 0, err, errsize);
 }
 
 bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, const void *b, size_t blen, char *err,
                 size_t errsize)
 {
-    if (!s->wtxn) {
-        snprintf(err, errsize, "state store: no checkpoint is being written");
-        return false;
-    }
-    MDB_val k = key_of(name), v = {alen + blen, NULL};
-    int rc = mdb_put(s->wtxn, s->dbi, &k, &v, MDB_RESERVE);
-    if (rc != 0) return lmdb_error(name, rc, err, errsize);
-    if (alen) memcpy(v.mv_data, a, alen);
-    if (blen) memcpy((char *)v.mv_data + alen, b, blen);
+    void *dst;
+    if (!put_reserved(s, name, alen + blen, &dst, err, errsize)) return false;
+    if (alen) memcpy(dst, a, alen);
+    if (blen) memcpy((char *)dst + alen, b, blen);
+    note_put(s, name, dst, alen + blen);
     return true;
 }
 
@@ -214,9 +641,23 @@ bool store_write_commit(StateStore *s, char *err, size_t errsize)
         snprintf(err, errsize, "state store: no checkpoint is being written");
         return false;
     }
-    int rc = mdb_txn_commit(s->wtxn);
+    seal_normalize(&s->pending);
+    StrBuf seal = STRBUF_INIT;
+    seal_render(&s->pending, &seal);
+    MDB_val k = key_of(SEAL_KEY), v = {seal.len, seal.data};
+    int rc = mdb_put(s->wtxn, s->dbi, &k, &v, 0);
+    sb_free(&seal);
+    if (rc == 0) rc = mdb_txn_commit(s->wtxn);
+    else mdb_txn_abort(s->wtxn);
     s->wtxn = NULL;
-    if (rc != 0) return lmdb_error("commit", rc, err, errsize);
+    if (rc != 0) {
+        s->sealed_known = false;  /* read it again before adding to it */
+        return lmdb_error(s, "commit", rc, err, errsize);
+    }
+    Seal t = s->sealed;
+    s->sealed = s->pending;
+    s->pending = t;
+    seal_clear(&s->pending);
     return true;
 }
 
@@ -224,6 +665,7 @@ void store_write_abort(StateStore *s)
 {
     if (s->wtxn) mdb_txn_abort(s->wtxn);
     s->wtxn = NULL;
+    seal_clear(&s->pending);
 }
 
 int64_t store_file_bytes(const StateStore *s)
