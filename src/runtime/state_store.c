@@ -105,8 +105,8 @@ static bool lmdb_error(const StateStore *s, const char *what, int rc, char *err,
     if ((rc == EIO || rc == ENOSPC || rc == EDQUOT) && statvfs(s->dir, &fs) == 0) {
         int64_t avail = (int64_t)fs.f_bavail * (int64_t)fs.f_frsize;
         if (rc != EIO || avail < s->write_bytes + ((int64_t)1 << 20)) {
-            snprintf(err, errsize, "state store %s: %s: no space left on device (%lld KiB free)", s->data_path,
-                     what, (long long)(avail >> 10));
+            snprintf(err, errsize, "state store %s: cannot write the checkpoint: no space left on device (%lld KiB "
+                     "free)", s->data_path, (long long)(avail >> 10));
             return false;
         }
     }
