@@ -69,6 +69,7 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     manifest_render(r->g, &r->manifest);
     r->deliv = xcalloc((size_t)r->p->nmodels + 1, sizeof(Delivery));
     if (fresh) return true;
+    double t0 = mono_s();  /* restoring includes verifying the store */
     if (!store_read_begin(r->store, err, errsize)) {
         *code = 3;
         return false;
@@ -85,7 +86,6 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
         return false;
     }
     char e2[512];
-    double t0 = mono_s();
     bool restored = eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2);
     r->restore_seconds = mono_s() - t0;
     if (!restored) {

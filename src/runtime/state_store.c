@@ -153,8 +153,8 @@ static int guarded(void (*fn)(void *ctx), void *ctx)
 
 static const char *fault_text(int sig)
 {
-    return sig == SIGBUS ? "reading it faults (the file is shorter than its pages)"
-           : sig == SIGSEGV ? "reading it faults (a damaged page reference)"
+    return sig == SIGBUS ? "a record reaches beyond the end of the file"
+           : sig == SIGSEGV ? "a damaged page reference makes reading it fault"
                             : "LMDB found a damaged page";
 }
 
@@ -262,6 +262,7 @@ static bool seal_parse(const void *data, size_t len, Seal *out, char *why, size_
 typedef struct Verify {
     StateStore *s;
     MDB_txn *txn;
+    MDB_cursor *cursor;          /* closed after the walk, also when it faulted */
     Seal found;                  /* what the database holds, in key order */
     const void *seal;
     size_t seal_len;
@@ -272,9 +273,9 @@ typedef struct Verify {
 static void walk(void *ctx)
 {
     Verify *v = ctx;
-    MDB_cursor *c;
-    v->rc = mdb_cursor_open(v->txn, v->s->dbi, &c);
+    v->rc = mdb_cursor_open(v->txn, v->s->dbi, &v->cursor);
     if (v->rc != 0) return;
+    MDB_cursor *c = v->cursor;
     MDB_val k, d;
     int rc;
     for (rc = mdb_cursor_get(c, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &d, MDB_NEXT)) {
@@ -291,7 +292,6 @@ static void walk(void *ctx)
                  v->found.n);
     }
     if (rc != 0 && rc != MDB_NOTFOUND) v->rc = rc;
-    mdb_cursor_close(c);
 }
 
 /* Verifies the database as transaction t sees it against its seal; the seal's entries
@@ -300,6 +300,7 @@ static bool verify(StateStore *s, MDB_txn *t, Seal *out, char *err, size_t errsi
 {
     Verify v = {.s = s, .txn = t};
     int sig = guarded(walk, &v);
+    if (v.cursor) mdb_cursor_close(v.cursor);
     bool ok = false;
     char why[512] = "";
     Seal sealed = {0};

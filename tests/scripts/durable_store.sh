@@ -142,6 +142,35 @@ t_emptied() {
 }
 check "an emptied or deleted data.mdb is corrupt, never a fresh start" t_emptied
 
+t_record_beyond_end() {
+  local P
+  P=$(trial beyond)
+  # the length of the record holding the aggregate's state, in every leaf page that
+  # has it, made to reach far beyond the end of the file: reading it faults (SIGBUS)
+  python3 - "$P/$DB" <<'PY'
+import struct, sys
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+ps, n = 4096, 0
+for i in range(len(d) // ps):
+    base = i * ps
+    pgno, _, flags, lower, _ = struct.unpack_from("<QHHHH", d, base)
+    if pgno != i or flags != 2:                      # a leaf page
+        continue
+    for j in range((lower - 16) // 2):
+        node = base + struct.unpack_from("<H", d, base + 16 + 2 * j)[0]
+        _, _, nflags, ksize = struct.unpack_from("<HHHH", d, node)
+        if nflags & 1 and d[node + 8:node + 8 + ksize] == b"state/agg/aggregate0":   # on overflow pages
+            struct.pack_into("<HH", d, node, 0xfff0, 0x7fff)
+            n += 1
+assert n > 0
+open(path, "wb").write(d)
+PY
+  refused "$P" || return 1
+  grep -q "a record reaches beyond the end of the file" "$TMP/run.txt" || { cat "$TMP/run.txt"; return 1; }
+}
+check "a record whose length reaches beyond the file: exit 3, no crash" t_record_beyond_end
+
 # flips N WHERE: N trials, one random bit flipped each, anywhere in the file (all) or in
 # LMDB's meta, branch and leaf pages (structure); every outcome is a report or the
 # reference's results
