@@ -108,10 +108,11 @@ static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const ch
 /* ---------------------------------------------------------------- liveness
  * librdkafka retries a cluster that went away forever, and tells about it only as an
  * ALL_BROKERS_DOWN error on the client's main queue (never on a partition's queue). A
- * client keeps a KLive: the error makes it suspect the cluster; while suspect it asks
- * the cluster for its brokers once a second; an answer (or any message) clears the
- * suspicion, and no answer for the target's kafka unreachable_timeout fails the run
- * with a message naming the cluster. The clock starts at the first unanswered question,
+ * client keeps a KLive: the error (or, for a sink, a second spent waiting for
+ * acknowledgements) makes it suspect the cluster; while suspect it asks the cluster for
+ * its topic's metadata once a second; an answer (or any message) clears the suspicion,
+ * and no answer for the target's kafka unreachable_timeout fails the run with a message
+ * naming the cluster. The clock starts at the first unanswered question,
  * so a report about connections that were idle long ago does not count as downtime. */
 
 typedef struct KLive {
@@ -649,9 +650,10 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     static const char *const fixed[] = {
         "enable.partition.eof", "true",
         "auto.offset.reset", "error",        /* never skip records silently */
+        "allow.auto.create.topics", "false", /* asking about the topic never creates it */
     };
     const char *cluster = NULL;
-    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, defaults, 1, fixed, 2, &cluster, config_error,
+    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, defaults, 1, fixed, 3, &cluster, config_error,
                                       err, errsize);
     if (!conf) return NULL;
     rd_kafka_conf_set_log_cb(conf, quiet_log);
