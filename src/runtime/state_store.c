@@ -71,15 +71,18 @@ struct StateStore {
     Seal pending;                /* the open write's blobs */
     size_t put_order;
     int64_t write_bytes;         /* bytes put by the open write (for disk-full messages) */
+    bool damaged;                /* an error said the store is corrupt */
 };
 
 /* ---------------------------------------------------------------- errors */
 
-static bool corrupt(const StateStore *s, char *err, size_t errsize, const char *fmt, ...)
+static bool corrupt(StateStore *s, char *err, size_t errsize, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static bool corrupt(const StateStore *s, char *err, size_t errsize, const char *fmt, ...)
+/* The store is damaged: the message names the file and the way out. */
+static bool corrupt(StateStore *s, char *err, size_t errsize, const char *fmt, ...)
 {
+    s->damaged = true;
     char why[512];
     va_list ap;
     va_start(ap, fmt);
@@ -98,7 +101,7 @@ static bool is_damage(int rc)
 
 /* An LMDB failure. A short write at commit comes back as EIO (LMDB's choice), so EIO
  * on a file system without room is reported as the full disk it is. */
-static bool lmdb_error(const StateStore *s, const char *what, int rc, char *err, size_t errsize)
+static bool lmdb_error(StateStore *s, const char *what, int rc, char *err, size_t errsize)
 {
     if (is_damage(rc)) return corrupt(s, err, errsize, "%s: %s", what, mdb_strerror(rc));
     struct statvfs fs;
@@ -180,13 +183,6 @@ static void seal_add(Seal *l, const char *name, size_t nlen, uint64_t len, uint6
         l->e = xrealloc(l->e, l->cap * sizeof *l->e);
     }
     l->e[l->n++] = (SealEntry){xstrndup(name, nlen), len, hash, order};
-}
-
-static void seal_copy(Seal *dst, const Seal *src)
-{
-    seal_clear(dst);
-    for (size_t i = 0; i < src->n; i++)
-        seal_add(dst, src->e[i].name, strlen(src->e[i].name), src->e[i].len, src->e[i].hash, src->e[i].order);
 }
 
 static int by_name_then_order(const void *a, const void *b)
@@ -400,12 +396,13 @@ static bool remove_store_dir(const char *dir, char *err, size_t errsize)
     return ok;
 }
 
-/* Creates the store directory `dir`: built as <dir>.new with its first, empty seal
- * committed, then renamed into place. */
+/* Creates the store directory `dir`: built as <dir>.new.<pid> with its first, empty
+ * seal committed, then renamed into place (when another process got there first, its
+ * store is used). */
 static bool create_store(StateStore *s, const char *dir, char *err, size_t errsize)
 {
     StrBuf tmp = STRBUF_INIT;
-    sb_printf(&tmp, "%s.new", dir);
+    sb_printf(&tmp, "%s.new.%d", dir, (int)getpid());
     bool ok = remove_store_dir(sb_cstr(&tmp), err, errsize);
     if (ok && !fs_mkdirs(sb_cstr(&tmp))) {
         snprintf(err, errsize, "state store: cannot create %s: %s", sb_cstr(&tmp), strerror(errno));
@@ -413,13 +410,20 @@ static bool create_store(StateStore *s, const char *dir, char *err, size_t errsi
     }
     if (ok) ok = env_open(s, sb_cstr(&tmp), false, err, errsize);
     if (ok) {
+        seal_clear(&s->sealed);
         s->sealed_known = true;  /* empty */
         ok = store_write_begin(s, true, err, errsize) && store_write_commit(s, err, errsize);
     }
     env_close(s);
+    s->sealed_known = false;
     if (ok && rename(sb_cstr(&tmp), dir) != 0) {
-        snprintf(err, errsize, "state store: cannot rename %s to %s: %s", sb_cstr(&tmp), dir, strerror(errno));
-        ok = false;
+        struct stat st;
+        if ((errno == EEXIST || errno == ENOTEMPTY) && stat(dir, &st) == 0) {
+            ok = remove_store_dir(sb_cstr(&tmp), err, errsize);
+        } else {
+            snprintf(err, errsize, "state store: cannot rename %s to %s: %s", sb_cstr(&tmp), dir, strerror(errno));
+            ok = false;
+        }
     }
     sb_free(&tmp);
     return ok;
@@ -443,7 +447,21 @@ static bool check_size(StateStore *s, char *err, size_t errsize)
     return true;
 }
 
-StateStore *store_open(const char *dir, StoreMode mode, char *err, size_t errsize)
+/* The file's checks, the environment and its size; `verify_now` also verifies the
+ * checkpoint. */
+static bool open_checked(StateStore *s, bool rdonly, bool verify_now, char *err, size_t errsize)
+{
+    struct stat st;
+    if (stat(s->data_path, &st) != 0) return corrupt(s, err, errsize, "the file is missing");
+    if (st.st_size == 0) return corrupt(s, err, errsize, "the file is empty");
+    if (!env_open(s, s->dir, rdonly, err, errsize) || !check_size(s, err, errsize)) return false;
+    if (!verify_now) return true;
+    bool ok = store_read_begin(s, err, errsize);
+    store_read_end(s);
+    return ok;
+}
+
+static StateStore *open_store(const char *dir, bool create, bool exclusive, bool fresh, char *err, size_t errsize)
 {
     err[0] = '\0';
     StateStore *s = xcalloc(1, sizeof *s);
@@ -454,34 +472,48 @@ StateStore *store_open(const char *dir, StoreMode mode, char *err, size_t errsiz
     s->data_path = xmalloc(n + 16);
     snprintf(s->data_path, n + 16, "%s/data.mdb", s->dir);
     struct stat st;
-    if (mode != STORE_READ) {
+    if (!create && stat(s->dir, &st) != 0) goto fail;  /* no store: not an error */
+    if (create && !fs_mkdirs(dir)) {
+        snprintf(err, errsize, "state store: cannot create %s: %s", dir, strerror(errno));
+        goto fail;
+    }
+    if (exclusive) {
         char *lock = xmalloc(n);
         snprintf(lock, n, "%s/run.lock", dir);
-        if (!fs_mkdirs(dir)) snprintf(err, errsize, "state store: cannot create %s: %s", dir, strerror(errno));
-        else if ((s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+        if ((s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
             snprintf(err, errsize, "state store: cannot open %s: %s", lock, strerror(errno));
         else if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0)
             snprintf(err, errsize, "state directory %s is in use by another weir run", dir);
         free(lock);
         if (err[0]) goto fail;
-        if (mode == STORE_RUN_FRESH && !remove_store_dir(s->dir, err, errsize)) goto fail;
-        if (stat(s->dir, &st) != 0 && !create_store(s, s->dir, err, errsize)) goto fail;
-    } else if (stat(s->dir, &st) != 0) {
-        goto fail;  /* no store: not an error */
     }
-    if (stat(s->data_path, &st) != 0) {
-        corrupt(s, err, errsize, "the file is missing");
-        goto fail;
+    if (create && stat(s->dir, &st) != 0 && !create_store(s, s->dir, err, errsize)) goto fail;
+    if (!open_checked(s, !create, fresh, err, errsize)) {
+        /* a run that starts over discards a damaged store (its journal with it: none
+         * of it can be trusted) */
+        if (!fresh || !s->damaged) goto fail;
+        env_close(s);
+        s->damaged = false;
+        s->sealed_known = false;
+        if (!remove_store_dir(s->dir, err, errsize) || !create_store(s, s->dir, err, errsize) ||
+            !open_checked(s, false, false, err, errsize))
+            goto fail;
+        err[0] = '\0';
     }
-    if (st.st_size == 0) {
-        corrupt(s, err, errsize, "the file is empty");
-        goto fail;
-    }
-    if (!env_open(s, s->dir, mode == STORE_READ, err, errsize) || !check_size(s, err, errsize)) goto fail;
     return s;
 fail:
     store_close(s);
     return NULL;
+}
+
+StateStore *store_open(const char *dir, bool create, bool exclusive, char *err, size_t errsize)
+{
+    return open_store(dir, create, exclusive, false, err, errsize);
+}
+
+StateStore *store_open_fresh(const char *dir, char *err, size_t errsize)
+{
+    return open_store(dir, true, true, true, err, errsize);
 }
 
 void store_close(StateStore *s)
@@ -569,6 +601,28 @@ void store_read_end(StateStore *s)
 
 /* ---------------------------------------------------------------- writing */
 
+static bool is_journal(const char *name)
+{
+    return strncmp(name, STORE_JOURNAL_PREFIX, strlen(STORE_JOURNAL_PREFIX)) == 0;
+}
+
+/* Delete every blob of the checkpoint, keeping the journal ("journal/..."). */
+static int drop_checkpoint(StateStore *s)
+{
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(s->wtxn, s->dbi, &c);
+    if (rc != 0) return rc;
+    MDB_val k, v;
+    static const char keep[] = STORE_JOURNAL_PREFIX;
+    for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+        if (k.mv_size >= sizeof keep - 1 && memcmp(k.mv_data, keep, sizeof keep - 1) == 0) continue;
+        rc = mdb_cursor_del(c, 0);
+        if (rc != 0) break;
+    }
+    mdb_cursor_close(c);
+    return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
 bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
 {
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
@@ -579,16 +633,20 @@ bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
         s->wtxn = NULL;
         return lmdb_error(s, "write", rc, err, errsize);
     }
-    /* the seal of a write that adds to the checkpoint starts from the committed one */
-    if (!replace && !s->sealed_known && !verify(s, s->wtxn, &s->sealed, err, errsize)) {
+    /* the seal of the new checkpoint starts from the committed one: all of it for a
+     * write that adds to it, its journal for one that replaces it */
+    if (!s->sealed_known && !verify(s, s->wtxn, &s->sealed, err, errsize)) {
         store_write_abort(s);
         return false;
     }
     s->sealed_known = true;
     seal_clear(&s->pending);
-    if (!replace) seal_copy(&s->pending, &s->sealed);
-    s->put_order = s->pending.n;
-    rc = replace ? mdb_drop(s->wtxn, s->dbi, 0) : 0;
+    for (size_t i = 0; i < s->sealed.n; i++)
+        if (!replace || is_journal(s->sealed.e[i].name))
+            seal_add(&s->pending, s->sealed.e[i].name, strlen(s->sealed.e[i].name), s->sealed.e[i].len,
+                     s->sealed.e[i].hash, i);
+    s->put_order = s->sealed.n;
+    rc = replace ? drop_checkpoint(s) : 0;
     if (rc != 0) {
         store_write_abort(s);
         return lmdb_error(s, "write", rc, err, errsize);

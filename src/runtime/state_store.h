@@ -20,18 +20,16 @@
 
 typedef struct StateStore StateStore;
 
-typedef enum StoreMode {
-    STORE_READ,              /* a reader such as `weir inspect`: no lock, never creates;
-                                a missing store is not an error (NULL with err empty) */
-    STORE_RUN,               /* a run: takes the run lock, creates a missing store */
-    STORE_RUN_FRESH,         /* a run that starts over: takes the lock, discards the
-                                store (whatever state it is in) and creates a new one */
-} StoreMode;
-
-/* Open the store of state directory `dir`. Fails with a message (the lock is held by
- * another run, the store cannot be created, or it is corrupt: a store that exists is
- * never taken for a new one). */
-StateStore *store_open(const char *dir, StoreMode mode, char *err, size_t errsize);
+/* Open (creating the directories and the store when `create` is set) the store of
+ * state directory `dir`. With `create` unset a missing store is not an error: NULL with
+ * err empty. `exclusive` takes the run lock (fails with a message when another process
+ * holds it); readers such as `weir inspect` open without it. Fails with a message when
+ * the store is damaged (truncated, emptied, missing its file): a store that exists is
+ * never taken for a new one. */
+StateStore *store_open(const char *dir, bool create, bool exclusive, char *err, size_t errsize);
+/* A run that starts over (--fresh): store_open(dir, true, true) that, when the store is
+ * damaged in any way, discards it and creates a new one. */
+StateStore *store_open_fresh(const char *dir, char *err, size_t errsize);
 /* Close the store (and release the lock); a write in progress is abandoned. */
 void store_close(StateStore *s);
 
@@ -50,9 +48,12 @@ void store_read_end(StateStore *s);
 
 /* ---- writing a checkpoint ----
  * begin with `replace` empties the store for a new checkpoint (without it, puts add to
- * or overwrite blobs of the current one); nothing is visible until commit, which seals
- * the checkpoint and makes everything written durable (fsync) at once. A full disk is
- * reported as "no space left on device" with the store's path. */
+ * or overwrite blobs of the current one), all but the journal: blobs named
+ * STORE_JOURNAL_PREFIX... (the target's deployments) outlive checkpoints. Nothing is
+ * visible until commit, which seals the checkpoint and makes everything written
+ * durable (fsync) at once. A full disk is reported as "no space left on device" with
+ * the store's path. */
+#define STORE_JOURNAL_PREFIX "journal/"
 bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize);
 bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize);
 /* A blob made of two parts (a header and a body), written without joining them first. */
