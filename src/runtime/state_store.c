@@ -65,9 +65,9 @@ struct StateStore {
     int lock_fd;                 /* run.lock held with flock, or -1 */
     char *dir;                   /* <state_dir>/checkpoint */
     char *data_path;             /* .../data.mdb */
-    Seal sealed;                 /* the committed checkpoint's blobs (known once read or
-                                    committed by this process) */
-    bool sealed_known;
+    Seal sealed;                 /* the committed checkpoint's blobs, as of transaction */
+    size_t sealed_txn;           /* ... (0: not known; read before writing) */
+    bool creating;               /* create_store's first commit: nothing to verify */
     Seal pending;                /* the open write's blobs */
     size_t put_order;
     int64_t write_bytes;         /* bytes put by the open write (for disk-full messages) */
@@ -259,6 +259,9 @@ typedef struct Verify {
     StateStore *s;
     MDB_txn *txn;
     MDB_cursor *cursor;          /* closed after the walk, also when it faulted */
+    MDB_cursor *free_cursor;
+    uint8_t *live;               /* a bit per page of the file the snapshot uses (page walk) */
+    size_t npages;               /* pages the snapshot's meta page says the file has */
     Seal found;                  /* what the database holds, in key order */
     const void *seal;
     size_t seal_len;
@@ -266,9 +269,165 @@ typedef struct Verify {
     char why[512];
 } Verify;
 
+/* ---- LMDB's pages, read from the file ----
+ * LMDB's reads trust the page headers (a node count from a damaged header makes a
+ * search read beyond its page) and its writes trust them more (they move nodes by the
+ * header's offsets: a damaged one overruns a heap buffer). So before anything else the
+ * pages of the snapshot's two B-trees are read from the file (never through the map)
+ * and checked: each page where its parent says, of the right kind, its offsets and
+ * nodes inside it, overflow chains inside the file, no page used twice. The layout is
+ * LMDB 0.9's (lmdb.h and mdb.c: MDB_page, MDB_node, MDB_meta). */
+
+#define PG_HDR 16                /* pgno u64, pad u16, flags u16, lower u16, upper u16 */
+#define PG_BRANCH 0x01
+#define PG_LEAF 0x02
+#define PG_OVERFLOW 0x04
+#define NODE_HDR 8               /* lo u16, hi u16, flags u16, ksize u16 */
+#define NODE_BIGDATA 0x01
+#define META_MAGIC 0xBEEFC0DEu
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+typedef struct PageWalk {
+    Verify *v;
+    int fd;
+    size_t psize;
+    uint8_t *buf;                /* one page per tree level */
+} PageWalk;
+
+static bool page_bad(Verify *v, uint64_t pg, const char *what)
+{
+    snprintf(v->why, sizeof v->why, "page %llu is damaged (%s)", (unsigned long long)pg, what);
+    return false;
+}
+
+/* Marks pages [pg, pg + n) used; false when one is outside the file or used already. */
+static bool claim(Verify *v, uint64_t pg, uint64_t n)
+{
+    if (pg < 2 || n == 0 || pg >= v->npages || n > v->npages - pg) return page_bad(v, pg, "outside the file");
+    for (uint64_t i = pg; i < pg + n; i++) {
+        if (v->live[i / 8] & (1u << (i % 8))) return page_bad(v, i, "used twice");
+        v->live[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    return true;
+}
+
+static bool read_page(PageWalk *w, uint64_t pg, uint8_t *buf)
+{
+    if (pread(w->fd, buf, w->psize, (off_t)(pg * w->psize)) == (ssize_t)w->psize) return true;
+    return page_bad(w->v, pg, "cannot be read");
+}
+
+static bool check_tree(PageWalk *w, uint64_t pg, int depth)
+{
+    Verify *v = w->v;
+    if (depth > 32) return page_bad(v, pg, "the tree is too deep");
+    uint8_t *p = w->buf + (size_t)depth * w->psize;
+    if (!claim(v, pg, 1) || !read_page(w, pg, p)) return false;
+    uint16_t flags = rd16(p + 10), lower = rd16(p + 12), upper = rd16(p + 14);
+    if (rd64(p) != pg) return page_bad(v, pg, "its number");
+    if (flags != PG_BRANCH && flags != PG_LEAF) return page_bad(v, pg, "its kind");
+    if (lower < PG_HDR + 2 || lower > upper || upper > w->psize || (lower - PG_HDR) % 2)
+        return page_bad(v, pg, "its offsets");
+    for (int i = 0; i < (lower - PG_HDR) / 2; i++) {
+        uint16_t at = rd16(p + PG_HDR + 2 * i);
+        if (at < upper || at % 2 || (size_t)at + NODE_HDR > w->psize) return page_bad(v, pg, "a node's offset");
+        const uint8_t *n = p + at;
+        uint16_t ksize = rd16(n + 6), nflags = rd16(n + 4);
+        size_t end = (size_t)at + NODE_HDR + ksize;
+        if (flags == PG_BRANCH) {
+            if (end > w->psize) return page_bad(v, pg, "a key");
+            uint64_t child = (uint64_t)rd16(n) | (uint64_t)rd16(n + 2) << 16 | (uint64_t)nflags << 32;
+            if (!check_tree(w, child, depth + 1)) return false;
+            continue;
+        }
+        uint64_t dsize = rd32(n);
+        if (nflags & ~NODE_BIGDATA) return page_bad(v, pg, "a node's flags");
+        if (!(nflags & NODE_BIGDATA)) {
+            if (end + dsize > w->psize) return page_bad(v, pg, "a record beyond its page");
+            continue;
+        }
+        if (end + 8 > w->psize) return page_bad(v, pg, "a record's page number");
+        uint64_t opg = rd64(n + NODE_HDR + ksize);
+        uint8_t *o = w->buf + 33 * w->psize;
+        if (opg < 2 || opg >= v->npages || !read_page(w, opg, o)) return page_bad(v, opg, "outside the file");
+        uint64_t pages = rd32(o + 12);
+        if (rd64(o) != opg || rd16(o + 10) != PG_OVERFLOW || pages < (dsize + PG_HDR + w->psize - 1) / w->psize)
+            return page_bad(v, opg, "an overflow page");
+        if (!claim(v, opg, pages)) return false;
+    }
+    return true;
+}
+
+/* The meta page of transaction `txn` (LMDB alternates two), its roots and size. */
+static bool meta_of(PageWalk *w, uint64_t txn, uint64_t roots[2], uint64_t *last_pg)
+{
+    uint8_t *p = w->buf;
+    for (uint64_t m = 0; m < 2; m++) {
+        if (pread(w->fd, p, w->psize, (off_t)(m * w->psize)) != (ssize_t)w->psize) continue;
+        const uint8_t *mm = p + PG_HDR;  /* magic, version, address, mapsize, 2 x MDB_db (48), last_pg, txnid */
+        if (rd32(mm) != META_MAGIC || rd64(mm + 24 + 96 + 8) != txn) continue;
+        for (int d = 0; d < 2; d++) roots[d] = rd64(mm + 24 + 48 * d + 40);
+        *last_pg = rd64(mm + 24 + 96);
+        return true;
+    }
+    return false;
+}
+
+static void walk_pages(Verify *v)
+{
+    MDB_stat st;
+    PageWalk w = {.v = v};
+    if ((v->rc = mdb_env_stat(v->s->env, &st)) != 0 || (v->rc = mdb_env_get_fd(v->s->env, &w.fd)) != 0) return;
+    w.psize = st.ms_psize;
+    w.buf = xmalloc(34 * w.psize);
+    uint64_t roots[2], last_pg;
+    if (!meta_of(&w, mdb_txn_id(v->txn), roots, &last_pg)) {
+        snprintf(v->why, sizeof v->why, "no meta page describes its last transaction");
+    } else {
+        v->npages = last_pg + 1;
+        v->live = xcalloc(v->npages / 8 + 1, 1);
+        for (int d = 0; d < 2 && !v->why[0]; d++)
+            if (roots[d] != UINT64_MAX) check_tree(&w, roots[d], 0);  /* all ones: an empty tree */
+    }
+    free(w.buf);
+}
+
+/* LMDB's free list (its database 0: per transaction id, the pages it freed, as a count
+ * and the page numbers in descending order) is read only when a write allocates pages;
+ * a damaged one would make it hand out pages in use or beyond the file, or overrun its
+ * own buffers. Every page it lists must be a page of the file that no tree uses, listed
+ * once. */
+static void walk_free_list(Verify *v)
+{
+    if ((v->rc = mdb_cursor_open(v->txn, 0, &v->free_cursor)) != 0) return;
+    MDB_val k, d;
+    int rc;
+    for (rc = mdb_cursor_get(v->free_cursor, &k, &d, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(v->free_cursor, &k, &d, MDB_NEXT)) {
+        const uint8_t *ids = d.mv_data;
+        uint64_t n = d.mv_size >= 8 ? rd64(ids) : 0, prev = UINT64_MAX;
+        bool ok = k.mv_size == 8 && d.mv_size >= 8 && n < d.mv_size / 8;
+        for (uint64_t i = 1; ok && i <= n; i++) {
+            uint64_t pg = rd64(ids + 8 * i);
+            ok = pg < prev && claim(v, pg, 1);
+            prev = pg;
+        }
+        if (!ok) {
+            snprintf(v->why, sizeof v->why, "its list of free pages is damaged");
+            return;
+        }
+    }
+    if (rc != MDB_NOTFOUND) v->rc = rc;
+}
+
 static void walk(void *ctx)
 {
     Verify *v = ctx;
+    walk_pages(v);
+    if (v->rc != 0 || v->why[0]) return;
     v->rc = mdb_cursor_open(v->txn, v->s->dbi, &v->cursor);
     if (v->rc != 0) return;
     MDB_cursor *c = v->cursor;
@@ -288,6 +447,7 @@ static void walk(void *ctx)
                  v->found.n);
     }
     if (rc != 0 && rc != MDB_NOTFOUND) v->rc = rc;
+    if (v->rc == 0 && !v->why[0]) walk_free_list(v);
 }
 
 /* Verifies the database as transaction t sees it against its seal; the seal's entries
@@ -297,6 +457,8 @@ static bool verify(StateStore *s, MDB_txn *t, Seal *out, char *err, size_t errsi
     Verify v = {.s = s, .txn = t};
     int sig = guarded(walk, &v);
     if (v.cursor) mdb_cursor_close(v.cursor);
+    if (v.free_cursor) mdb_cursor_close(v.free_cursor);
+    free(v.live);
     bool ok = false;
     char why[512] = "";
     Seal sealed = {0};
@@ -411,11 +573,12 @@ static bool create_store(StateStore *s, const char *dir, char *err, size_t errsi
     if (ok) ok = env_open(s, sb_cstr(&tmp), false, err, errsize);
     if (ok) {
         seal_clear(&s->sealed);
-        s->sealed_known = true;  /* empty */
+        s->creating = true;
         ok = store_write_begin(s, true, err, errsize) && store_write_commit(s, err, errsize);
+        s->creating = false;
     }
     env_close(s);
-    s->sealed_known = false;
+    s->sealed_txn = 0;
     if (ok && rename(sb_cstr(&tmp), dir) != 0) {
         struct stat st;
         if ((errno == EEXIST || errno == ENOTEMPTY) && stat(dir, &st) == 0) {
@@ -494,7 +657,7 @@ static StateStore *open_store(const char *dir, bool create, bool exclusive, bool
         if (!fresh || !s->damaged) goto fail;
         env_close(s);
         s->damaged = false;
-        s->sealed_known = false;
+        s->sealed_txn = 0;
         if (!remove_store_dir(s->dir, err, errsize) || !create_store(s, s->dir, err, errsize) ||
             !open_checked(s, false, false, err, errsize))
             goto fail;
@@ -542,10 +705,10 @@ bool store_read_begin(StateStore *s, char *err, size_t errsize)
     }
     if (!verify(s, s->rtxn, &s->sealed, err, errsize)) {
         store_read_end(s);
-        s->sealed_known = false;
+        s->sealed_txn = 0;
         return false;
     }
-    s->sealed_known = true;
+    s->sealed_txn = mdb_txn_id(s->rtxn);
     return true;
 }
 
@@ -628,18 +791,28 @@ bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
     if (s->wtxn) store_write_abort(s);
     s->write_bytes = 0;
-    int rc = mdb_txn_begin(s->env, NULL, 0, &s->wtxn);
-    if (rc != 0) {
-        s->wtxn = NULL;
-        return lmdb_error(s, "write", rc, err, errsize);
-    }
-    /* the seal of the new checkpoint starts from the committed one: all of it for a
-     * write that adds to it, its journal for one that replaces it */
-    if (!s->sealed_known && !verify(s, s->wtxn, &s->sealed, err, errsize)) {
+    /* the seal of the new checkpoint starts from the committed one, verified (in a read:
+     * LMDB shows its free list only to reads) and still the last one when the write
+     * begins (a writer without the run lock may have committed in between) */
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        if (s->sealed_txn == 0 && !s->creating) {
+            if (!store_read_begin(s, err, errsize)) return false;
+            store_read_end(s);
+        }
+        rc = mdb_txn_begin(s->env, NULL, 0, &s->wtxn);
+        if (rc != 0) {
+            s->wtxn = NULL;
+            return lmdb_error(s, "write", rc, err, errsize);
+        }
+        if (mdb_txn_id(s->wtxn) == s->sealed_txn + 1) break;
         store_write_abort(s);
-        return false;
+        s->sealed_txn = 0;
+        if (attempt == 3) {
+            snprintf(err, errsize, "state store %s: other processes keep writing it", s->data_path);
+            return false;
+        }
     }
-    s->sealed_known = true;
     seal_clear(&s->pending);
     for (size_t i = 0; i < s->sealed.n; i++)
         if (!replace || is_journal(s->sealed.e[i].name))
@@ -704,15 +877,17 @@ bool store_write_commit(StateStore *s, char *err, size_t errsize)
     StrBuf seal = STRBUF_INIT;
     seal_render(&s->pending, &seal);
     MDB_val k = key_of(SEAL_KEY), v = {seal.len, seal.data};
+    size_t txn = mdb_txn_id(s->wtxn);
     int rc = mdb_put(s->wtxn, s->dbi, &k, &v, 0);
     sb_free(&seal);
     if (rc == 0) rc = mdb_txn_commit(s->wtxn);
     else mdb_txn_abort(s->wtxn);
     s->wtxn = NULL;
     if (rc != 0) {
-        s->sealed_known = false;  /* read it again before adding to it */
+        s->sealed_txn = 0;  /* read it again before adding to it */
         return lmdb_error(s, "commit", rc, err, errsize);
     }
+    s->sealed_txn = txn;
     Seal t = s->sealed;
     s->sealed = s->pending;
     s->pending = t;
