@@ -240,6 +240,25 @@ check "40 random bit flips anywhere in the store: each detected (exit 3) or harm
 t_flips_structure() { flip_series structure 40; }
 check "40 random bit flips in LMDB's live meta and B-tree pages: each detected (exit 3) or harmless" t_flips_structure
 
+t_fresh_killed() {
+  local P pid deadline
+  P=$(trial freshkill)
+  # a run that starts over, killed before its first checkpoint once it has cut the
+  # sinks back: the next run must not continue the old checkpoint on them
+  "$WEIR" --project-dir "$P" run --no-progress --fresh --checkpoint-interval 1h > /dev/null 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  until [ -f "$P/out/sel.jsonl" ] && [ ! -s "$P/out/sel.jsonl" ]; do
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "the sinks were never cut back"; return 1; }
+    sleep 0.01
+  done
+  kill -9 $pid
+  wait $pid 2>/dev/null
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/freshkill.txt" 2>&1 || { tail -3 "$TMP/freshkill.txt"; return 1; }
+  [ "$(results "$P")" = "$REF" ] || { echo "results differ from one run over the whole topic"; return 1; }
+}
+check "--fresh killed before its first checkpoint: the next run starts over too" t_fresh_killed
+
 # a store on a file system too small for the checkpoint (a tmpfs in a mount namespace
 # of its own; as root, or through a user namespace)
 t_disk_full() {
