@@ -284,6 +284,7 @@ typedef struct Verify {
 #define PG_OVERFLOW 0x04
 #define NODE_HDR 8               /* lo u16, hi u16, flags u16, ksize u16 */
 #define NODE_BIGDATA 0x01
+#define PG_META 0x08
 #define META_MAGIC 0xBEEFC0DEu
 
 static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -592,21 +593,32 @@ static bool create_store(StateStore *s, const char *dir, char *err, size_t errsi
     return ok;
 }
 
-/* The file must hold every page the store's meta page says it has: LMDB would fault
- * on the missing ones. */
-static bool check_size(StateStore *s, char *err, size_t errsize)
+/* LMDB's two meta pages, read from the file before LMDB maps it: both must be meta
+ * pages of LMDB's format (LMDB refuses the file otherwise), and the newer one, which
+ * LMDB uses, must count no more pages than the file holds and ask for no larger map
+ * than weir reserves (a damaged count would make LMDB map or read beyond the file). */
+static bool check_meta(StateStore *s, char *err, size_t errsize)
 {
-    MDB_envinfo info;
-    MDB_stat st;
-    struct stat fst;
-    int fd;
-    if (mdb_env_info(s->env, &info) != 0 || mdb_env_stat(s->env, &st) != 0 || mdb_env_get_fd(s->env, &fd) != 0 ||
-        fstat(fd, &fst) != 0)
-        return corrupt(s, err, errsize, "its size cannot be read");
-    uint64_t need = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
-    if ((uint64_t)fst.st_size < need)
-        return corrupt(s, err, errsize, "it is truncated (%lld bytes; its pages need %llu)", (long long)fst.st_size,
-                       (unsigned long long)need);
+    int fd = open(s->data_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return corrupt(s, err, errsize, "it cannot be opened: %s", strerror(errno));
+    struct stat st;
+    uint8_t page[2][PG_HDR + 136];
+    size_t psize = 0;
+    bool ok = fstat(fd, &st) == 0;
+    for (int m = 0; m < 2 && ok; m++) {
+        ok = pread(fd, page[m], sizeof page[m], (off_t)(m * psize)) == (ssize_t)sizeof page[m] &&
+             rd16(page[m] + 10) == PG_META && rd32(page[m] + PG_HDR) == META_MAGIC && rd32(page[m] + PG_HDR + 4) == 1;
+        if (m == 0) psize = rd32(page[0] + PG_HDR + 24);  /* kept in the free list's MDB_db */
+        ok = ok && psize >= 512 && psize <= 65536 && !(psize & (psize - 1));
+    }
+    close(fd);
+    if (!ok) return corrupt(s, err, errsize, "its meta pages are damaged");
+    const uint8_t *mm = page[rd64(page[0] + PG_HDR + 128) < rd64(page[1] + PG_HDR + 128)] + PG_HDR;
+    uint64_t mapsize = rd64(mm + 16), last_pg = rd64(mm + 120);
+    if (last_pg >= MAP_SIZE / psize || (last_pg + 1) * psize > (uint64_t)st.st_size)
+        return corrupt(s, err, errsize, "the file (%lld bytes) is shorter than the pages its meta page counts: "
+                       "truncated or damaged", (long long)st.st_size);
+    if (mapsize > MAP_SIZE) return corrupt(s, err, errsize, "its meta page is damaged");
     return true;
 }
 
@@ -617,7 +629,7 @@ static bool open_checked(StateStore *s, bool rdonly, bool verify_now, char *err,
     struct stat st;
     if (stat(s->data_path, &st) != 0) return corrupt(s, err, errsize, "the file is missing");
     if (st.st_size == 0) return corrupt(s, err, errsize, "the file is empty");
-    if (!env_open(s, s->dir, rdonly, err, errsize) || !check_size(s, err, errsize)) return false;
+    if (!check_meta(s, err, errsize) || !env_open(s, s->dir, rdonly, err, errsize)) return false;
     if (!verify_now) return true;
     bool ok = store_read_begin(s, err, errsize);
     store_read_end(s);
