@@ -266,6 +266,7 @@ typedef struct Verify {
     const void *seal;
     size_t seal_len;
     int rc;                      /* an LMDB error of the walk */
+    bool moved_on;               /* the snapshot's meta page was rewritten meanwhile */
     char why[512];
 } Verify;
 
@@ -386,6 +387,9 @@ static void walk_pages(Verify *v)
     w.buf = xmalloc(34 * w.psize);
     uint64_t roots[2], last_pg;
     if (!meta_of(&w, mdb_txn_id(v->txn), roots, &last_pg)) {
+        /* two commits of another process since the read began (LMDB alternates the two
+         * meta pages) or damage: the caller reads again */
+        v->moved_on = true;
         snprintf(v->why, sizeof v->why, "no meta page describes its last transaction");
     } else {
         v->npages = last_pg + 1;
@@ -452,11 +456,12 @@ static void walk(void *ctx)
 }
 
 /* Verifies the database as transaction t sees it against its seal; the seal's entries
- * go to *out. */
-static bool verify(StateStore *s, MDB_txn *t, Seal *out, char *err, size_t errsize)
+ * go to *out. *moved_on: failed because writers went on meanwhile (read again). */
+static bool verify(StateStore *s, MDB_txn *t, Seal *out, bool *moved_on, char *err, size_t errsize)
 {
     Verify v = {.s = s, .txn = t};
     int sig = guarded(walk, &v);
+    *moved_on = !sig && v.moved_on;
     if (v.cursor) mdb_cursor_close(v.cursor);
     if (v.free_cursor) mdb_cursor_close(v.free_cursor);
     free(v.live);
@@ -710,15 +715,18 @@ void store_close(StateStore *s)
 bool store_read_begin(StateStore *s, char *err, size_t errsize)
 {
     if (s->rtxn) return true;
-    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
-    if (rc != 0) {
-        s->rtxn = NULL;
-        return lmdb_error(s, "read", rc, err, errsize);
-    }
-    if (!verify(s, s->rtxn, &s->sealed, err, errsize)) {
+    for (int attempt = 0;; attempt++) {
+        int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
+        if (rc != 0) {
+            s->rtxn = NULL;
+            return lmdb_error(s, "read", rc, err, errsize);
+        }
+        bool moved_on;
+        if (verify(s, s->rtxn, &s->sealed, &moved_on, err, errsize)) break;
         store_read_end(s);
         s->sealed_txn = 0;
-        return false;
+        if (!moved_on || attempt == 5) return false;
+        s->damaged = false;
     }
     s->sealed_txn = mdb_txn_id(s->rtxn);
     return true;
