@@ -36,16 +36,29 @@ DlWriter *dl_open(const char *path, const char *name, bool append)
     return w;
 }
 
-DlWriter *dl_open_project(Project *p, const char *name, bool append)
+/* <project>/target/dead_letter/<name>.jsonl, '/' in name becoming '_'. */
+static const char *project_dl_path(Project *p, const char *name)
 {
     StrBuf rel = STRBUF_INIT;
     sb_puts(&rel, "target/dead_letter/");
     for (const char *c = name; *c; c++) sb_putc(&rel, *c == '/' || *c == '\\' ? '_' : *c);
     sb_puts(&rel, ".jsonl");
     const char *path = project_path(p, sb_cstr(&rel));
-    DlWriter *w = dl_open(path, name, append);
     sb_free(&rel);
-    return w;
+    return path;
+}
+
+DlWriter *dl_open_project(Project *p, const char *name, bool append)
+{
+    return dl_open(project_dl_path(p, name), name, append);
+}
+
+bool dl_remove_project(Project *p, const char *name, char *err, size_t errsize)
+{
+    const char *path = project_dl_path(p, name);
+    if (unlink(path) == 0 || errno == ENOENT) return true;
+    snprintf(err, errsize, "%s: cannot remove the dead letters of the previous run: %s", path, strerror(errno));
+    return false;
 }
 
 static bool write_all(int fd, const char *s, size_t n)

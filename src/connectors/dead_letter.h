@@ -29,6 +29,9 @@ typedef struct DlWriter DlWriter;
 DlWriter *dl_open(const char *path, const char *name, bool append);
 /* dl_open on <project>/target/dead_letter/<name>.jsonl ('/' in name becomes '_'). */
 DlWriter *dl_open_project(Project *p, const char *name, bool append);
+/* Removes that file of `name` (absent is fine): a run that recomputes from the
+ * beginning must not leave a previous run's dead letters behind when it writes none. */
+bool dl_remove_project(Project *p, const char *name, char *err, size_t errsize);
 
 /* A record a source could not read, at `origin` (NULL or without `where`: no position).
  * Writes are buffered; returns false with a message on an I/O error. */

@@ -20,6 +20,7 @@
  * is a transaction with a marker of its checkpoint (exactly once for read_committed
  * consumers, see ks_begin_delivery). */
 #include "base/bytes.h"
+#include "base/hash.h"
 #include "connectors/sink.h"
 #include "connectors/source.h"
 
@@ -31,8 +32,10 @@
 #include <time.h>
 
 #define OPEN_TIMEOUT_MS 10000        /* metadata and watermark queries at open */
-#define BROKERS_DOWN_LIMIT_S 60      /* all brokers unreachable this long: the run fails */
+#define PROBE_INTERVAL_S 1.0         /* while brokers seem down, ask the cluster this often */
+#define PROBE_TIMEOUT_MS 250         /* how long one such question may take */
 #define FLUSH_TIMEOUT_MS 60000       /* a step's messages must be acknowledged within this */
+#define TXN_STEP_MS 500              /* transactional calls wait this long between liveness checks */
 #define IDLE_WAIT_MS 50              /* an idle read waits this long for messages */
 #define FILL_WAIT_MS 10              /* a read with data pending waits this long for a full batch */
 
@@ -50,7 +53,7 @@ static double mono_s(void)
  * then `fixed` (pairs the connector relies on). */
 static rd_kafka_conf_t *make_conf(Project *p, const char *what, const char *own_bootstrap,
                                   const char *const *defaults, int ndefaults, const char *const *fixed, int nfixed,
-                                  bool *config_error, char *err, size_t errsize)
+                                  const char **cluster, bool *config_error, char *err, size_t errsize)
 {
     const TargetDef *t = p->target;
     const char *raw = own_bootstrap ? own_bootstrap : t ? t->kafka_bootstrap : NULL;
@@ -66,6 +69,7 @@ static rd_kafka_conf_t *make_conf(Project *p, const char *what, const char *own_
         snprintf(err, errsize, "%s: bootstrap_servers: %s", what, e2);
         return NULL;
     }
+    if (cluster) *cluster = bootstrap;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     char cerr[512];
     if (rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, cerr, sizeof cerr) != RD_KAFKA_CONF_OK) goto bad;
@@ -103,6 +107,114 @@ static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const ch
     (void)rk; (void)level; (void)fac; (void)buf;
 }
 
+/* ---------------------------------------------------------------- liveness
+ * librdkafka retries a cluster that went away forever, and tells about it only as an
+ * ALL_BROKERS_DOWN error on the client's main queue (never on a partition's queue). A
+ * client keeps a KLive: the error (or, for a sink, a second spent waiting for
+ * acknowledgements) makes it suspect the cluster; while suspect it asks the cluster for
+ * its topic's metadata once a second; an answer (or any message) clears the suspicion,
+ * and no answer for the target's kafka unreachable_timeout fails the run with a message
+ * naming the cluster. The clock starts at the first unanswered question,
+ * so a report about connections that were idle long ago does not count as downtime. */
+
+typedef struct KLive {
+    rd_kafka_t *rk;
+    const char *what;            /* "source NAME" / "model NAME: sink" */
+    rd_kafka_topic_t *rkt;       /* the client's topic: the question is about it */
+    char *cluster;               /* the bootstrap servers */
+    double limit_s;
+    bool suspect;                /* librdkafka reported every broker down */
+    double down_since;           /* first unanswered question (0: none) */
+    double last_probe;
+    char reason[256];
+    char fatal[512];             /* an error the client cannot recover from */
+} KLive;
+
+static void live_init(KLive *l, Project *p, const char *what, const char *cluster)
+{
+    memset(l, 0, sizeof *l);
+    l->what = what;
+    l->cluster = xstrdup(cluster ? cluster : "");
+    int64_t us = p->target ? p->target->kafka_unreachable_us : PROJECT_KAFKA_UNREACHABLE_US;
+    l->limit_s = (double)(us > 0 ? us : PROJECT_KAFKA_UNREACHABLE_US) / 1e6;
+}
+
+static void live_fini(KLive *l) { free(l->cluster); }
+
+static void live_error(KLive *l, int e, const char *reason)
+{
+    if (e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+        l->suspect = true;
+        snprintf(l->reason, sizeof l->reason, "%s", reason);
+    } else if (e == RD_KAFKA_RESP_ERR__AUTHENTICATION && !l->fatal[0]) {
+        snprintf(l->fatal, sizeof l->fatal, "%s", reason);
+    }
+}
+
+/* A client that has waited since `since` for the cluster to answer suspects it after a
+ * second, without waiting for librdkafka to call every broker down (which can take
+ * its reconnection backoff, up to 10 s). */
+static void live_waiting(KLive *l, double since)
+{
+    if (l->suspect || mono_s() - since < PROBE_INTERVAL_S) return;
+    l->suspect = true;
+    snprintf(l->reason, sizeof l->reason, "messages were not acknowledged");
+}
+
+/* Something came from the cluster. */
+static void live_up(KLive *l)
+{
+    l->suspect = false;
+    l->down_since = 0;
+    l->reason[0] = '\0';
+}
+
+/* Serves the client's main queue (its error reports) and, while the cluster is suspect,
+ * asks it. False with a message once it has not answered for the limit. */
+static bool live_check(KLive *l, char *err, size_t errsize)
+{
+    rd_kafka_poll(l->rk, 0);
+    if (l->fatal[0]) {
+        snprintf(err, errsize, "%s: kafka cluster %s: %s", l->what, l->cluster, l->fatal);
+        return false;
+    }
+    if (!l->suspect) return true;
+    double now = mono_s();
+    if (now - l->last_probe >= PROBE_INTERVAL_S) {
+        /* the metadata of the client's topic (neither client lets a broker create a
+         * topic it asks about); librdkafka's offset queries would wait for the leader
+         * far beyond their timeout */
+        const struct rd_kafka_metadata *md = NULL;
+        if (l->rkt && rd_kafka_metadata(l->rk, 0, l->rkt, &md, PROBE_TIMEOUT_MS) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_metadata_destroy(md);
+            live_up(l);
+            return true;
+        }
+        l->last_probe = mono_s();
+        if (l->down_since == 0) l->down_since = now;
+    }
+    if (l->down_since != 0 && now - l->down_since >= l->limit_s) {
+        snprintf(err, errsize, "%s: no broker of the kafka cluster %s has answered for %g s (the target's kafka "
+                 "unreachable_timeout)%s%s", l->what, l->cluster, l->limit_s, l->reason[0] ? ": " : "", l->reason);
+        return false;
+    }
+    return true;
+}
+
+/* Before a call that librdkafka lets wait far beyond its timeout when the cluster is
+ * gone (the transactional ones): asks the cluster until it answers or the limit is
+ * reached. */
+static bool live_confirm(KLive *l, char *err, size_t errsize)
+{
+    l->suspect = true;
+    l->last_probe = 0;  /* ask now */
+    while (l->suspect) {
+        if (!live_check(l, err, errsize)) return false;
+        if (l->suspect) rd_kafka_poll(l->rk, 100);
+    }
+    return true;
+}
+
 /* The topic's partition count, or -1 with a message. Asks for the metadata of all
  * topics: a request naming the topic would make brokers with automatic topic creation
  * (the default, and the mock cluster) create it, and a misspelt topic would be read
@@ -136,11 +248,9 @@ static int topic_partitions(rd_kafka_t *rk, const char *topic, const char *what,
 
 typedef struct KPart {
     int64_t next;                /* offset of the next message to deliver */
-    /* the last message delivered (offset -1: none), kept in the position: a resumed
-     * reader reads it again and compares, so a topic deleted and recreated with other
-     * records at the same offsets is noticed (the client exposes no topic ids) */
-    int64_t last, last_ts;
-    uint32_t last_len;
+    int64_t last;                /* offset of the last message delivered (-1: none) */
+    uint64_t last_hash;          /* record_hash of that message */
+    bool check;                  /* resumed: that message must still be there (verify_positions) */
     int64_t end;                 /* until_caught_up: high watermark at open */
     bool at_eof;                 /* the last event was partition EOF (nothing pending) */
     bool done;                   /* until_caught_up: everything below `end` delivered */
@@ -160,8 +270,25 @@ typedef struct KafkaReader {
     bool until_caught_up;
     rd_kafka_message_t **held;   /* messages of the last read, destroyed by the next */
     int nheld, held_cap;
-    double down_since;           /* all brokers down since (0: they are up) */
+    KLive live;
 } KafkaReader;
+
+static void reader_on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
+{
+    (void)rk;
+    live_error(&((KafkaReader *)opaque)->live, e, reason);
+}
+
+/* What identifies a record at its offset: its timestamp, key and value. */
+static uint64_t record_hash(const rd_kafka_message_t *m)
+{
+    rd_kafka_timestamp_type_t tt;
+    uint64_t h = hash_u64((uint64_t)rd_kafka_message_timestamp(m, &tt), 0x6b7265636f7264ull);
+    h = hash_u64(m->key ? m->key_len : UINT64_MAX, h);
+    if (m->key) h = hash_bytes(m->key, m->key_len, h);
+    h = hash_u64(m->payload ? m->len : UINT64_MAX, h);
+    return m->payload ? hash_bytes(m->payload, m->len, h) : h;
+}
 
 static void release_held(KafkaReader *r)
 {
@@ -192,6 +319,7 @@ static bool message_error(KafkaReader *r, const rd_kafka_message_t *m, char *err
     if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         if (m->partition < 0 || m->partition >= r->nparts) return true;
         KPart *kp = &r->parts[m->partition];
+        live_up(&r->live);
         kp->at_eof = true;
         if (m->offset > kp->next) kp->next = m->offset;
         if (r->until_caught_up && kp->next >= kp->end) mark_done(r, m->partition);
@@ -211,9 +339,6 @@ static bool message_error(KafkaReader *r, const rd_kafka_message_t *m, char *err
     case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
         snprintf(err, errsize, "%s: topic %s: %s", r->what, r->where, rd_kafka_message_errstr(m));
         return false;
-    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
-        if (r->down_since == 0) r->down_since = mono_s();
-        return true;
     default:
         return true;             /* transient: the client retries */
     }
@@ -247,26 +372,16 @@ static int kr_read(ConnReader *base, ConnRecord *recs, int max, char *err, size_
         }
         if (m->partition < 0 || m->partition >= r->nparts) continue;
         KPart *kp = &r->parts[m->partition];
-        r->down_since = 0;
+        live_up(&r->live);
         if (kp->done || (r->until_caught_up && m->offset >= kp->end)) {
             mark_done(r, m->partition);  /* beyond what the partition held at open */
             continue;
         }
         rd_kafka_timestamp_type_t tt;
         int64_t ts = rd_kafka_message_timestamp(m, &tt);
-        if (m->offset < kp->next) {      /* resuming: the checkpoint's last message, read again */
-            if (m->offset == kp->last && (ts != kp->last_ts || m->len != kp->last_len)) {
-                snprintf(err, errsize, "%s: topic %s partition %d: the record at offset %lld is not the one the "
-                         "checkpoint read: was the topic deleted and recreated? start over with --fresh",
-                         r->what, r->where, (int)m->partition, (long long)m->offset);
-                return -1;
-            }
-            continue;
-        }
         kp->next = m->offset + 1;
         kp->last = m->offset;
-        kp->last_ts = ts;
-        kp->last_len = (uint32_t)m->len;
+        kp->last_hash = record_hash(m);
         kp->at_eof = false;
         if (r->until_caught_up && kp->next >= kp->end) mark_done(r, m->partition);
         if (!m->payload) continue;       /* tombstone */
@@ -277,10 +392,7 @@ static int kr_read(ConnReader *base, ConnRecord *recs, int max, char *err, size_
         recs[n].timestamp_us = ts >= 0 && tt != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? ts * 1000 : 0;
         n++;
     }
-    if (r->down_since != 0 && mono_s() - r->down_since > BROKERS_DOWN_LIMIT_S) {
-        snprintf(err, errsize, "%s: kafka: all brokers have been unreachable for %d s", r->what, BROKERS_DOWN_LIMIT_S);
-        return -1;
-    }
+    if (!live_check(&r->live, err, errsize)) return -1;
     return n;
 }
 
@@ -312,6 +424,7 @@ static void kr_close(ConnReader *base)
     if (r->queue) rd_kafka_queue_destroy(r->queue);
     if (r->rkt) rd_kafka_topic_destroy(r->rkt);
     if (r->rk) rd_kafka_destroy(r->rk);
+    live_fini(&r->live);
     free(r->held);
     free(r->parts);
     free(r->where);
@@ -320,41 +433,45 @@ static void kr_close(ConnReader *base)
 }
 
 
-/* The position: the partition count, every partition's next offset, then every
- * partition's last message (offset, timestamp, length). Positions written before the
- * last messages were kept end after the offsets. */
+/* A position: u32 n, n u64 next offsets, then KPOS_RECORDS and n (i64 offset, u64
+ * record_hash) of the last message delivered per partition (verify_positions). */
+#define KPOS_RECORDS 0x4345524bu   /* "KREC" */
+
 static void kr_position(ConnReader *base, StrBuf *out)
 {
     KafkaReader *r = (KafkaReader *)base;
     bytes_put_u32(out, (uint32_t)r->nparts);
     for (int p = 0; p < r->nparts; p++) bytes_put_u64(out, (uint64_t)r->parts[p].next);
+    bytes_put_u32(out, KPOS_RECORDS);
     for (int p = 0; p < r->nparts; p++) {
         bytes_put_u64(out, (uint64_t)r->parts[p].last);
-        bytes_put_u64(out, (uint64_t)r->parts[p].last_ts);
-        bytes_put_u32(out, r->parts[p].last_len);
+        bytes_put_u64(out, r->parts[p].last_hash);
     }
 }
 
-#define POS_LAST_SIZE 20         /* a partition's last message in a position */
-
-/* The number of partitions in a position and whether it has their last messages;
- * false when the bytes are no Kafka reader position. */
-static bool position_shape(const void *pos, size_t len, uint32_t *n, bool *has_last)
+/* The partition count of a position; *records points at its per-partition records
+ * (NULL in a position without them). False when the bytes are no position. */
+static bool position_layout(const void *pos, size_t len, uint32_t *n, const uint8_t **records)
 {
     ByteReader br = bytes_reader(pos, len);
-    *n = bytes_get_u32(&br);
-    if (br.bad) return false;
-    *has_last = len == 4 + (8 + POS_LAST_SIZE) * (size_t)*n;
-    return *has_last || len == 4 + 8 * (size_t)*n;
+    uint32_t k = bytes_get_u32(&br);
+    size_t base = 4 + 8 * (size_t)k;
+    *n = k;
+    *records = NULL;
+    if (br.bad || k > len) return false;
+    if (len == base) return true;
+    ByteReader tail = bytes_reader((const uint8_t *)pos + base, len > base ? len - base : 0);
+    if (len != base + 4 + 16 * (size_t)k || bytes_get_u32(&tail) != KPOS_RECORDS) return false;
+    *records = tail.p;
+    return true;
 }
 
 bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n)
 {
-    ByteReader br = bytes_reader(pos, len);
     uint32_t k;
-    bool has_last;
-    if (!position_shape(pos, len, &k, &has_last)) return false;
-    bytes_get_u32(&br);
+    const uint8_t *records;
+    if (!position_layout(pos, len, &k, &records)) return false;
+    ByteReader br = bytes_reader((const uint8_t *)pos + 4, 8 * (size_t)k);
     *offsets = xcalloc((size_t)k + 1, sizeof(int64_t));
     for (uint32_t i = 0; i < k; i++) (*offsets)[i] = (int64_t)bytes_get_u64(&br);
     *n = (int)k;
@@ -369,7 +486,8 @@ int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t 
     snprintf(what, sizeof what, "source %s", def->name);
     bool config_error;
     static const char *const fixed[] = {"socket.connection.setup.timeout.ms", "2000"};
-    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, NULL, 0, fixed, 1, &config_error, err, errsize);
+    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, NULL, 0, fixed, 1, NULL, &config_error, err,
+                                      errsize);
     if (!conf) return -1;
     rd_kafka_conf_set_log_cb(conf, quiet_log);
     char cerr[512];
@@ -430,24 +548,15 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
                           char *err, size_t errsize)
 {
     uint32_t nsaved = 0;
-    bool has_last = false;
-    if (resume && (!position_shape(resume, resume_len, &nsaved, &has_last) || nsaved > (uint32_t)r->nparts)) {
+    const uint8_t *records = NULL;
+    if (resume && (!position_layout(resume, resume_len, &nsaved, &records) || nsaved > (uint32_t)r->nparts)) {
         snprintf(err, errsize, "%s: topic %s has %d partitions, fewer than the checkpoint read (or the "
                  "checkpoint's position is malformed)", r->what, r->where, r->nparts);
         return false;
     }
-    ByteReader br = bytes_reader(resume, resume_len);
-    if (resume) bytes_get_u32(&br);
-    ByteReader lastr = bytes_reader(NULL, 0);
-    if (has_last) lastr = bytes_reader((const char *)resume + 4 + 8 * (size_t)nsaved, POS_LAST_SIZE * (size_t)nsaved);
+    ByteReader br = bytes_reader((const uint8_t *)resume + 4, 8 * (size_t)nsaved);
+    ByteReader rec = bytes_reader(records, records ? 16 * (size_t)nsaved : 0);
     for (int i = 0; i < r->nparts; i++) {
-        KPart *kp = &r->parts[i];
-        kp->last = -1;
-        if (has_last && (uint32_t)i < nsaved) {
-            kp->last = (int64_t)bytes_get_u64(&lastr);
-            kp->last_ts = (int64_t)bytes_get_u64(&lastr);
-            kp->last_len = bytes_get_u32(&lastr);
-        }
         int64_t lo = 0, hi = 0;
         rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(r->rk, r->where, i, &lo, &hi, OPEN_TIMEOUT_MS);
         if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -468,9 +577,15 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
                      (long long)start, (long long)hi);
             return false;
         }
+        KPart *kp = &r->parts[i];
         kp->next = start;
         kp->end = hi;
-        if (kp->last < lo || kp->last >= start) kp->last = -1;  /* retention took it: nothing to compare */
+        kp->last = -1;
+        if (records && (uint32_t)i < nsaved) {
+            kp->last = (int64_t)bytes_get_u64(&rec);
+            kp->last_hash = bytes_get_u64(&rec);
+        }
+        kp->check = kp->last >= lo && kp->last < start;
         if (stops) {
             int64_t stop = i < nstops ? stops[i] : start;
             if (stop > hi) {
@@ -482,6 +597,64 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
         }
     }
     return true;
+}
+
+/* A resumed reader: the message before each partition's position must still be the
+ * one the checkpoint read there. A topic deleted and created again (or a cluster
+ * rebuilt) can hold more records than the checkpoint had read, at the same offsets, and
+ * continuing there would skip its first records silently. So each partition whose
+ * last message the cluster still retains is read once at that offset, on a queue of
+ * its own, before reading starts; a message no longer there (compaction removed it)
+ * cannot be checked. */
+static bool verify_positions(KafkaReader *r, char *err, size_t errsize)
+{
+    rd_kafka_queue_t *q = rd_kafka_queue_new(r->rk);
+    int pending = 0;
+    bool ok = true;
+    for (int i = 0; i < r->nparts && ok; i++) {
+        if (!r->parts[i].check) continue;
+        if (rd_kafka_consume_start_queue(r->rkt, i, r->parts[i].last, q) != 0) {
+            snprintf(err, errsize, "%s: topic %s partition %d: cannot start reading: %s", r->what, r->where, i,
+                     rd_kafka_err2str(rd_kafka_last_error()));
+            r->parts[i].check = false;
+            ok = false;
+            break;
+        }
+        r->parts[i].started = true;
+        pending++;
+    }
+    double deadline = mono_s() + OPEN_TIMEOUT_MS / 1000.0;
+    char last_error[256] = "no answer";
+    while (ok && pending > 0) {
+        if (mono_s() > deadline) {
+            snprintf(err, errsize, "%s: topic %s: cannot read the records the checkpoint ended at within %d s: %s",
+                     r->what, r->where, OPEN_TIMEOUT_MS / 1000, last_error);
+            ok = false;
+            break;
+        }
+        rd_kafka_message_t *m = rd_kafka_consume_queue(q, 100);
+        if (!m) continue;
+        KPart *kp = m->partition >= 0 && m->partition < r->nparts ? &r->parts[m->partition] : NULL;
+        if (kp && kp->check && m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            snprintf(last_error, sizeof last_error, "%s", rd_kafka_message_errstr(m));
+        } else if (kp && kp->check) {
+            if (!m->err && m->offset == kp->last && record_hash(m) != kp->last_hash) {
+                snprintf(err, errsize, "%s: topic %s partition %d: the record at offset %lld is not the one the "
+                         "checkpoint read there: the topic was recreated (or its cluster replaced) since the "
+                         "checkpoint; start over with --fresh", r->what, r->where, m->partition,
+                         (long long)kp->last);
+                ok = false;
+            }
+            kp->check = false;
+            pending--;
+        }
+        rd_kafka_message_destroy(m);
+    }
+    for (int i = 0; i < r->nparts; i++) stop_partition(r, i);
+    rd_kafka_message_t *m;
+    while ((m = rd_kafka_consume_queue(q, 0))) rd_kafka_message_destroy(m);
+    rd_kafka_queue_destroy(q);
+    return ok;
 }
 
 ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
@@ -499,28 +672,34 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     static const char *const fixed[] = {
         "enable.partition.eof", "true",
         "auto.offset.reset", "error",        /* never skip records silently */
+        "allow.auto.create.topics", "false", /* asking about the topic never creates it */
     };
-    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, defaults, 1, fixed, 2, config_error, err,
-                                      errsize);
+    const char *cluster = NULL;
+    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, defaults, 1, fixed, 3, &cluster, config_error,
+                                      err, errsize);
     if (!conf) return NULL;
     rd_kafka_conf_set_log_cb(conf, quiet_log);
-    char cerr[512];
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, cerr, sizeof cerr);
-    if (!rk) {
-        rd_kafka_conf_destroy(conf);
-        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
-        *config_error = true;
-        return NULL;
-    }
+    rd_kafka_conf_set_error_cb(conf, reader_on_error);
     KafkaReader *r = xcalloc(1, sizeof *r);
     r->base.ops = &kafka_reader_ops;
     r->where = xstrdup(def->topic);
     r->what = xstrdup(what);
+    live_init(&r->live, p, r->what, cluster);
+    rd_kafka_conf_set_opaque(conf, r);
+    char cerr[512];
+    r->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, cerr, sizeof cerr);
+    if (!r->rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        *config_error = true;
+        kr_close(&r->base);
+        return NULL;
+    }
+    r->live.rk = r->rk;
     r->base.where = r->where;
     r->base.bounded = false;
-    r->rk = rk;
     r->until_caught_up = until_caught_up;
-    r->nparts = topic_partitions(rk, def->topic, what, err, errsize);
+    r->nparts = topic_partitions(r->rk, def->topic, what, err, errsize);
     if (r->nparts < 0) {
         r->nparts = 0;
         kr_close(&r->base);
@@ -534,15 +713,20 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     }
     /* the simple consumer: partitions started on one queue (no group protocol; the
      * balanced consumer's fetch path is several times slower on the same cluster) */
-    r->rkt = rd_kafka_topic_new(rk, def->topic, NULL);
-    r->queue = rd_kafka_queue_new(rk);
+    r->rkt = rd_kafka_topic_new(r->rk, def->topic, NULL);
+    r->live.rkt = r->rkt;
+    if (!verify_positions(r, err, errsize)) {
+        kr_close(&r->base);
+        return NULL;
+    }
+    r->queue = rd_kafka_queue_new(r->rk);
     for (int i = 0; i < r->nparts; i++) {
         if (until_caught_up && r->parts[i].end <= r->parts[i].next) {
             mark_done(r, i);
             continue;
         }
         KPart *kp = &r->parts[i];
-        if (rd_kafka_consume_start_queue(r->rkt, i, kp->last >= 0 ? kp->last : kp->next, r->queue) != 0) {
+        if (rd_kafka_consume_start_queue(r->rkt, i, kp->next, r->queue) != 0) {
             snprintf(err, errsize, "%s: topic %s partition %d: cannot start reading: %s", what, def->topic, i,
                      rd_kafka_err2str(rd_kafka_last_error()));
             kr_close(&r->base);
@@ -574,7 +758,37 @@ typedef struct KafkaSink {
     rd_kafka_t *marker;          /* a consumer that reads the marker */
     bool marker_checked;
     bool in_txn;
+    char what[300];              /* "model NAME: sink" */
+    KLive live;
 } KafkaSink;
+
+static void sink_on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
+{
+    (void)rk;
+    live_error(&((KafkaSink *)opaque)->live, e, reason);
+}
+
+/* Waits until the cluster acknowledged every message produced, at most
+ * FLUSH_TIMEOUT_MS, and fails early when no broker answers (live_check). */
+static bool flush_all(KafkaSink *s, char *err, size_t errsize)
+{
+    double t0 = mono_s(), deadline = t0 + FLUSH_TIMEOUT_MS / 1000.0;
+    while (rd_kafka_flush(s->rk, 100) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        live_waiting(&s->live, t0);
+        if (!live_check(&s->live, err, errsize)) return false;
+        if (mono_s() > deadline) {
+            snprintf(err, errsize, "model %s: sink %s: %d messages not acknowledged within %d s by the kafka cluster %s",
+                     s->base.model, s->target, rd_kafka_outq_len(s->rk), FLUSH_TIMEOUT_MS / 1000, s->live.cluster);
+            return false;
+        }
+    }
+    if (s->failed) {
+        snprintf(err, errsize, "model %s: sink %s: %lld messages were not delivered: %s", s->base.model, s->target,
+                 (long long)s->failed, s->first_error);
+        return false;
+    }
+    return true;
+}
 
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
@@ -613,6 +827,7 @@ static bool produce(KafkaSink *s, const void *val, size_t vlen, char *err, size_
             return false;
         }
         rd_kafka_poll(s->rk, 10);  /* the local queue is full: let deliveries drain it */
+        if (!live_check(&s->live, err, errsize)) return false;
     }
 }
 
@@ -641,19 +856,7 @@ static bool ks_write(ConnSink *base, const EngChange *changes, int n, char *err,
 
 static bool ks_commit(ConnSink *base, char *err, size_t errsize)
 {
-    KafkaSink *s = (KafkaSink *)base;
-    rd_kafka_resp_err_t e = rd_kafka_flush(s->rk, FLUSH_TIMEOUT_MS);
-    if (s->failed) {
-        snprintf(err, errsize, "model %s: sink %s: %lld messages were not delivered: %s", s->base.model, s->target,
-                 (long long)s->failed, s->first_error);
-        return false;
-    }
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        snprintf(err, errsize, "model %s: sink %s: %d messages not acknowledged within %d s: %s", s->base.model,
-                 s->target, rd_kafka_outq_len(s->rk), FLUSH_TIMEOUT_MS / 1000, rd_kafka_err2str(e));
-        return false;
-    }
-    return true;
+    return flush_all((KafkaSink *)base, err, errsize);
 }
 
 static bool ks_close(ConnSink *base, char *err, size_t errsize)
@@ -661,8 +864,9 @@ static bool ks_close(ConnSink *base, char *err, size_t errsize)
     (void)err; (void)errsize;
     KafkaSink *s = (KafkaSink *)base;
     if (s->rk) {
-        /* what was not committed is not sent */
-        if (s->in_txn) {
+        /* what was not committed is not sent (a cluster that is gone cannot be told;
+         * the next run's producer fences the transaction and aborts it) */
+        if (s->in_txn && !s->live.suspect) {
             rd_kafka_error_t *e = rd_kafka_abort_transaction(s->rk, FLUSH_TIMEOUT_MS);
             if (e) rd_kafka_error_destroy(e);
         }
@@ -675,6 +879,7 @@ static bool ks_close(ConnSink *base, char *err, size_t errsize)
         rd_kafka_consumer_close(s->marker);
         rd_kafka_destroy(s->marker);
     }
+    live_fini(&s->live);
     free(s->txn_id);
     sink_formatter_fini(&s->fmt);
     sb_free(&s->value);
@@ -751,19 +956,48 @@ static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool r
     return true;
 }
 
-static bool ks_end_delivery(ConnSink *base, uint64_t ckpt, char *err, size_t errsize)
+/* One of the delivery's two transactional calls, made in short steps: librdkafka lets
+ * a call that timed out be made again to go on waiting, and between the steps
+ * live_check notices a cluster that has gone away. NULL when it succeeded. */
+static rd_kafka_error_t *txn_call(KafkaSink *s, bool commit, uint64_t ckpt, bool *gone, char *err, size_t errsize)
 {
-    KafkaSink *s = (KafkaSink *)base;
-    if (!s->txn_id) return ks_commit(base, err, errsize);
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(l, s->topic, 0)->offset = (int64_t)ckpt;
     rd_kafka_consumer_group_metadata_t *g = rd_kafka_consumer_group_metadata_new(s->txn_id);
-    rd_kafka_error_t *e = rd_kafka_send_offsets_to_transaction(s->rk, l, g, FLUSH_TIMEOUT_MS);
+    double t0 = mono_s(), deadline = t0 + FLUSH_TIMEOUT_MS / 1000.0;
+    rd_kafka_error_t *e;
+    *gone = false;
+    for (;;) {
+        e = commit ? rd_kafka_commit_transaction(s->rk, TXN_STEP_MS)
+                   : rd_kafka_send_offsets_to_transaction(s->rk, l, g, TXN_STEP_MS);
+        if (!e || !rd_kafka_error_is_retriable(e) || mono_s() > deadline) break;
+        live_waiting(&s->live, t0);
+        if (!live_check(&s->live, err, errsize)) {
+            *gone = true;
+            break;
+        }
+        rd_kafka_error_destroy(e);
+    }
     rd_kafka_consumer_group_metadata_destroy(g);
     rd_kafka_topic_partition_list_destroy(l);
-    if (e) return txn_error(s, "commit the delivery marker", e, err, errsize);
-    e = rd_kafka_commit_transaction(s->rk, FLUSH_TIMEOUT_MS);
-    if (e) return txn_error(s, "commit transaction", e, err, errsize);
+    return e;
+}
+
+static bool ks_end_delivery(ConnSink *base, uint64_t ckpt, char *err, size_t errsize)
+{
+    KafkaSink *s = (KafkaSink *)base;
+    if (!flush_all(s, err, errsize)) return false;
+    if (!s->txn_id) return true;
+    if (!live_confirm(&s->live, err, errsize)) return false;
+    for (int step = 0; step < 2; step++) {
+        bool gone;
+        rd_kafka_error_t *e = txn_call(s, step == 1, ckpt, &gone, err, errsize);
+        if (e && gone) {
+            rd_kafka_error_destroy(e);
+            return false;  /* the message is live_check's */
+        }
+        if (e) return txn_error(s, step ? "commit transaction" : "commit the delivery marker", e, err, errsize);
+    }
     s->in_txn = false;
     if (s->failed) {
         snprintf(err, errsize, "model %s: sink %s: %lld messages were not delivered: %s", s->base.model, s->target,
@@ -794,7 +1028,8 @@ static bool open_transactions(KafkaSink *s, Project *p, const SinkDef *d, const 
     }
     const char *fixed[] = {"group.id", s->txn_id, "enable.auto.commit", "false", "isolation.level", "read_committed"};
     bool config_error;
-    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, NULL, 0, fixed, 3, &config_error, err, errsize);
+    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, NULL, 0, fixed, 3, NULL, &config_error, err,
+                                      errsize);
     if (!conf) return false;
     rd_kafka_conf_set_log_cb(conf, quiet_log);
     char cerr[512];
@@ -840,11 +1075,13 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
         snprintf(txn_id, n, "weir.%s.%s.%s", proj, target, spec->model);
     }
     const char *fixed[] = {
+        "allow.auto.create.topics", "false", /* a sink writes topics that exist */
         "enable.idempotence", "true",        /* retries never duplicate or reorder */
         "transactional.id", txn_id,
     };
     bool config_error;
-    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, defaults, 2, fixed, txn_id ? 2 : 1,
+    const char *cluster = NULL;
+    rd_kafka_conf_t *conf = make_conf(p, what, d->bootstrap_servers, defaults, 2, fixed, txn_id ? 3 : 2, &cluster,
                                       &config_error, err, errsize);
     if (!conf) {
         free(txn_id);
@@ -852,8 +1089,11 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
     }
     rd_kafka_conf_set_log_cb(conf, quiet_log);
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    rd_kafka_conf_set_error_cb(conf, sink_on_error);
     KafkaSink *s = xcalloc(1, sizeof *s);
     s->txn_id = txn_id;
+    snprintf(s->what, sizeof s->what, "%s", what);
+    live_init(&s->live, p, s->what, cluster);
     /* a run that starts afresh numbers its checkpoints from 1 again: only a resumed
      * run's first delivery can already be in */
     s->marker_checked = !spec->resume;
@@ -863,10 +1103,12 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
     if (!s->rk) {
         rd_kafka_conf_destroy(conf);
         snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+        live_fini(&s->live);
         free(s->txn_id);
         free(s);
         return NULL;
     }
+    s->live.rk = s->rk;
     s->base.ops = &kafka_sink_ops;
     s->base.model = spec->model;
     s->topic = xstrdup(d->topic);
@@ -885,6 +1127,7 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
         return NULL;
     }
     s->rkt = rd_kafka_topic_new(s->rk, d->topic, NULL);
+    s->live.rkt = s->rkt;
     if (s->txn_id && !open_transactions(s, p, d, what, err, errsize)) {
         ks_close(&s->base, NULL, 0);
         return NULL;

@@ -71,6 +71,8 @@ void eng_pipeline_free(EngPipeline *p);
  * have the source's columns; for updating sources (changelog-json, debezium-json)
  * producers append retractions (-1) and insertions (+1) or use eng_source_upsert. */
 Batch *eng_source_batch(EngPipeline *p, int source);
+/* Does model `model` run in this pipeline (wanted, or upstream of a wanted model)? */
+bool eng_model_running(const EngPipeline *p, int model);
 /* For keyed updating sources: apply an upsert (op insert/update: row is the new row)
  * or a delete (row holds at least the key columns) using the source's primary key;
  * the engine keeps the latest row per key (changelog_normalize state) and emits the

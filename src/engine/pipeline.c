@@ -175,6 +175,11 @@ void eng_pipeline_free(EngPipeline *p)
     free(p);
 }
 
+bool eng_model_running(const EngPipeline *p, int model)
+{
+    return model >= 0 && model < p->g->nmodels && p->running[model];
+}
+
 Batch *eng_source_batch(EngPipeline *p, int source)
 {
     if (source < 0 || source >= p->nsrc || !p->src[source].used) return NULL;

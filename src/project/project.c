@@ -116,7 +116,7 @@ static const char *const target_keys[] = {"runtime", "state_dir", "kafka", "desc
 enum { TARGET_COMMON_KEYS = 4 };
 static const char *const target_runtime_of[] = {NULL, NULL, NULL, NULL, "clickhouse", "clickhouse",
                                                 "clickhouse", "clickhouse", "flink"};
-static const char *const kafka_keys[] = {"bootstrap_servers", "properties"};
+static const char *const kafka_keys[] = {"bootstrap_servers", "properties", "unreachable_timeout"};
 
 static bool is_identifier(const char *s)
 {
@@ -168,6 +168,7 @@ static void load_target(ProjectLoader *L, YNode *k, YNode *v)
     t->node = v;
     t->runtime = "native";
     t->state_dir = arena_printf(&p->arena, ".weir/%s", name);
+    t->kafka_unreachable_us = PROJECT_KAFKA_UNREACHABLE_US;
     if (yaml_is_null(v)) return;
     const char *where = arena_printf(&p->arena, "target '%s'", name);
     if (!project_expect_map(L, v, where)) return;
@@ -191,9 +192,13 @@ static void load_target(ProjectLoader *L, YNode *k, YNode *v)
         if (s) t->state_dir = s;
     }
     if ((n = yaml_get(v, "kafka")) && project_expect_map(L, n, "`kafka`")) {
-        project_check_keys(L, n, kafka_keys, 2, "`kafka`");
+        project_check_keys(L, n, kafka_keys, 3, "`kafka`");
         YNode *b = yaml_get(n, "bootstrap_servers");
         if (b) t->kafka_bootstrap = project_expect_str(L, b, "`bootstrap_servers`");
+        YNode *u = yaml_get(n, "unreachable_timeout");
+        if (u && project_expect_duration(L, u, "`unreachable_timeout`", &t->kafka_unreachable_us) &&
+            t->kafka_unreachable_us <= 0)
+            diag_error(L->dl, u->pos, "bad-duration", NULL, "`unreachable_timeout` must be positive");
         YNode *props = yaml_get(n, "properties");
         if (props && project_expect_map(L, props, "kafka `properties`")) {
             t->kafka_properties = props;

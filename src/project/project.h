@@ -133,6 +133,8 @@ typedef struct TestCase {
     YNode *expect_verdict;       /* a verdict (of the test's model) or {MODEL: verdict}; NULL */
 } TestCase;
 
+#define PROJECT_KAFKA_UNREACHABLE_US (60 * 1000000LL)  /* default unreachable_timeout */
+
 typedef struct TargetDef {
     const char *name;
     SrcPos pos;
@@ -141,6 +143,8 @@ typedef struct TargetDef {
     const char *kafka_bootstrap; /* raw, may contain ${ENV:..} */
     YNode *kafka_properties;     /* kafka: {properties: {name: value}} (librdkafka settings;
                                     values raw, may contain ${ENV:..}), NULL when absent */
+    int64_t kafka_unreachable_us; /* kafka: {unreachable_timeout}: how long a run goes on
+                                    while no broker of a cluster answers */
     YNode *node;
 } TargetDef;
 

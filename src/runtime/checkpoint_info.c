@@ -122,6 +122,7 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
     const char *dir = deploy_active_dir(p);
     out->state_dir = xstrdup(dir);
     StateStore *st = store_open(dir, false, false, err, errsize);
+    if (!st && err[0]) checkpoint_info_free(out);  /* a failure leaves nothing to free */
     if (!st) return err[0] == '\0';  /* no store: nothing to show */
     bool ok = store_read_begin(st, err, errsize);
     const void *data;
@@ -153,6 +154,7 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
         }
     }
     store_close(st);
+    if (!ok) checkpoint_info_free(out);
     return ok;
 }
 

@@ -74,7 +74,8 @@ typedef struct CheckpointInfo {
 
 /* Read the checkpoint of the project's target. With `lag` the Kafka clusters are asked
  * for their high watermarks (a few seconds at most per source when unreachable).
- * Returns false with a message when the store exists but cannot be read. */
+ * Returns false with a message (and *out freed) when the store exists but cannot be
+ * read: it is damaged, or of an unknown format. */
 bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, size_t errsize);
 void checkpoint_info_free(CheckpointInfo *c);
 void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out);

@@ -111,6 +111,19 @@ static void dead_letter(void *ctx, const EngDeadLetter *d)
         snprintf(r->dl_err, sizeof r->dl_err, "%s", err);
 }
 
+/* A run that starts from the beginning rewrites the dead letters of everything it
+ * runs: the files of its sources and models go now, so a run that writes none leaves
+ * none (files are created again at the first dead letter). */
+static bool remove_stale_dead_letters(Run *r, char *err, size_t errsize)
+{
+    for (int i = 0; i < r->nsources; i++)
+        if (!dl_remove_project(r->p, src_def(r->sources[i])->name, err, errsize)) return false;
+    for (int m = 0; m < r->p->nmodels; m++)
+        if (eng_model_running(r->pipe, m) && !dl_remove_project(r->p, r->p->models[m].name, err, errsize))
+            return false;
+    return true;
+}
+
 static void fmt_count(int64_t v, char *buf, size_t n)
 {
     if (v >= 1000000) snprintf(buf, n, "%.2fM", (double)v / 1e6);
@@ -389,6 +402,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         if (r.durable) delivery_init(&r.deliv[m], spec.cols, spec.ncols);
     }
     if (r.durable && !run_durable_resume_outputs(&r, err, errsize)) {
+        code = 3;
+        goto done;
+    }
+    if (!r.resumed && !remove_stale_dead_letters(&r, err, errsize)) {
         code = 3;
         goto done;
     }

@@ -66,7 +66,7 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
 {
     const char *dir = r->store_dir ? r->store_dir : deploy_active_dir(r->p);
-    r->store = store_open(dir, true, true, err, errsize);
+    r->store = fresh ? store_open_fresh(dir, err, errsize) : store_open(dir, true, true, err, errsize);
     if (!r->store) {
         *code = 3;
         return false;
@@ -76,7 +76,16 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     sb_init(&r->manifest);
     manifest_render(r->g, &r->manifest);
     r->deliv = xcalloc((size_t)r->p->nmodels + 1, sizeof(Delivery));
-    if (fresh) return true;
+    /* a run that starts over drops the old checkpoint now: if it stopped before its
+     * first checkpoint, the next run must not continue the old one on sinks that were
+     * cut back to nothing */
+    if (fresh) {
+        if (store_write_begin(r->store, true, err, errsize) && store_write_commit(r->store, err, errsize)) return true;
+        store_write_abort(r->store);
+        *code = 3;
+        return false;
+    }
+    double t0 = mono_s();  /* restoring includes verifying the store */
     if (!store_read_begin(r->store, err, errsize)) {
         *code = 3;
         return false;
@@ -93,7 +102,6 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
         return false;
     }
     char e2[512];
-    double t0 = mono_s();
     bool restored = eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2);
     r->restore_seconds = mono_s() - t0;
     if (!restored) {

@@ -16,6 +16,19 @@ for f in "$P"/expected/*.jsonl; do
 done
 assert_contains "$TMP/out.txt" "12 dead letters" "summary counts dead letters"
 
+# the inputs repaired: the next run writes no dead letters and leaves none of the
+# previous run's behind (its summary says none)
+cp -a "$P" "$TMP/clean"
+C=$TMP/clean
+echo '{"id":1,"amount":1.5,"kind":"a","at":"2024-01-01 00:00:00"}' > "$C/data/events.jsonl"
+echo '{"user_id":1,"name":"x"}' > "$C/data/users.jsonl"
+printf 'a,b\n1,x\n' > "$C/data/rows.csv"
+[ -n "$(ls "$C/target/dead_letter")" ] || fail "the first run wrote dead letters"
+"$WEIR" --project-dir "$C" run --format json > "$TMP/clean.json" 2>&1 || fail "clean run failed: $(cat "$TMP/clean.json")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["dead_letters"] == 0, d' "$TMP/clean.json" \
+  || fail "the clean run counted dead letters"
+[ -z "$(ls "$C/target/dead_letter")" ] || fail "stale dead-letter files: $(ls "$C/target/dead_letter")"
+
 # on_error: skip -> counted, nothing written for that source
 sed -i '/path: data\/events.jsonl/a\    on_error: skip' "$P/sources/s.yml"
 rm -rf "$P/target" "$P/out"

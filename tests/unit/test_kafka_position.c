@@ -1,8 +1,8 @@
 /* Unit tests for the Kafka reader's checkpoint positions (src/connectors/kafka.c):
- * `weir inspect` reads the partitions' next offsets from positions written before the
- * reader kept each partition's last message (offsets only) and after (offsets, then
- * offset, timestamp and length of the last message per partition); anything else is
- * not a Kafka position. */
+ * `weir inspect` and `weir plan` read the partitions' next offsets from positions written
+ * before the reader kept each partition's last record (offsets only) and after (offsets,
+ * then "KREC" and the offset and hash of the last record per partition); anything else
+ * is not a Kafka position. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -46,10 +46,10 @@ static void test_with_last_messages(void **state)
     StrBuf b;
     sb_init(&b);
     put_offsets(&b, 2, 7);
+    bytes_put_u32(&b, 0x4345524bu);                /* "KREC" */
     for (int i = 0; i < 2; i++) {
         bytes_put_u64(&b, (uint64_t)(6 + i));      /* last offset */
-        bytes_put_u64(&b, 1767225600000ull);       /* its timestamp */
-        bytes_put_u32(&b, 42);                     /* its length */
+        bytes_put_u64(&b, 0x1234abcdull + i);      /* its record's hash */
     }
     check_offsets(&b, 2, 7);
     sb_free(&b);
