@@ -169,7 +169,10 @@ static bool build(SqliteSink *s, char *err, size_t errsize)
 {
     StrBuf b = STRBUF_INIT;
     /* table */
-    sb_puts(&b, "BEGIN; ");
+    /* IMMEDIATE: the write lock is taken (waiting for another writer of the file, such as
+     * a staged deployment's sink) before anything is read; a deferred transaction that
+     * reads first fails at once when another writer commits meanwhile (WAL) */
+    sb_puts(&b, "BEGIN IMMEDIATE; ");
     if (s->durable)
         sb_puts(&b, "CREATE TABLE IF NOT EXISTS _weir_deliveries (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL); ");
     if (s->resume) {
@@ -385,7 +388,7 @@ static bool sq_write(ConnSink *base, const EngChange *changes, int n, char *err,
         return false;
     }
     if (!s->shared->in_txn) {
-        if (!exec(s, "BEGIN", err, errsize)) return false;
+        if (!exec(s, "BEGIN IMMEDIATE", err, errsize)) return false;
         s->shared->in_txn = true;
     }
     for (int i = 0; i < n; i++) {
@@ -460,7 +463,7 @@ static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool r
     SqliteSink *s = (SqliteSink *)base;
     *already = false;
     if (!s->shared->in_txn) {
-        if (!exec(s, "BEGIN", err, errsize)) return false;
+        if (!exec(s, "BEGIN IMMEDIATE", err, errsize)) return false;
         s->shared->in_txn = true;
     }
     sqlite3_stmt *st;

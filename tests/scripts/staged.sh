@@ -16,14 +16,16 @@ check() {  # check NAME FUNCTION
   if out=$("$2" 2>&1); then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" orders:2)" || { echo "0 passed, 1 failed"; exit 1; }
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" orders:1)" || { echo "0 passed, 1 failed"; exit 1; }
 LIVE_PID=
 trap '[ -n "$LIVE_PID" ] && kill -TERM $LIVE_PID 2>/dev/null; "$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
 export KAFKA_BOOTSTRAP
 SHOP=$ROOT/tests/lifecycle/shop
 
-events() {  # events FROM TO: as in apply.sh, no row is ever late
+# events FROM TO: as in apply.sh, on one partition: the running version and the staged
+# one read them in other batches, and no row is ever late whatever the batches
+events() {
   python3 - "$1" "$2" <<'PY' > "$TMP/ev.jsonl"
 import json, sys
 for i in range(int(sys.argv[1]), int(sys.argv[2])):
@@ -31,8 +33,7 @@ for i in range(int(sys.argv[1]), int(sys.argv[2])):
                       "status": ["new", "cancelled", "paid"][i % 3],
                       "created_at": "2026-01-01 %02d:%02d:%02d" % (i // 3600 % 24, i // 60 % 60, i % 60)}))
 PY
-  awk 'NR % 2 == 1' "$TMP/ev.jsonl" | kcat -P -b "$B" -t orders -p 0
-  awk 'NR % 2 == 0' "$TMP/ev.jsonl" | kcat -P -b "$B" -t orders -p 1
+  kcat -P -b "$B" -t orders -p 0 < "$TMP/ev.jsonl"
 }
 run() { "$WEIR" --project-dir "$1" run --until-caught-up --no-progress > "$TMP/run.txt" 2>&1 || { cat "$TMP/run.txt"; return 1; }; }
 to_v2() { sed -i 's/SUM(amount) AS total$/SUM(amount) AS total, MAX(amount) AS largest/' "$1/models/customer_totals.sql"; }
@@ -45,7 +46,7 @@ try:
     d=json.load(sys.stdin); print(sum(p["offset"] for s in d["sources"] for p in s.get("partitions", [])))
 except Exception: print(-1)')
     [ "$n" = "$2" ] && return 0
-    [ $SECONDS -lt $deadline ] || { echo "the running version read $n of $2 records"; return 1; }
+    [ $SECONDS -lt $deadline ] || { echo "the running version read $n of $2 records"; cat "$TMP/live.txt" 2>/dev/null | tail -5; return 1; }
     sleep 0.1
   done
 }
