@@ -159,26 +159,21 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
 
 /* ---- config files ---- */
 
-static const ModelConfig *find_config(const ProjectLoader *L, const char *name)
-{
-    for (int i = 0; i < L->nconfigs; i++)
-        if (strcmp(L->configs[i].name, name) == 0) return &L->configs[i];
-    return NULL;
-}
-
 static void load_config(ProjectLoader *L, YNode *k, YNode *v)
 {
     Project *p = L->p;
     const char *name = project_expect_str(L, k, "a model name");
     if (!name) return;
-    const ModelConfig *prev = find_config(L, name);
-    if (prev) {
+    int previ = strmap_get(&L->config_index, name);
+    if (previ >= 0) {
+        const ModelConfig *prev = &L->configs[previ];
         diag_error(L->dl, k->pos, "duplicate-config", "merge the two entries",
                    "model '%s' is already configured at %s:%d", name,
                    prev->pos.file ? prev->pos.file : "?", prev->pos.line);
         return;
     }
     PROJECT_GROW(L, L->configs, L->nconfigs, L->cap_configs);
+    strmap_put(&L->config_index, name, L->nconfigs);
     ModelConfig *c = &L->configs[L->nconfigs++];
     memset(c, 0, sizeof *c);
     c->name = name;
@@ -267,13 +262,6 @@ static bool sql_is_empty(const char *s, size_t n)
     return true;
 }
 
-static const ModelDef *find_model_linear(const Project *p, const char *name)
-{
-    for (int i = 0; i < p->nmodels; i++)
-        if (strcmp(p->models[i].name, name) == 0) return &p->models[i];
-    return NULL;
-}
-
 /* Contract: adds the model defined by one .sql file (file = project-relative path),
  * interpolating vars into its SQL; the text is copied into the arena. */
 void project_load_model_sql(ProjectLoader *L, const char *file, const char *text, size_t len)
@@ -290,8 +278,9 @@ void project_load_model_sql(ProjectLoader *L, const char *file, const char *text
         diag_error(L->dl, top, "bad-name", "rename the file using letters, digits and _",
                    "model name '%s' (the file name) is not an identifier", name);
     }
-    const ModelDef *prev = find_model_linear(p, name);
-    if (prev) {
+    int previ = strmap_get(&L->model_index, name);
+    if (previ >= 0) {
+        const ModelDef *prev = &p->models[previ];
         diag_error(L->dl, top, "duplicate-model", "model names are file names and must be unique",
                    "model '%s' is defined twice: %s and %s", name, prev->sql_file, file);
         return;
@@ -304,6 +293,7 @@ void project_load_model_sql(ProjectLoader *L, const char *file, const char *text
         diag_error(L->dl, top, "empty-model", "write a SELECT statement, or delete the file",
                    "model '%s' is empty", name);
     PROJECT_GROW(L, p->models, p->nmodels, L->cap_models);
+    strmap_put(&L->model_index, name, p->nmodels);
     ModelDef *m = &p->models[p->nmodels++];
     memset(m, 0, sizeof *m);
     m->name = name;

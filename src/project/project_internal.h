@@ -5,6 +5,7 @@
 #ifndef WEIR_PROJECT_INTERNAL_H
 #define WEIR_PROJECT_INTERNAL_H
 
+#include "base/strmap.h"
 #include "project/project.h"
 
 #include <stddef.h>
@@ -32,6 +33,9 @@ typedef struct ProjectLoader {
     int cap_sources, cap_models, cap_tests, cap_targets, cap_vars;
     ModelConfig *configs;
     int nconfigs, cap_configs;
+    /* name -> index of p->sources, p->models (until they are sorted) and configs, so
+     * loading stays linear in the size of the project; freed by project_loader_finish */
+    StrMap source_index, model_index, config_index;
 } ProjectLoader;
 
 /* Grow an arena array (the old copy stays in the arena until project_free). */
@@ -57,7 +61,7 @@ void project_loader_init(ProjectLoader *L, Project *p, DiagList *dl);
 bool project_load_weir_text(ProjectLoader *L, const char *file, const char *text, size_t len,
                             const char *target, const char *vars_json);
 /* After every file: sort sources and models, attach model configs, check tests'
- * models and interpolate model SQL. */
+ * models and interpolate model SQL; releases the loader's own memory. */
 void project_loader_finish(ProjectLoader *L);
 
 /* Steps of project_loader_finish, one per file kind. */

@@ -83,12 +83,11 @@ static const char **dep_names(const Project *p, Arena *arena, const ModelScan *m
     return v;
 }
 
+/* bp->models[i] binds bp->project->models[i] (sql_bind_project), which are sorted. */
 int bound_model_index(const BoundProject *bp, const char *name)
 {
-    if (!bp || !name) return -1;
-    for (int i = 0; i < bp->nmodels; i++)
-        if (bp->models[i].model && strcmp(bp->models[i].model->name, name) == 0) return i;
-    return -1;
+    const ModelDef *m = bp && name ? project_find_model(bp->project, name) : NULL;
+    return m ? (int)(m - bp->project->models) : -1;
 }
 
 /* ---- cycles ------------------------------------------------------------------------- */
@@ -240,10 +239,8 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         bm->dep_models = dep_names(p, arena, &ms[i], false, &bm->ndep_models);
         ms[i].deps = ARENA_ARRAY(arena, int, bm->ndep_models + 1);
         for (int k = 0; k < bm->ndep_models; k++) {
-            int j = -1;
-            for (int x = 0; x < p->nmodels && j < 0; x++)
-                if (strcmp(p->models[x].name, bm->dep_models[k]) == 0) j = x;
-            if (j >= 0) ms[i].deps[ms[i].ndeps++] = j;
+            const ModelDef *dm = project_find_model(p, bm->dep_models[k]);
+            if (dm) ms[i].deps[ms[i].ndeps++] = (int)(dm - p->models);
         }
     }
 

@@ -16,8 +16,10 @@
  * chain ("a + a + a ...") is as deep as it is long: ~4k terms overflow an 8 MiB stack.
  * The grammar itself is iterative, so the depth is bounded by the number of tokens that
  * can open a level (everything but names, literals and commas). We count those with the
- * scanner first and parse on a helper thread whose stack is sized for that bound;
- * absurdly complex texts are refused with a message. */
+ * scanner first and parse on the caller's stack when it has room for that bound (every
+ * ordinary model: starting a thread per model would dominate loading a large project),
+ * else on a helper thread whose stack is sized for it; absurdly complex texts are
+ * refused with a message. */
 #include "sql/ast.h"
 
 #include <pg_query.h>
@@ -39,8 +41,10 @@ typedef PgQuery__Node PNode;
  * cost of libpg_query + protobuf-c + this file, with or without ASan). */
 #define STACK_BASE ((size_t)16 << 20)
 #define STACK_PER_TOKEN ((size_t)4096)
-/* When no thread can be started, texts this simple are parsed on the caller's stack. */
+/* Texts this simple are parsed on the caller's stack when it has room for them. */
 #define INLINE_MAX_LEVEL_TOKENS 1000
+/* Room an inline parse leaves untouched on the caller's stack, besides its budget. */
+#define INLINE_RESERVE ((size_t)1 << 20)
 
 /* PostgreSQL constants not exported by libpg_query's headers. */
 #define FRAMEOPTION_DEFAULTS 1058      /* RANGE UNBOUNDED PRECEDING AND CURRENT ROW */
@@ -1044,6 +1048,28 @@ static void *parse_thread(void *arg)
     return NULL;
 }
 
+/* Bytes of stack left below this frame on the current thread (0 when unknown). The
+ * stack's lowest address is looked up once per thread: for the main thread glibc reads
+ * /proc/self/maps to find it. */
+static size_t stack_room(void)
+{
+    static _Thread_local char *stack_lo;
+    static _Thread_local bool looked_up;
+    if (!looked_up) {
+        looked_up = true;
+        pthread_attr_t attr;
+        void *lo = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &lo, &size) == 0) stack_lo = lo;
+            pthread_attr_destroy(&attr);
+        }
+    }
+    char here;
+    uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)stack_lo;
+    return lo && sp > lo ? (size_t)(sp - lo) : 0;
+}
+
 SqlParseResult sql_parse(Arena *arena, const char *sql)
 {
     if (!sql) sql = "";
@@ -1058,12 +1084,15 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
                     arena_printf(arena, "SQL text is too complex (%d operators, keywords and brackets; "
                                         "the limit is %d)", levels, MAX_LEVEL_TOKENS),
                     -1);
+    size_t need = (size_t)levels * STACK_PER_TOKEN;
+    if (levels <= INLINE_MAX_LEVEL_TOKENS && stack_room() >= need + INLINE_RESERVE)
+        return parse_here(&c);
     ParseJob job = {&c, {NULL, false, NULL, -1}};
     pthread_attr_t attr;
     pthread_t th;
     bool started = false;
     if (pthread_attr_init(&attr) == 0) {
-        if (pthread_attr_setstacksize(&attr, STACK_BASE + (size_t)levels * STACK_PER_TOKEN) == 0 &&
+        if (pthread_attr_setstacksize(&attr, STACK_BASE + need) == 0 &&
             pthread_create(&th, &attr, parse_thread, &job) == 0)
             started = true;
         pthread_attr_destroy(&attr);
