@@ -218,21 +218,26 @@ void diag_render_json(const DiagList *dl, StrBuf *out)
     sb_puts(out, dl->count ? "\n]\n" : "]\n");
 }
 
-static int edit_distance(const char *a, const char *b)
+/* Case-insensitive edit distance of a and b, or a number above max as soon as the
+ * distance is known to exceed max (every cell of a row above it). */
+static int edit_distance(const char *a, size_t la, const char *b, size_t lb, int max)
 {
-    size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64) return 1000;
+    if ((la > lb ? la - lb : lb - la) > (size_t)max) return max + 1;
     int prev[65], cur[65];
     for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
     for (size_t i = 1; i <= la; i++) {
         cur[0] = (int)i;
+        int row_min = cur[0];
         for (size_t j = 1; j <= lb; j++) {
             int cost = (a[i - 1] | 32) == (b[j - 1] | 32) ? 0 : 1;
             int v = prev[j - 1] + cost;
             if (prev[j] + 1 < v) v = prev[j] + 1;
             if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
             cur[j] = v;
+            if (v < row_min) row_min = v;
         }
+        if (row_min > max) return max + 1;
         memcpy(prev, cur, sizeof(int) * (lb + 1));
     }
     return prev[lb];
@@ -241,13 +246,13 @@ static int edit_distance(const char *a, const char *b)
 const char *diag_closest(const char *word, const char *const *candidates, int n)
 {
     if (!word) return NULL;
-    int len = (int)strlen(word);
-    int limit = len / 3 > 2 ? len / 3 : 2;
+    size_t len = strlen(word);
+    int limit = len / 3 > 2 ? (int)(len / 3) : 2;
     int best = limit + 1;
     const char *best_s = NULL;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && best > 0; i++) {
         if (!candidates[i]) continue;
-        int d = edit_distance(word, candidates[i]);
+        int d = edit_distance(word, len, candidates[i], strlen(candidates[i]), best - 1);
         if (d < best) {
             best = d;
             best_s = candidates[i];
@@ -256,8 +261,15 @@ const char *diag_closest(const char *word, const char *const *candidates, int n)
     return best_s;
 }
 
+/* Candidates compared by the hints of one list, at most: many unknown names against
+ * many candidates (thousands of configs of renamed models) would otherwise make
+ * checking a project quadratic; past it, diagnostics come without a suggestion. */
+#define HINT_BUDGET 4000000L
+
 const char *diag_did_you_mean(DiagList *dl, const char *word, const char *const *candidates, int n)
 {
+    if (n > 0 && dl->hint_work + n > HINT_BUDGET) return NULL;
+    dl->hint_work += n;
     const char *c = diag_closest(word, candidates, n);
     return c ? arena_printf(&dl->arena, "did you mean '%s'?", c) : NULL;
 }

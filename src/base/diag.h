@@ -39,6 +39,7 @@ typedef struct DiagList {
     DiagSource *sources;
     int nsources, capsources;
     StrMap source_index;  /* file -> index of sources */
+    long hint_work;       /* candidates compared by diag_did_you_mean so far */
     int errors, warnings;
 } DiagList;
 
@@ -67,7 +68,8 @@ void diag_render_json(const DiagList *dl, StrBuf *out);
 /* "did you mean" support: the candidate closest to word by edit distance, or NULL
  * when none is close enough (distance > max(2, len/3)). */
 const char *diag_closest(const char *word, const char *const *candidates, int n);
-/* Formats a hint "did you mean 'x'?" into the list's arena, or returns NULL. */
+/* Formats a hint "did you mean 'x'?" into the list's arena, or returns NULL (also once
+ * the list's hints have compared a few million candidates in all). */
 const char *diag_did_you_mean(DiagList *dl, const char *word, const char *const *candidates, int n);
 
 #endif
