@@ -143,6 +143,14 @@ typedef struct VarDef {
     bool is_string;              /* quoted in YAML/JSON: inserted as-is (the SQL decides quoting) */
 } VarDef;
 
+/* A file of the project's definition (weir.yml, the sources and models files) as it was read:
+ * what a deployment keeps so that the version it runs can be loaded again later. */
+typedef struct ProjectFile {
+    const char *path;            /* project-relative */
+    const char *text;
+    size_t len;
+} ProjectFile;
+
 typedef struct Project {
     Arena arena;
     const char *dir;             /* project directory as given */
@@ -159,6 +167,8 @@ typedef struct Project {
     int nmodels;
     TestCase *tests;             /* in file order, files sorted by name */
     int ntests;
+    ProjectFile *files;          /* the definition files read, in load order (no tests) */
+    int nfiles, cap_files;
 } Project;
 
 typedef struct ProjectOptions {
@@ -172,6 +182,11 @@ typedef struct ProjectOptions {
  * only when weir.yml is missing or unreadable. Free with project_free. */
 Project *project_load(const ProjectOptions *opts, DiagList *dl);
 void project_free(Project *p);
+/* Load a project from definition files held in memory (a deployment's snapshot: see
+ * ProjectFile; "weir.yml" among them) instead of opts->dir's files. Paths inside the
+ * project still resolve against opts->dir; data files are not looked at. Tests are not
+ * loaded. Diagnostics as project_load; NULL when there is no weir.yml among the files. */
+Project *project_load_files(const ProjectFile *files, int nfiles, const ProjectOptions *opts, DiagList *dl);
 
 const SourceDef *project_find_source(const Project *p, const char *name);
 const ModelDef *project_find_model(const Project *p, const char *name);
