@@ -6,13 +6,12 @@
 # before it with ref() and the others the source, a warning in every hundredth model
 # (so diagnostics are rendered), and prints the wall-clock time of `weir check` for
 # each size and the time per model, so a linear loader shows a flat last column.
+# `bench/check_scale.sh --generate DIR N` only writes the project (tests/scripts/
+# check_scale.sh uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WEIR=${WEIR:-$(pwd)/${BUILD:-build}/weir}
 SIZES=${BENCH_MODELS:-10000 40000}
-DIR=$(mktemp -d /tmp/weir-check-scale.XXXXXX)
-trap 'rm -rf "$DIR"' EXIT
-
 gen() { # gen DIR N
   local p=$1 n=$2
   mkdir -p "$p/sources" "$p/models" "$p/data"
@@ -57,6 +56,13 @@ with open(os.path.join(p, "models", "schema.yml"), "w") as f:
 PY
 }
 
+if [ "${1:-}" = --generate ]; then
+  gen "$2" "$3"
+  exit 0
+fi
+
+DIR=$(mktemp -d /tmp/weir-check-scale.XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
 printf '%8s %10s %14s\n' models "check s" "us per model"
 for n in $SIZES; do
   gen "$DIR/p$n" "$n"
