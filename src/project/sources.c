@@ -149,10 +149,14 @@ static void check_applicable(ProjectLoader *L, const SourceDef *s, const YNode *
     }
 }
 
+/* A path with ${ENV:NAME} is looked at only by the commands that read the file (the
+ * environment is not read while loading); `$${` escapes are undone first. */
 static void check_file_path(ProjectLoader *L, SourceDef *s, YNode *n)
 {
-    if (!L->check_files || strstr(s->path, "${")) return;
-    const char *abs = project_path(L->p, s->path);
+    if (!L->check_files || strstr(s->path, "${ENV:")) return;
+    const char *path = project_resolve_env(L->p, s->path, NULL, 0);
+    if (!path) return;
+    const char *abs = project_path(L->p, path);
     struct stat st;
     if (stat(abs, &st) != 0) {
         diag_error(L->dl, n->pos, "file-not-found", "paths are relative to the project directory",
