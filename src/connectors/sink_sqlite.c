@@ -2,8 +2,10 @@
  * model's current result, one transaction per engine step.
  *
  * Table: created at open; an existing table of that name is dropped first, because a
- * run recomputes the model from the beginning (a resumable runtime with checkpoints
- * will keep it instead). Column types: smallint/integer/bigint/boolean -> INTEGER
+ * run recomputes the model from the beginning (a durable run that resumes keeps it).
+ * Only a table weir created is dropped: every table a sink creates is recorded in
+ * _weir_tables(name, model), and an existing table that is not recorded there (the
+ * user's own) stops the run, unless the sink sets `replace_existing: true`. Column types: smallint/integer/bigint/boolean -> INTEGER
  * (booleans 0/1), real/double precision -> REAL, text -> TEXT, numeric -> TEXT holding
  * the exact decimal text with the column's scale ("15.50"): SQLite's NUMERIC affinity
  * would turn it into a binary double, losing digits and the scale; compare numerically
@@ -61,6 +63,7 @@ typedef struct SqliteSink {
     int nkey;
     bool row_index;              /* keyless: the all-column index exists */
     bool durable, resume;        /* ConnSinkSpec */
+    bool replace_existing;       /* SinkDef */
     sqlite3_stmt *ins, *upd, *del;
     StrBuf tmp;
 } SqliteSink;
@@ -139,12 +142,61 @@ static void where_is(SqliteSink *s, StrBuf *b, const int *cols, int n, int first
     }
 }
 
+/* 1 when a query with the table's name as ?1 yields a row, 0 when not, -1 on error. */
+static int table_query(SqliteSink *s, const char *sql, char *err, size_t errsize)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_error(s, "tables", err, errsize);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, s->table_raw, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        db_error(s, "tables", err, errsize);
+        return -1;
+    }
+    return rc == SQLITE_ROW;
+}
+
+/* Inside build's transaction, before the table is dropped: an existing table (or view)
+ * of the sink's name may be replaced only when weir created it or the sink says so. */
+static bool may_replace(SqliteSink *s, char *err, size_t errsize)
+{
+    int exists = table_query(s, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1 "
+                                "COLLATE NOCASE", err, errsize);
+    if (exists < 0) return false;
+    if (!exists || s->replace_existing) return true;
+    int ours = table_query(s, "SELECT 1 FROM _weir_tables WHERE name = ?1", err, errsize);
+    if (ours != 0) return ours > 0;
+    snprintf(err, errsize,
+             "model %s: sqlite sink %s: table %s exists and was not created by weir, which replaces only the "
+             "tables it created; drop or rename it, choose another `table:`, or set `replace_existing: true` "
+             "on the sink to replace it",
+             s->base.model, s->path, s->table_raw);
+    return false;
+}
+
 static bool build(SqliteSink *s, char *err, size_t errsize)
 {
     StrBuf b = STRBUF_INIT;
     bool ok = false;
-    /* table */
-    sb_puts(&b, "BEGIN; ");
+    if (!exec(s, "BEGIN; CREATE TABLE IF NOT EXISTS _weir_tables (name TEXT PRIMARY KEY COLLATE NOCASE, "
+                 "model TEXT NOT NULL);", err, errsize))
+        goto fail;
+    if (!s->resume) {
+        if (!may_replace(s, err, errsize)) goto fail;
+        int view = table_query(s, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1 COLLATE NOCASE",
+                               err, errsize);
+        if (view < 0) goto fail;
+        if (view) sb_printf(&b, "DROP VIEW %s; ", s->table);
+    }
+    sb_puts(&b, "INSERT INTO _weir_tables (name, model) VALUES (");
+    quote_literal(&b, s->table_raw);
+    sb_puts(&b, ", ");
+    quote_literal(&b, s->base.model);
+    sb_puts(&b, ") ON CONFLICT (name) DO UPDATE SET name = excluded.name, model = excluded.model; ");
     if (s->durable)
         sb_puts(&b, "CREATE TABLE IF NOT EXISTS _weir_deliveries (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL); ");
     if (s->resume) {
@@ -171,10 +223,7 @@ static bool build(SqliteSink *s, char *err, size_t errsize)
         sb_putc(&b, ')');
     }
     sb_puts(&b, "); COMMIT;");
-    if (!exec(s, sb_cstr(&b), err, errsize)) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        goto out;
-    }
+    if (!exec(s, sb_cstr(&b), err, errsize)) goto fail;
     /* insert */
     sb_clear(&b);
     sb_printf(&b, "INSERT INTO %s (", s->table);
@@ -232,6 +281,10 @@ static bool build(SqliteSink *s, char *err, size_t errsize)
 out:
     sb_free(&b);
     return ok;
+fail:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    sb_free(&b);
+    return false;
 }
 
 static int bind(SqliteSink *s, sqlite3_stmt *st, int param, int col, const Value *v)
@@ -471,6 +524,7 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
     s->ncols = spec->ncols;
     s->durable = spec->durable;
     s->resume = spec->resume;
+    s->replace_existing = spec->def && spec->def->replace_existing;
     s->nkey = spec->nkey > 0 ? spec->nkey : 0;
     if (s->nkey) {
         s->key = xmalloc(sizeof(int) * (size_t)s->nkey);

@@ -22,8 +22,8 @@ static const char *const materializations[] = {"view", "ephemeral", "append", "u
 static const char *const sink_connectors[] = {"file", "stdout", "sqlite", "postgres",
                                               "kafka", "clickhouse", "webhook"};
 static const char *const sink_keys[] = {"connector", "description", "path", "format", "table",
-                                        "dsn", "topic", "bootstrap_servers", "url", "database",
-                                        "method", "headers", "batch"};
+                                        "replace_existing", "dsn", "topic", "bootstrap_servers",
+                                        "url", "database", "method", "headers", "batch"};
 
 typedef struct SinkSpec {
     const char *keys[5];     /* keys besides connector/description */
@@ -34,7 +34,7 @@ typedef struct SinkSpec {
 static const SinkSpec sink_specs[] = {
     /* file */ {{"path", "format"}, "path", false},
     /* stdout */ {{"format"}, NULL, false},
-    /* sqlite */ {{"path", "table"}, "path", false},
+    /* sqlite */ {{"path", "table", "replace_existing"}, "path", false},
     /* postgres */ {{"dsn", "table"}, "dsn", false},
     /* kafka */ {{"topic", "format", "bootstrap_servers"}, "topic", true},
     /* clickhouse */ {{"url", "database", "table"}, "url", false},
@@ -102,7 +102,16 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
                    "a %s sink needs `%s`", cname, sp->required);
 
     YNode *v;
-    if (spec_has(sp, "path") && (v = yaml_get(n, "path"))) s->path = project_expect_str(L, v, "`path`");
+    s->path_pos = n->pos;
+    if (spec_has(sp, "path") && (v = yaml_get(n, "path"))) {
+        s->path = project_expect_str(L, v, "`path`");
+        s->path_pos = v->pos;
+        s->path_per_target = v->per_target;
+        if (s->path && strstr(s->path, "${ENV:"))
+            diag_error(L->dl, v->pos, "bad-value",
+                       "write the path into the project, or pass it with --vars and ${name}",
+                       "a sink path cannot read the environment (${ENV:...})");
+    }
     if (spec_has(sp, "format") && (v = yaml_get(n, "format"))) {
         int nf = sp->kafka_formats ? 4 : 3;
         int f = project_expect_enum(L, v, sink_formats, nf, "sink format");
@@ -116,7 +125,16 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
         if ((v = yaml_get(n, "table"))) {
             const char *t = project_expect_str(L, v, "`table`");
             if (t) s->table = t;
+            s->table_per_target = v->per_target;
         }
+    }
+    if (spec_has(sp, "replace_existing") && (v = yaml_get(n, "replace_existing"))) {
+        const char *b = project_expect_str(L, v, "`replace_existing`");
+        if (b && (strcmp(b, "true") == 0 || strcmp(b, "false") == 0))
+            s->replace_existing = strcmp(b, "true") == 0;
+        else if (b)
+            diag_error(L->dl, v->pos, "bad-value", "write true or false",
+                       "replace_existing must be true or false, found '%s'", b);
     }
     if (spec_has(sp, "dsn") && (v = yaml_get(n, "dsn"))) s->dsn = project_expect_str(L, v, "`dsn`");
     if (spec_has(sp, "topic") && (v = yaml_get(n, "topic"))) s->topic = project_expect_str(L, v, "`topic`");

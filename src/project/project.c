@@ -37,7 +37,11 @@
  *   empty-model            a .sql file with no SQL in it
  *   missing-expect         a test with neither expect nor expect_final
  *   unexpected-op          `op` in an expect_final row
+ *   sink-collision         two sinks on one file or SQLite table, a sink on a source's file,
+ *                          a sink every native target writes        [outputs.c]
+ *   state-dir-collision    two native targets with one state_dir      [outputs.c]
  *   unused-key  (warning)  a key that has no effect (watermark_delay without event_time)
+ *   sink-outside-project (warning)  a relative sink path leaving the project [outputs.c]
  */
 #include "project/project_internal.h"
 
@@ -140,6 +144,11 @@ static void load_vars(ProjectLoader *L, YNode *vars)
         if (!is_identifier(name)) {
             diag_error(L->dl, k->pos, "bad-name", "use letters, digits and _ (not starting with a digit)",
                        "var name '%s' cannot be used in ${...}", name);
+            continue;
+        }
+        if (strcmp(name, PROJECT_TARGET_VAR) == 0) {
+            diag_error(L->dl, k->pos, "bad-name", "choose another name",
+                       "var name 'target' is reserved: ${target} is the name of the selected target");
             continue;
         }
         if (v->kind != YNODE_SCALAR) {
@@ -548,6 +557,7 @@ void project_loader_finish(ProjectLoader *L)
 {
     project_finish_sources(L);
     project_finish_models(L);
+    project_check_outputs(L);
     project_finish_tests(L);
     strmap_fini(&L->source_index);
     strmap_fini(&L->model_index);

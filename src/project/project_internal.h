@@ -68,6 +68,8 @@ void project_loader_finish(ProjectLoader *L);
 void project_finish_sources(ProjectLoader *L);
 void project_finish_models(ProjectLoader *L);
 void project_finish_tests(ProjectLoader *L);
+/* Collisions of file and SQLite sinks, shared state directories (outputs.c). */
+void project_check_outputs(ProjectLoader *L);
 
 /* --- per file kind; `file` is the project-relative name used in positions --- */
 
@@ -109,6 +111,9 @@ void project_interpolate_tree(ProjectLoader *L, YNode *root, const char *text, s
 void project_interpolate_sql(ProjectLoader *L, ModelDef *m);
 /* Parse --vars (JSON or YAML flow mapping) and override or add vars. */
 void project_apply_vars_json(ProjectLoader *L, const char *json);
+
+/* The built-in variable holding the selected target's name. */
+#define PROJECT_TARGET_VAR "target"
 
 /* --- lookups shared between files --- */
 
