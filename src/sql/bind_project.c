@@ -229,8 +229,8 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         if (m->sql_file && m->raw_sql) diag_add_source(dl, m->sql_file, m->raw_sql);
         SqlParseResult r = sql_parse(arena, m->sql);
         if (!r.ok || !r.stmt) {
-            diag_error(dl, project_sql_pos(m, r.error_loc < 0 ? 0 : r.error_loc), "sql-syntax", NULL, "%s",
-                       r.error ? r.error : "syntax error");
+            diag_error(dl, project_sql_pos(m, r.error_loc < 0 ? 0 : r.error_loc), r.code ? r.code : "sql-syntax",
+                       r.hint, "%s", r.error ? r.error : "syntax error");
             continue;
         }
         ms[i].stmt = r.stmt;
@@ -260,6 +260,7 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         Binder b = {arena, dl, p, &p->models[i], bp, false, NULL, NULL};
         PlanNode *root = bind_query(&b, ms[i].stmt, NULL, QF_TOP);
         if (root && !b.failed) root = bind_topn_finish(&b, root);
+        if (root && !b.failed && !bind_check_depth(&b, root, -1)) root = NULL;
         bp->models[i].root = b.failed ? NULL : root;
     }
     return bp;

@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -56,11 +57,19 @@ typedef struct Ctx {
     /* Non-comment tokens of the text, in order (arena memory). */
     int *tstart, *tend;
     int ntok;
+    /* Levels of expr/select_stmt/range_item being translated (every recursion of the
+     * translation passes through one of them), and where the first level beyond
+     * SQL_MAX_DEPTH was met (-2 when none). */
+    int depth;
+    int too_deep_loc;
 } Ctx;
 
 static Ast *expr(Ctx *c, const PNode *n, int near);
 static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near);
 static Ast *range_item(Ctx *c, const PNode *n, int near);
+static Ast *expr_node(Ctx *c, const PNode *n, int near);
+static Ast *select_node(Ctx *c, const PgQuery__SelectStmt *s, int near);
+static Ast *range_node(Ctx *c, const PNode *n, int near);
 static Ast *sort_by(Ctx *c, const PNode *n, int near);
 static Ast *window_def(Ctx *c, const PgQuery__WindowDef *w, int near);
 
@@ -192,6 +201,54 @@ static Ast *node_new(Ctx *c, AstKind k, int loc)
     Ast *a = ARENA_NEW(c->arena, Ast);
     a->kind = k;
     a->loc = loc;
+    return a;
+}
+
+/* The levels of the translation: a level beyond SQL_MAX_DEPTH is not translated (the
+ * parse then fails at the first such node, `loc`), so the translation's own recursion
+ * stays bounded too. */
+static bool enter(Ctx *c, int loc)
+{
+    if (c->depth >= SQL_MAX_DEPTH) {
+        if (c->too_deep_loc == -2) c->too_deep_loc = loc;
+        return false;
+    }
+    c->depth++;
+    return true;
+}
+
+static Ast *unsupported(Ctx *c, const char *what, int loc);
+static int node_loc(const PNode *n);
+static int pick_loc(int loc, int near);
+
+static Ast *expr(Ctx *c, const PNode *n, int near)
+{
+    int loc = pick_loc(n ? node_loc(n) : -1, near);
+    if (!enter(c, loc)) return unsupported(c, "too deep", loc);
+    Ast *a = expr_node(c, n, near);
+    c->depth--;
+    return a;
+}
+
+static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near)
+{
+    if (c->depth >= SQL_MAX_DEPTH) { /* where its SELECT keyword is */
+        int anchor = s->n_target_list && s->target_list[0] ? node_loc(s->target_list[0]) : -1;
+        int kw = query_keyword_before(c, anchor);
+        near = kw >= 0 ? kw : pick_loc(anchor, near);
+    }
+    if (!enter(c, near)) return unsupported(c, "too deep", near);
+    Ast *a = select_node(c, s, near);
+    c->depth--;
+    return a;
+}
+
+static Ast *range_item(Ctx *c, const PNode *n, int near)
+{
+    int loc = pick_loc(n ? node_loc(n) : -1, near);
+    if (!enter(c, loc)) return unsupported(c, "too deep", loc);
+    Ast *a = range_node(c, n, near);
+    c->depth--;
     return a;
 }
 
@@ -627,7 +684,7 @@ static Ast *column_ref(Ctx *c, const PgQuery__ColumnRef *cr, int near)
     return a;
 }
 
-static Ast *expr(Ctx *c, const PNode *n, int near)
+static Ast *expr_node(Ctx *c, const PNode *n, int near)
 {
     if (!n || n->node_case == PG_QUERY__NODE__NODE__NOT_SET) return unsupported(c, "empty expression", near);
     switch (n->node_case) {
@@ -799,7 +856,7 @@ static Ast *join_expr(Ctx *c, const PgQuery__JoinExpr *j, int near)
     return a;
 }
 
-static Ast *range_item(Ctx *c, const PNode *n, int near)
+static Ast *range_node(Ctx *c, const PNode *n, int near)
 {
     if (!n) return unsupported(c, "FROM item", near);
     switch (n->node_case) {
@@ -873,7 +930,7 @@ static int simple_select_loc(Ctx *c, const Ast *a, const PgQuery__SelectStmt *s,
     return anchor >= 0 ? anchor : near;
 }
 
-static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near)
+static Ast *select_node(Ctx *c, const PgQuery__SelectStmt *s, int near)
 {
     Ast *a = node_new(c, AST_SELECT, near);
     switch (s->op) {
@@ -956,7 +1013,15 @@ static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near)
 
 static SqlParseResult fail(Arena *arena, const char *msg, int loc)
 {
-    SqlParseResult r = {NULL, false, arena_strdup(arena, msg), loc};
+    SqlParseResult r = {NULL, false, arena_strdup(arena, msg), loc, NULL, NULL};
+    return r;
+}
+
+static SqlParseResult too_deep(Arena *arena, int loc)
+{
+    SqlParseResult r = fail(arena, SQL_TOO_DEEP_MESSAGE, loc);
+    r.code = "too-deep";
+    r.hint = SQL_TOO_DEEP_HINT;
     return r;
 }
 
@@ -1002,7 +1067,7 @@ static const char *statement_keyword(const Ctx *c, const PNode *stmt, int start)
 /* Parses c->sql (tokens already loaded) on the current thread. */
 static SqlParseResult parse_here(Ctx *c)
 {
-    SqlParseResult res = {NULL, false, NULL, -1};
+    SqlParseResult res = {NULL, false, NULL, -1, NULL, NULL};
     PgQueryProtobufParseResult pr = pg_query_parse_protobuf(c->sql);
     if (pr.error) {
         res = fail(c->arena, pr.error->message ? pr.error->message : "syntax error",
@@ -1030,21 +1095,63 @@ static SqlParseResult parse_here(Ctx *c)
             res.stmt = select_stmt(c, st->select_stmt, start);
             res.ok = true;
             res.error_loc = -1;
+            if (c->too_deep_loc != -2) res = too_deep(c->arena, c->too_deep_loc);
         }
     }
     protobuf_c_message_free_unpacked(&tree->base, NULL);
     return res;
 }
 
+/* libpg_query's protobuf serialisation costs time quadratic in the tree's depth (each
+ * level sizes its whole subtree again): a 60,000-term chain takes a minute. Its JSON
+ * output is linear, so a text that may be deep is first parsed to JSON and refused when
+ * the JSON nests more than JSON_LEVELS_PER_LEVEL times SQL_MAX_DEPTH: one level of the
+ * translation is 2 (an operand) to 5 (a select-list item) levels of JSON, so such a text
+ * would exceed the limit in the translation as well, and anything shallower costs the
+ * protobuf path at most a few thousand levels. The error points at the first node found
+ * beyond that depth. Returns false when the text may go on to parse_here. */
+#define JSON_LEVELS_PER_LEVEL 8
+
+static bool refuse_by_json(Ctx *c, SqlParseResult *res)
+{
+    PgQueryParseResult pr = pg_query_parse(c->sql);
+    bool refused = false;
+    if (!pr.error && pr.parse_tree) {
+        const int limit = JSON_LEVELS_PER_LEVEL * (SQL_MAX_DEPTH + 10);
+        int depth = 0, loc = -2;
+        bool in_str = false;
+        for (const char *s = pr.parse_tree; *s && loc == -2; s++) {
+            if (in_str) {
+                if (*s == '\\' && s[1]) s++;
+                else if (*s == '"') in_str = false;
+            } else if (*s == '"') {
+                if (depth > limit && strncmp(s, "\"location\":", 11) == 0) loc = atoi(s + 11);
+                else in_str = true;
+            } else if (*s == '{' || *s == '[') {
+                depth++;
+            } else if (*s == '}' || *s == ']') {
+                depth--;
+            }
+        }
+        if (loc != -2) {
+            *res = too_deep(c->arena, loc);
+            refused = true;
+        }
+    }
+    pg_query_free_parse_result(pr);
+    return refused;
+}
+
 typedef struct ParseJob {
     Ctx *ctx;
+    bool may_be_deep;
     SqlParseResult res;
 } ParseJob;
 
 static void *parse_thread(void *arg)
 {
     ParseJob *job = arg;
-    job->res = parse_here(job->ctx);
+    if (!job->may_be_deep || !refuse_by_json(job->ctx, &job->res)) job->res = parse_here(job->ctx);
     return NULL;
 }
 
@@ -1077,7 +1184,7 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
     if (len > SQL_MAX_LEN)
         return fail(arena, arena_printf(arena, "SQL text is too long (%zu bytes; the limit is %zu)", len, SQL_MAX_LEN),
                     -1);
-    Ctx c = {arena, sql, NULL, NULL, 0};
+    Ctx c = {arena, sql, NULL, NULL, 0, 0, -2};
     int levels = load_tokens(&c);
     if (levels > MAX_LEVEL_TOKENS)
         return fail(arena,
@@ -1087,7 +1194,8 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
     size_t need = (size_t)levels * STACK_PER_TOKEN;
     if (levels <= INLINE_MAX_LEVEL_TOKENS && stack_room() >= need + INLINE_RESERVE)
         return parse_here(&c);
-    ParseJob job = {&c, {NULL, false, NULL, -1}};
+    /* a text with at most SQL_MAX_DEPTH level tokens cannot nest deeper */
+    ParseJob job = {&c, levels > SQL_MAX_DEPTH, {NULL, false, NULL, -1, NULL, NULL}};
     pthread_attr_t attr;
     pthread_t th;
     bool started = false;
