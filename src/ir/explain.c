@@ -397,6 +397,7 @@ void ir_model_json(JsonW *w, const IrGraph *g, int m)
     else jw_null(w);
     jw_kstr(w, "output_mode", im->root ? changelog_mode_name(im->root->mode) : NULL);
     jw_kstr(w, "fingerprint", im->root ? im->fingerprint_hex : NULL);
+    jw_kstr(w, "output_fingerprint", im->root ? im->output_fp_hex : NULL);
     if (d->state_ttl_us > 0) jw_kint(w, "state_ttl_seconds", d->state_ttl_us / 1000000);
     jw_key(w, "sink");
     sink_json(w, d);

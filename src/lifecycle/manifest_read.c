@@ -75,6 +75,8 @@ static MfNode *node(Reader *r, json_t *o, int depth)
     n->detail = str(r, o, "detail");
     n->logic_fp = str(r, o, "logic_fingerprint");
     n->ref = str(r, o, "ref");
+    n->source = str(r, o, "source");
+    n->mode = str(r, o, "mode");
     json_t *in = json_object_get(o, "inputs");
     size_t k = json_is_array(in) ? json_array_size(in) : 0;
     n->inputs = ARENA_ARRAY(r->a, MfNode *, k + 1);
@@ -147,6 +149,7 @@ bool manifest_parse(const char *text, size_t len, const char *what, Manifest *ou
         MfModel *m = &out->models[out->nmodels++];
         m->name = str(&r, o, "name");
         m->fingerprint = str(&r, o, "fingerprint");
+        m->output_fp = str(&r, o, "output_fingerprint");
         m->materialized = str(&r, o, "materialized");
         m->output_mode = str(&r, o, "output_mode");
         m->key = strs(&r, json_object_get(o, "key"), &m->nkey);

@@ -29,8 +29,9 @@ typedef struct MfState {
 
 typedef struct MfNode MfNode;
 struct MfNode {
-    const char *id, *op, *detail, *logic_fp;
+    const char *id, *op, *detail, *logic_fp, *mode;
     const char *ref;             /* Ref nodes: the model read */
+    const char *source;          /* Source nodes: the source scanned */
     MfNode **inputs;
     int ninputs;
 };
@@ -42,7 +43,7 @@ typedef struct MfSink {
 } MfSink;
 
 typedef struct MfModel {
-    const char *name, *fingerprint, *materialized, *output_mode;
+    const char *name, *fingerprint, *output_fp, *materialized, *output_mode;
     MfSink sink;
     int64_t ttl_s;               /* state_ttl, 0 when none */
     const char **key;

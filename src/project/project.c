@@ -518,6 +518,7 @@ Project *project_load_files(const ProjectFile *files, int nfiles, const ProjectO
     ProjectLoader L;
     project_loader_init(&L, p, dl);
     L.check_files = false;
+    L.override_file = opts->override_file ? arena_strdup(&p->arena, opts->override_file) : NULL;
     ProjectFile *fs = ARENA_ARRAY(&p->arena, ProjectFile, nfiles + 1);
     int n = 0;
     const ProjectFile *weir = NULL;

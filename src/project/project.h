@@ -89,6 +89,7 @@ typedef struct ModelDef {
     SrcPos key_pos;
     int64_t state_ttl_us;        /* 0 = none */
     SinkDef *sink;               /* NULL when none */
+    YNode *audits;               /* data audits ({not_null|unique|accepted_values}), NULL */
     SrcPos config_pos;           /* position of the model's config entry, or {sql_file,1,1} */
     bool has_config;
 } ModelDef;
@@ -128,6 +129,12 @@ typedef struct TestCase {
     YNode **expect_dead;         /* expect_dead_letters: mappings {reason, row?} */
     int nexpect_dead;
     bool has_expect_dead;
+    /* upgrade tests: `given` runs on the previous version, which is then upgraded to the
+     * project's, and `then` runs on it; `expect` is the changelog from the upgrade on */
+    YNode *previous;             /* {models: {NAME: {sql, config}}} or {manifest: PATH}; NULL */
+    TestStep *then;
+    int nthen;
+    YNode *expect_verdict;       /* a verdict (of the test's model) or {MODEL: verdict}; NULL */
 } TestCase;
 
 typedef struct TargetDef {
@@ -179,6 +186,9 @@ typedef struct ProjectOptions {
     const char *dir;             /* default "." */
     const char *target;          /* NULL = default_target */
     const char *vars_json;       /* --vars; NULL = none */
+    const char *override_file;   /* project_load_files: the model configs of this file take
+                                    the place of other configs of the same models (an
+                                    upgrade test's previous version); NULL = none */
 } ProjectOptions;
 
 /* Load and validate the project. Returns a project (possibly partial) and adds every

@@ -23,6 +23,7 @@ typedef struct ModelConfig {
     SrcPos key_pos;
     int64_t state_ttl_us;
     SinkDef *sink;
+    YNode *audits;
 } ModelConfig;
 
 /* Loader state while a project is being built. All memory is in p->arena. */
@@ -36,6 +37,7 @@ typedef struct ProjectLoader {
     /* name -> index of p->sources, p->models (until they are sorted) and configs, so
      * loading stays linear in the size of the project; freed by project_loader_finish */
     StrMap source_index, model_index, config_index;
+    const char *override_file;   /* ProjectOptions.override_file */
 } ProjectLoader;
 
 /* Grow an arena array (the old copy stays in the arena until project_free). */
