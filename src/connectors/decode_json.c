@@ -502,18 +502,13 @@ static bool number_value(Scan *sc, const ColumnDef *c, const char *p, const char
         describe_token("number", p, n, dbuf, sizeof dbuf);
         return type_error(sc, c, dbuf);
     }
-    case T_NUMERIC: {
-        int r = conn_parse_numeric(c->type, p, n, out);
-        if (r > 0) return true;
-        if (r < 0) break;
-        describe_token("number", p, n, dbuf, sizeof dbuf);
-        return type_error(sc, c, dbuf);
-    }
-    case T_FLOAT4: case T_FLOAT8: case T_TEXT:
-        return conn_parse_text(c->type, c->name, p, n, arena, copy, out, sc->err, sc->errsize);
+    case T_NUMERIC:
+        return conn_parse_token(c->type, c->name, p, n, true, arena, copy, out, sc->err, sc->errsize);
     default:
-        describe_token("number", p, n, dbuf, sizeof dbuf);
-        return type_error(sc, c, dbuf);
+        /* as PostgreSQL's json_populate_record: the number's text through the type's
+         * input (a boolean reads 1 and 0, an interval 5 as five seconds, a date
+         * 20240101); the message names the number, not a string */
+        return conn_parse_token(c->type, c->name, p, n, true, arena, copy, out, sc->err, sc->errsize);
     }
     char tbuf[64];
     if (sc->err && sc->errsize)
