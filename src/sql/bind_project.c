@@ -92,44 +92,60 @@ int bound_model_index(const BoundProject *bp, const char *name)
 
 /* ---- cycles ------------------------------------------------------------------------- */
 
+/* The model graph is walked with explicit stacks, not recursion: a chain of ref()s is as
+ * long as the project is large. */
 typedef struct Graph {
     ModelScan *ms;
     int n;
     int counter, nscc;
-    int *stack;
+    int *stack;                  /* Tarjan's stack of visited models */
     int sp;
+    int *walk, *edge;            /* the depth-first walk: models and their next dependency */
 } Graph;
 
+/* Tarjan's strongly connected components from v; every model of a component of more
+ * than one model, or that refers to itself, is marked in_cycle. */
 static void strong_connect(Graph *g, int v)
 {
-    ModelScan *m = &g->ms[v];
-    m->index = m->low = ++g->counter;
+    int depth = 0;
+    g->walk[depth] = v;
+    g->edge[depth] = 0;
+    g->ms[v].index = g->ms[v].low = ++g->counter;
     g->stack[g->sp++] = v;
-    m->on_stack = true;
-    for (int k = 0; k < m->ndeps; k++) {
-        int w = m->deps[k];
-        if (!g->ms[w].index) {
-            strong_connect(g, w);
-            if (g->ms[w].low < m->low) m->low = g->ms[w].low;
-        } else if (g->ms[w].on_stack && g->ms[w].index < m->low) {
-            m->low = g->ms[w].index;
+    g->ms[v].on_stack = true;
+    while (depth >= 0) {
+        int u = g->walk[depth];
+        ModelScan *m = &g->ms[u];
+        if (g->edge[depth] < m->ndeps) {
+            int w = m->deps[g->edge[depth]++];
+            if (w == u) m->in_cycle = true;
+            if (!g->ms[w].index) {
+                g->ms[w].index = g->ms[w].low = ++g->counter;
+                g->stack[g->sp++] = w;
+                g->ms[w].on_stack = true;
+                depth++;
+                g->walk[depth] = w;
+                g->edge[depth] = 0;
+            } else if (g->ms[w].on_stack && g->ms[w].index < m->low) {
+                m->low = g->ms[w].index;
+            }
+            continue;
         }
-    }
-    if (m->low == m->index) {
-        int id = g->nscc++, size = 0, w;
-        do {
-            w = g->stack[--g->sp];
-            g->ms[w].on_stack = false;
-            g->ms[w].scc = id;
-            size++;
-        } while (w != v);
-        if (size > 1) {
-            for (int i = 0; i < g->n; i++)
-                if (g->ms[i].index && g->ms[i].scc == id && !g->ms[i].on_stack) g->ms[i].in_cycle = true;
+        if (m->low == m->index) {
+            int id = g->nscc++, from = g->sp, w;
+            do {
+                w = g->stack[--from];
+                g->ms[w].scc = id;
+            } while (w != u);
+            for (int i = from; i < g->sp; i++) {
+                g->ms[g->stack[i]].on_stack = false;
+                if (g->sp - from > 1) g->ms[g->stack[i]].in_cycle = true;
+            }
+            g->sp = from;
         }
+        depth--;
+        if (depth >= 0 && m->low < g->ms[g->walk[depth]].low) g->ms[g->walk[depth]].low = m->low;
     }
-    for (int k = 0; k < m->ndeps; k++)
-        if (m->deps[k] == v) m->in_cycle = true;
 }
 
 /* Shortest path v -> ... -> v inside v's component, as model indexes (first == last). */
@@ -200,15 +216,27 @@ static void report_cycle(Graph *g, const Project *p, Arena *arena, DiagList *dl,
 
 /* ---- order ------------------------------------------------------------------------------- */
 
+/* Appends v's dependencies (outside cycles), then v, to order: upstream first. */
 static void topo_visit(Graph *g, int v, bool *done, int *order, int *n)
 {
     if (done[v]) return;
+    int depth = 0;
     done[v] = true;
-    for (int k = 0; k < g->ms[v].ndeps; k++) {
-        int w = g->ms[v].deps[k];
-        if (!g->ms[w].in_cycle) topo_visit(g, w, done, order, n);
+    g->walk[0] = v;
+    g->edge[0] = 0;
+    while (depth >= 0) {
+        const ModelScan *m = &g->ms[g->walk[depth]];
+        if (g->edge[depth] < m->ndeps) {
+            int w = m->deps[g->edge[depth]++];
+            if (done[w] || g->ms[w].in_cycle) continue;
+            done[w] = true;
+            depth++;
+            g->walk[depth] = w;
+            g->edge[depth] = 0;
+            continue;
+        }
+        order[(*n)++] = g->walk[depth--];
     }
-    order[(*n)++] = v;
 }
 
 BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
@@ -244,7 +272,8 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         }
     }
 
-    Graph g = {ms, p->nmodels, 0, 0, ARENA_ARRAY(arena, int, p->nmodels + 1), 0};
+    Graph g = {ms, p->nmodels, 0, 0, ARENA_ARRAY(arena, int, p->nmodels + 1), 0,
+               ARENA_ARRAY(arena, int, p->nmodels + 1), ARENA_ARRAY(arena, int, p->nmodels + 1)};
     for (int i = 0; i < p->nmodels; i++)
         if (!ms[i].index) strong_connect(&g, i);
     for (int i = 0; i < p->nmodels; i++)
