@@ -234,18 +234,6 @@ static bool comparable(const Apply *a, int m, int om)
                      a->q->old_p->models[om].name);
 }
 
-typedef struct Collect {
-    Batch *b;
-    const Type *types;
-} Collect;
-
-static bool collect_rows(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
-{
-    (void)model; (void)err; (void)errsize;
-    Collect *c = ctx;
-    for (int i = 0; i < n; i++) batch_append_row_copy(c->b, changes[i].row, c->types, 1);
-    return true;
-}
 
 static bool to_delivery(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
 {
@@ -275,16 +263,11 @@ static bool restate(Apply *a, int m, char *err, size_t errsize)
         d->replace = true;
         return eng_model_rows(a->next, m, NULL, to_delivery, d, err, errsize);
     }
-    const PlanNode *op = q->old_g->models[om].root->plan;
-    Type *types = xcalloc((size_t)op->ncols + 1, sizeof(Type));
-    for (int c = 0; c < op->ncols; c++) types[c] = op->cols[c].type;
     Batch old;
-    batch_init(&old, op->ncols);
-    Collect c = {&old, types};
-    bool ok = eng_model_rows(a->old, om, NULL, collect_rows, &c, err, errsize) &&
+    batch_init(&old, q->old_g->models[om].root->plan->ncols);
+    bool ok = eng_model_rows_batch(a->old, om, &old, err, errsize) &&
               eng_model_rows(a->next, m, &old, to_delivery, d, err, errsize);
     batch_fini(&old);
-    free(types);
     return ok;
 }
 

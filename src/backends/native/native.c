@@ -109,7 +109,7 @@ static void native_replay_costs(LcBackend *b, Plan *plan)
         plan_add_replay(plan, &r);
         free(r.parts);
     }
-    if (have) checkpoint_info_free(&ci);
+    checkpoint_info_free(&ci);
 }
 
 bool native_load_version(LcBackend *b, const Manifest *m, NativeVersion *out, char *err, size_t errsize)

@@ -516,6 +516,32 @@ static StateStore *lock_running(Project *p, const char *what, int *code, char *e
     return st;
 }
 
+/* Move the readers from the running store to store `to` (publish: the staged one,
+ * brought up to the running one's input first; rollback: the previous one), holding
+ * the running store's lock, through an intent the next command finishes after a crash. */
+static bool move_readers(LcBackend *b, const char *to, bool rollback, int *code, char *err, size_t errsize)
+{
+    Project *p = b->project;
+    const char *active = deploy_active_name(p);
+    StateStore *lock = lock_running(p, rollback ? "rolling back" : "publishing", code, err, errsize);
+    if (!lock) return false;
+    bool ok = true;
+    if (!rollback) {
+        NativeVersion sv = {0};
+        ok = native_load_store(b, to, &sv, err, errsize) && catch_up(&sv, to, active, code, err, errsize);
+        native_version_free(&sv);
+    }
+    DeployIntent in = {.id = store_id(p, to), .rollback = rollback};
+    snprintf(in.from, sizeof in.from, "%s", active);
+    snprintf(in.to, sizeof in.to, "%s", to);
+    if (ok) ok = deploy_intent_write(p, &in, err, errsize);
+    fault_point(rollback ? "rollback-intent" : "publish-intent");
+    if (ok) ok = finish(b, &in, code, err, errsize);
+    store_close(lock);
+    if (!ok && *code == 0) *code = 3;
+    return ok;
+}
+
 bool native_publish(LcBackend *b, StrBuf *out, int *code, char *err, size_t errsize)
 {
     if (!native_settle(b, code, err, errsize)) return false;
@@ -526,51 +552,28 @@ bool native_publish(LcBackend *b, StrBuf *out, int *code, char *err, size_t errs
         *code = 2;
         return false;
     }
-    StateStore *lock = lock_running(p, "publishing", code, err, errsize);
-    if (!lock) return false;
-    NativeVersion sv = {0};
-    bool ok = native_load_store(b, staged, &sv, err, errsize) && catch_up(&sv, staged, active, code, err, errsize);
-    native_version_free(&sv);
-    DeployIntent in = {.id = store_id(p, staged)};
-    snprintf(in.from, sizeof in.from, "%s", active);
-    snprintf(in.to, sizeof in.to, "%s", staged);
-    if (ok) ok = deploy_intent_write(p, &in, err, errsize);
-    fault_point("publish-intent");
-    if (ok) ok = finish(b, &in, code, err, errsize);
-    store_close(lock);
-    if (ok)
-        sb_printf(out, "published: deployment %lld (%s) runs on target %s; deployment %lld (%s) is kept for weir "
-                  "rollback\n", (long long)in.id, staged, p->target ? p->target->name : "?",
-                  (long long)store_id(p, active), active);
-    else if (*code == 0)
-        *code = 3;
-    return ok;
+    if (!move_readers(b, staged, false, code, err, errsize)) return false;
+    sb_printf(out, "published: deployment %lld (%s) runs on target %s; deployment %lld (%s) is kept for weir rollback\n",
+              (long long)store_id(p, staged), staged, p->target ? p->target->name : "?", (long long)store_id(p, active),
+              active);
+    return true;
 }
 
 bool native_rollback(LcBackend *b, StrBuf *out, int *code, char *err, size_t errsize)
 {
     if (!native_settle(b, code, err, errsize)) return false;
     Project *p = b->project;
-    const char *prev = deploy_previous_name(p), *active = deploy_active_name(p);
+    const char *prev = deploy_previous_name(p);
     if (!prev) {
         snprintf(err, errsize, "nothing to roll back to: no version ran before the last publish (or it was removed)");
         *code = 2;
         return false;
     }
-    StateStore *lock = lock_running(p, "rolling back", code, err, errsize);
-    if (!lock) return false;
-    DeployIntent in = {.id = store_id(p, prev), .rollback = true};
-    snprintf(in.from, sizeof in.from, "%s", active);
-    snprintf(in.to, sizeof in.to, "%s", prev);
-    bool ok = deploy_intent_write(p, &in, err, errsize) && finish(b, &in, code, err, errsize);
-    store_close(lock);
-    if (ok)
-        sb_printf(out, "rolled back: deployment %lld (%s) runs on target %s again; it continues from its own "
-                  "checkpoint (check out its version of the project to run it)\n", (long long)in.id, prev,
-                  p->target ? p->target->name : "?");
-    else if (*code == 0)
-        *code = 3;
-    return ok;
+    if (!move_readers(b, prev, true, code, err, errsize)) return false;
+    sb_printf(out, "rolled back: deployment %lld (%s) runs on target %s again; it continues from its own checkpoint "
+              "(check out its version of the project to run it)\n", (long long)store_id(p, prev), prev,
+              p->target ? p->target->name : "?");
+    return true;
 }
 
 /* ---- janitor ---- */
