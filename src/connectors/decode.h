@@ -43,9 +43,9 @@ const char *conn_type_text(Type t, char *buf, size_t bufsize);
  * rounded half away from zero to the column's scale, then checked against its
  * precision, and an unconstrained numeric that weir's 38 digits cannot hold exactly is
  * an error, never rounded; floats take PostgreSQL's documented spellings (not C's
- * hexadecimal floats); text is checked against a varchar length. `s` need not be NUL-terminated. Text results point into `s` unless
- * `copy` is set (then into `arena`); other types allocate only in the value_parse
- * fallback. On failure writes "column <col>: <reason>" into err and returns false. */
+ * hexadecimal floats); text is checked against a varchar length. `s` need not be
+ * NUL-terminated. Text results point into `s` unless `copy` is set (then into
+ * `arena`); other types allocate only in the value_parse fallback. On failure writes "column <col>: <reason>" into err and returns false. */
 bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *arena,
                      bool copy, Value *out, char *err, size_t errsize);
 

@@ -6,7 +6,9 @@
  * Only what weir created is dropped: every table a sink creates (and every view a
  * staged rollout publishes) is recorded in _weir_tables(name, model), and an existing
  * table or view of the sink's name that is not recorded there (the user's own) stops
- * the run, unless the sink sets `replace_existing: true`. Column types: smallint/integer/bigint/boolean -> INTEGER
+ * the run, unless the sink sets `replace_existing: true`.
+ *
+ * Column types: smallint/integer/bigint/boolean -> INTEGER
  * (booleans 0/1), real/double precision -> REAL, text -> TEXT, numeric -> TEXT holding
  * the exact decimal text with the column's scale ("15.50"): SQLite's NUMERIC affinity
  * would turn it into a binary double, losing digits and the scale; compare numerically

@@ -17,6 +17,15 @@ const VarDef *project_find_var(const Project *p, const char *name)
     return NULL;
 }
 
+/* Contract: true after a diagnostic at k when name is the built-in ${target}. */
+bool project_var_reserved(ProjectLoader *L, const YNode *k, const char *name)
+{
+    if (strcmp(name, PROJECT_TARGET_VAR) != 0) return false;
+    diag_error(L->dl, k->pos, "bad-name", "choose another name",
+               "var name 'target' is reserved: ${target} is the name of the selected target");
+    return true;
+}
+
 /* The text of ${name}: a var, or the built-in ${target} (the selected target's name,
  * known once weir.yml has been read). NULL when unknown. */
 static const char *var_text(const Project *p, const char *name, bool *per_target)
@@ -340,11 +349,7 @@ void project_apply_vars_json(ProjectLoader *L, const char *json)
         YNode *k = root->pairs[i].key, *v = root->pairs[i].value;
         const char *name = project_expect_str(L, k, "a --vars name");
         if (!name) continue;
-        if (strcmp(name, PROJECT_TARGET_VAR) == 0) {
-            diag_error(L->dl, k->pos, "bad-name", "choose another name",
-                       "var name 'target' is reserved: ${target} is the name of the selected target");
-            continue;
-        }
+        if (project_var_reserved(L, k, name)) continue;
         if (v->kind != YNODE_SCALAR) {
             diag_error(L->dl, v->pos, "bad-vars", "vars are scalars: numbers, strings, booleans",
                        "var '%s' must be a scalar, found %s", name, yaml_kind_name(v));

@@ -87,10 +87,15 @@ static int add_output(Outputs *o, OutputKind kind, const char *name, SrcPos pos)
     return o->n++;
 }
 
+/* "file:line:col" for messages. */
+static const char *pos_text(ProjectLoader *L, SrcPos pos)
+{
+    return arena_printf(&L->dl->arena, "%s:%d:%d", pos.file ? pos.file : "?", pos.line, pos.col);
+}
+
 static const char *describe(ProjectLoader *L, const Output *e)
 {
-    const char *at = arena_printf(&L->dl->arena, "%s:%d:%d", e->pos.file ? e->pos.file : "?", e->pos.line,
-                                  e->pos.col);
+    const char *at = pos_text(L, e->pos);
     switch (e->kind) {
     case OUT_SOURCE: return arena_printf(&L->dl->arena, "which source '%s' reads (%s)", e->name, at);
     case OUT_FILE_SINK: return arena_printf(&L->dl->arena, "which model '%s' writes too (%s)", e->name, at);
@@ -98,14 +103,14 @@ static const char *describe(ProjectLoader *L, const Output *e)
     }
 }
 
-static void collision(Outputs *o, const ModelDef *m, const SinkDef *s, const Output *first, const char *what)
+static void collision(Outputs *o, const ModelDef *m, const SinkDef *s, const Output *first)
 {
     diag_error(o->L->dl, s->path_pos, "sink-collision",
                first->kind == OUT_SOURCE
                    ? "a sink truncates its file when a run starts: write the output somewhere else"
                    : "give each sink its own file (or table): two models writing one interleave and "
                      "overwrite each other's rows",
-               "the sink of model '%s' writes %s, %s", m->name, what, describe(o->L, first));
+               "the sink of model '%s' writes %s, %s", m->name, s->path, describe(o->L, first));
 }
 
 static void check_sink(Outputs *o, const ModelDef *m, const SinkDef *s)
@@ -114,10 +119,9 @@ static void check_sink(Outputs *o, const ModelDef *m, const SinkDef *s)
     const char *key = path_key(o, s->path);
     int prev = strmap_get(&o->by_path, key);
     const Output *first = prev >= 0 ? &o->items[prev] : NULL;
-    const char *what = s->path;
     if (s->connector == SINK_FILE) {
         if (first) {
-            collision(o, m, s, first, what);
+            collision(o, m, s, first);
             return;
         }
         strmap_put(&o->by_path, key, add_output(o, OUT_FILE_SINK, m->name, s->path_pos));
@@ -125,7 +129,7 @@ static void check_sink(Outputs *o, const ModelDef *m, const SinkDef *s)
     }
     /* sqlite: one database may hold the tables of several models, each its own */
     if (first && first->kind != OUT_SQLITE_SINK) {
-        collision(o, m, s, first, what);
+        collision(o, m, s, first);
         return;
     }
     int self = add_output(o, OUT_SQLITE_SINK, m->name, s->path_pos);
@@ -144,9 +148,8 @@ static void check_sink(Outputs *o, const ModelDef *m, const SinkDef *s)
         const Output *other = &o->items[t];
         diag_error(L->dl, s->path_pos, "sink-collision",
                    "give each model its own `table:` (SQLite compares table names case-insensitively)",
-                   "the sink of model '%s' writes table '%s' of %s, which model '%s' writes too (%s:%d:%d)", m->name,
-                   table, s->path, other->name, other->pos.file ? other->pos.file : "?", other->pos.line,
-                   other->pos.col);
+                   "the sink of model '%s' writes table '%s' of %s, which model '%s' writes too (%s)", m->name,
+                   table, s->path, other->name, pos_text(L, other->pos));
         return;
     }
     strmap_put(&o->by_table, tkey, self);
@@ -191,8 +194,8 @@ static void check_state_dirs(Outputs *o)
         const YNode *n = t->node ? yaml_get(t->node, "state_dir") : NULL;
         diag_error(o->L->dl, n ? n->pos : t->pos, "state-dir-collision",
                    "give each target its own state_dir (the default is .weir/<target>)",
-                   "target '%s' keeps its state in %s, as target '%s' does (%s:%d:%d)", t->name, t->state_dir,
-                   first->name, first->pos.file ? first->pos.file : "?", first->pos.line, first->pos.col);
+                   "target '%s' keeps its state in %s, as target '%s' does (%s)", t->name, t->state_dir,
+                   first->name, pos_text(o->L, first->pos));
     }
     strmap_fini(&seen);
 }

@@ -146,11 +146,7 @@ static void load_vars(ProjectLoader *L, YNode *vars)
                        "var name '%s' cannot be used in ${...}", name);
             continue;
         }
-        if (strcmp(name, PROJECT_TARGET_VAR) == 0) {
-            diag_error(L->dl, k->pos, "bad-name", "choose another name",
-                       "var name 'target' is reserved: ${target} is the name of the selected target");
-            continue;
-        }
+        if (project_var_reserved(L, k, name)) continue;
         if (v->kind != YNODE_SCALAR) {
             diag_error(L->dl, v->pos, "bad-vars", "vars are scalars: numbers, strings, booleans",
                        "var '%s' must be a scalar, found %s", name, yaml_kind_name(v));

@@ -116,6 +116,8 @@ void project_apply_vars_json(ProjectLoader *L, const char *json);
 
 /* The built-in variable holding the selected target's name. */
 #define PROJECT_TARGET_VAR "target"
+/* True (after an error at k) when a var would be named like the built-in ${target}. */
+bool project_var_reserved(ProjectLoader *L, const YNode *k, const char *name);
 
 /* --- lookups shared between files --- */
 
