@@ -296,6 +296,18 @@ bool dec_parse_ex(const char *s, size_t len, i128 *n, int *scale, bool *syntax_o
     }
 }
 
+int dec_parse_exact(const char *s, size_t len, i128 *n, int *scale)
+{
+    NumText t;
+    if (!scan(s, len, &t)) return 0;
+    long nat = (long)t.nf - t.exp;
+    if (nat < 0) nat = 0;
+    /* at the natural scale build keeps every digit (it never rounds) or fails */
+    if (nat > DEC_MAX_SCALE || !build(&t, nat, n)) return -1;
+    *scale = (int)nat;
+    return 1;
+}
+
 bool dec_parse(const char *s, size_t len, i128 *n, int *scale)
 {
     bool ok;
@@ -307,6 +319,9 @@ bool dec_parse_scale(const char *s, size_t len, int target_scale, i128 *n)
     NumText t;
     if (target_scale < 0 || target_scale > DEC_MAX_SCALE) return false;
     if (!scan(s, len, &t)) return false;
+    /* PostgreSQL refuses input whose own scale exceeds its 16383 digits before any
+     * rounding to the type ("1e-20000"::numeric(12,2) overflows, "1e-16383" is 0.00) */
+    if ((long)t.nf - t.exp > 16383) return false;
     return build(&t, target_scale, n);
 }
 

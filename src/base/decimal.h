@@ -34,10 +34,16 @@ i128 dec_pow10(int k);
 bool dec_parse(const char *s, size_t len, i128 *n, int *scale);
 /* Like dec_parse but rounds (half away from zero) directly to target_scale (0..38),
  * with a single rounding step from the exact input, and fails when the result does
- * not fit in 38 digits. Used for numeric(p,s) input. */
+ * not fit in 38 digits or, as in PostgreSQL, when the input's own scale exceeds 16383.
+ * Used for numeric(p,s) input. */
 bool dec_parse_scale(const char *s, size_t len, int target_scale, i128 *n);
 /* Like dec_parse, and *syntax_ok tells a syntax error (false) from an overflow (true). */
 bool dec_parse_ex(const char *s, size_t len, i128 *n, int *scale, bool *syntax_ok);
+/* The exact value of numeric input with PostgreSQL's display scale, never rounded:
+ * 1 on success, 0 on a syntax error, -1 when the value needs more than 38 digits or
+ * more than 38 after the point ("1e-39", a 42-digit fraction), which dec_parse would
+ * round to fit. For reading data, where a silently changed value is worse than none. */
+int dec_parse_exact(const char *s, size_t len, i128 *n, int *scale);
 
 /* PostgreSQL text output: keeps the scale's trailing zeros ("15.50", "-0.05", "0"). */
 void dec_format(i128 n, int scale, StrBuf *out);

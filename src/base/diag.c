@@ -32,21 +32,21 @@ void diag_fini(DiagList *dl)
 {
     free(dl->items);
     free(dl->sources);
+    strmap_fini(&dl->source_index);
     arena_fini(&dl->arena);
     memset(dl, 0, sizeof *dl);
 }
 
 void diag_add_source(DiagList *dl, const char *file, const char *text)
 {
-    if (!file || !text) return;
-    for (int i = 0; i < dl->nsources; i++)
-        if (strcmp(dl->sources[i].file, file) == 0) return;
+    if (!file || !text || strmap_get(&dl->source_index, file) >= 0) return;
     if (dl->nsources == dl->capsources) {
         dl->capsources = dl->capsources ? dl->capsources * 2 : 16;
         dl->sources = xrealloc(dl->sources, sizeof(DiagSource) * (size_t)dl->capsources);
     }
     dl->sources[dl->nsources].file = arena_strdup(&dl->arena, file);
     dl->sources[dl->nsources].text = arena_strdup(&dl->arena, text);
+    strmap_put(&dl->source_index, dl->sources[dl->nsources].file, dl->nsources);
     dl->nsources++;
 }
 
@@ -87,18 +87,29 @@ static int cmp_diag(const void *pa, const void *pb)
     return 0;
 }
 
+/* Bottom-up merge sort: stable, so equal positions keep their emission order. */
 void diag_sort(DiagList *dl)
 {
-    /* stable: insertion sort keeps equal positions in emission order */
-    for (int i = 1; i < dl->count; i++) {
-        Diag key = dl->items[i];
-        int j = i - 1;
-        while (j >= 0 && cmp_diag(&dl->items[j], &key) > 0) {
-            dl->items[j + 1] = dl->items[j];
-            j--;
+    int n = dl->count;
+    if (n < 2) return;
+    Diag *a = dl->items, *b = xmalloc(sizeof(Diag) * (size_t)n);
+    for (int w = 1; w < n; w *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * w) {
+            int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) b[k++] = cmp_diag(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+            while (i < mid) b[k++] = a[i++];
+            while (j < hi) b[k++] = a[j++];
         }
-        dl->items[j + 1] = key;
+        Diag *t = a;
+        a = b;
+        b = t;
     }
+    if (a != dl->items) {
+        memcpy(dl->items, a, sizeof(Diag) * (size_t)n);
+        b = a;
+    }
+    free(b);
 }
 
 static const char *severity_name(DiagSeverity s)
@@ -112,20 +123,38 @@ static const char *severity_name(DiagSeverity s)
 
 static const char *find_source(const DiagList *dl, const char *file)
 {
-    if (!file) return NULL;
-    for (int i = 0; i < dl->nsources; i++)
-        if (strcmp(dl->sources[i].file, file) == 0) return dl->sources[i].text;
-    return NULL;
+    int i = file ? strmap_get(&dl->source_index, file) : -1;
+    return i >= 0 ? dl->sources[i].text : NULL;
 }
 
-static void render_line(StrBuf *out, const char *text, int line, int col)
+/* Where the previous line was found: diagnostics are rendered sorted by position, so
+ * the search for the next line of the same file continues from here instead of from
+ * the start of the file (which would be quadratic for many diagnostics in one file). */
+typedef struct LineCursor {
+    const char *text;
+    int line;              /* the line p starts, or 0 */
+    const char *p;
+} LineCursor;
+
+static void render_line(StrBuf *out, LineCursor *cur, const char *text, int line, int col)
 {
-    const char *p = text;
-    for (int l = 1; l < line && p; l++) {
+    if (cur->text != text || cur->line < 1 || cur->line > line) {
+        cur->text = text;
+        cur->line = 1;
+        cur->p = text;
+    }
+    const char *p = cur->p;
+    for (int l = cur->line; l < line && p; l++) {
         p = strchr(p, '\n');
         if (p) p++;
     }
-    if (!p || !*p) return;
+    if (!p) {
+        cur->line = 0;
+        return;
+    }
+    cur->line = line;
+    cur->p = p;
+    if (!*p) return;
     const char *e = strchr(p, '\n');
     size_t n = e ? (size_t)(e - p) : strlen(p);
     char gutter[16];
@@ -143,6 +172,7 @@ static void render_line(StrBuf *out, const char *text, int line, int col)
 
 void diag_render_text(const DiagList *dl, StrBuf *out, bool color)
 {
+    LineCursor cur = {NULL, 0, NULL};
     for (int i = 0; i < dl->count; i++) {
         const Diag *d = &dl->items[i];
         if (color) sb_puts(out, "\033[1m");
@@ -160,7 +190,7 @@ void diag_render_text(const DiagList *dl, StrBuf *out, bool color)
         if (color) sb_puts(out, "\033[0m");
         sb_putc(out, '\n');
         const char *text = find_source(dl, d->pos.file);
-        if (text && d->pos.line > 0) render_line(out, text, d->pos.line, d->pos.col);
+        if (text && d->pos.line > 0) render_line(out, &cur, text, d->pos.line, d->pos.col);
         if (d->hint) sb_printf(out, "  hint: %s\n", d->hint);
     }
 }
@@ -188,21 +218,26 @@ void diag_render_json(const DiagList *dl, StrBuf *out)
     sb_puts(out, dl->count ? "\n]\n" : "]\n");
 }
 
-static int edit_distance(const char *a, const char *b)
+/* Case-insensitive edit distance of a and b, or a number above max as soon as the
+ * distance is known to exceed max (every cell of a row above it). */
+static int edit_distance(const char *a, size_t la, const char *b, size_t lb, int max)
 {
-    size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64) return 1000;
+    if ((la > lb ? la - lb : lb - la) > (size_t)max) return max + 1;
     int prev[65], cur[65];
     for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
     for (size_t i = 1; i <= la; i++) {
         cur[0] = (int)i;
+        int row_min = cur[0];
         for (size_t j = 1; j <= lb; j++) {
             int cost = (a[i - 1] | 32) == (b[j - 1] | 32) ? 0 : 1;
             int v = prev[j - 1] + cost;
             if (prev[j] + 1 < v) v = prev[j] + 1;
             if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
             cur[j] = v;
+            if (v < row_min) row_min = v;
         }
+        if (row_min > max) return max + 1;
         memcpy(prev, cur, sizeof(int) * (lb + 1));
     }
     return prev[lb];
@@ -211,13 +246,13 @@ static int edit_distance(const char *a, const char *b)
 const char *diag_closest(const char *word, const char *const *candidates, int n)
 {
     if (!word) return NULL;
-    int len = (int)strlen(word);
-    int limit = len / 3 > 2 ? len / 3 : 2;
+    size_t len = strlen(word);
+    int limit = len / 3 > 2 ? (int)(len / 3) : 2;
     int best = limit + 1;
     const char *best_s = NULL;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && best > 0; i++) {
         if (!candidates[i]) continue;
-        int d = edit_distance(word, candidates[i]);
+        int d = edit_distance(word, len, candidates[i], strlen(candidates[i]), best - 1);
         if (d < best) {
             best = d;
             best_s = candidates[i];
@@ -226,8 +261,15 @@ const char *diag_closest(const char *word, const char *const *candidates, int n)
     return best_s;
 }
 
+/* Candidates compared by the hints of one list, at most: many unknown names against
+ * many candidates (thousands of configs of renamed models) would otherwise make
+ * checking a project quadratic; past it, diagnostics come without a suggestion. */
+#define HINT_BUDGET 4000000L
+
 const char *diag_did_you_mean(DiagList *dl, const char *word, const char *const *candidates, int n)
 {
+    if (n > 0 && dl->hint_work + n > HINT_BUDGET) return NULL;
+    dl->hint_work += n;
     const char *c = diag_closest(word, candidates, n);
     return c ? arena_printf(&dl->arena, "did you mean '%s'?", c) : NULL;
 }

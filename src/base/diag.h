@@ -6,6 +6,7 @@
 
 #include "base/arena.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
 
 #include <stdbool.h>
 
@@ -37,6 +38,8 @@ typedef struct DiagList {
     int count, cap;
     DiagSource *sources;
     int nsources, capsources;
+    StrMap source_index;  /* file -> index of sources */
+    long hint_work;       /* candidates compared by diag_did_you_mean so far */
     int errors, warnings;
 } DiagList;
 
@@ -54,9 +57,10 @@ Diag *diag_add(DiagList *dl, DiagSeverity sev, SrcPos pos, const char *code,
                const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 #define diag_error(dl, pos, code, hint, ...) diag_add((dl), DIAG_ERROR, (pos), (code), (hint), __VA_ARGS__)
 #define diag_warning(dl, pos, code, hint, ...) diag_add((dl), DIAG_WARNING, (pos), (code), (hint), __VA_ARGS__)
-/* Stable sort by file, line, col (diagnostics without a file come first). */
+/* Stable sort by file, line, col (diagnostics without a file come first); O(n log n). */
 void diag_sort(DiagList *dl);
-/* Render all diagnostics as text ("file:line:col: error: msg", source line, caret, hint). */
+/* Render all diagnostics as text ("file:line:col: error: msg", source line, caret, hint).
+ * Linear in the diagnostics and the files they point into. */
 void diag_render_text(const DiagList *dl, StrBuf *out, bool color);
 /* Render as a JSON array of {severity, code, file, line, col, message, hint}. */
 void diag_render_json(const DiagList *dl, StrBuf *out);
@@ -64,7 +68,8 @@ void diag_render_json(const DiagList *dl, StrBuf *out);
 /* "did you mean" support: the candidate closest to word by edit distance, or NULL
  * when none is close enough (distance > max(2, len/3)). */
 const char *diag_closest(const char *word, const char *const *candidates, int n);
-/* Formats a hint "did you mean 'x'?" into the list's arena, or returns NULL. */
+/* Formats a hint "did you mean 'x'?" into the list's arena, or returns NULL (also once
+ * the list's hints have compared a few million candidates in all). */
 const char *diag_did_you_mean(DiagList *dl, const char *word, const char *const *candidates, int n);
 
 #endif

@@ -6,6 +6,8 @@
  * never turns into C recursion. */
 #include "base/yaml.h"
 
+#include "base/strmap.h"
+
 #include <yaml.h>
 
 #include <stdio.h>
@@ -99,10 +101,19 @@ static void close_node(Builder *b)
     } else {
         int np = f->nkids / 2;
         n->pairs = ARENA_ARRAY(b->arena, YPair, np ? np : 1);
+        /* large mappings (a project's `models:`) find duplicates through a map, so
+         * parsing stays linear */
+        StrMap seen = STRMAP_INIT;
+        bool use_map = np > 16;
         for (int i = 0; i < np; i++) {
             YNode *k = f->kids[2 * i], *v = f->kids[2 * i + 1];
             bool dup = false;
-            for (int j = 0; j < n->npairs && !dup; j++) dup = same_key(n->pairs[j].key, k);
+            if (use_map && k->kind == YNODE_SCALAR) {
+                dup = strmap_get_n(&seen, k->str, k->len) >= 0;
+                if (!dup) strmap_put_n(&seen, k->str, k->len, i);
+            } else {
+                for (int j = 0; j < n->npairs && !dup; j++) dup = same_key(n->pairs[j].key, k);
+            }
             if (dup) {
                 /* keep the first definition; the second is reported where it is */
                 diag_error(b->dl, k->pos, "duplicate-key", "remove one of the two entries",
@@ -113,6 +124,7 @@ static void close_node(Builder *b)
             n->pairs[n->npairs].value = v;
             n->npairs++;
         }
+        strmap_fini(&seen);
     }
     free(f->kids);
     attach(b, n);

@@ -21,6 +21,7 @@ struct YNode {
     const char *str;     /* NUL-terminated text */
     size_t len;
     bool quoted;         /* quoted scalars are always strings; plain `null`/`~` is NULL */
+    bool per_target;     /* set by the project loader: the text interpolated ${target} */
     /* sequence */
     YNode **items;
     int nitems;

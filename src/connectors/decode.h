@@ -37,19 +37,27 @@ const char *conn_type_label(Type t);
 const char *conn_type_text(Type t, char *buf, size_t bufsize);
 
 /* Convert text (a JSON string's content after unescaping, or a CSV field) into a value
- * of type t, the way PostgreSQL's input functions read it, with these weir rules:
- * integers accept any exact decimal spelling of an integral value ("12", " 12 ",
- * "12.0", "1e3") and reject fractions and out-of-range values; numerics are parsed
- * exactly (never through binary floating point) and rounded half away from zero to the
- * column's scale, then checked against its precision; text is checked against a
- * varchar length. `s` need not be NUL-terminated. Text results point into `s` unless
- * `copy` is set (then into `arena`); other types allocate only in the value_parse
- * fallback. On failure writes "column <col>: <reason>" into err and returns false. */
+ * of type t, the way PostgreSQL's input functions read it (tests/scripts/values_vs_pg.sh
+ * compares them): integers are [spaces][+-]digits[spaces] ("12.0" and "1e3" are not
+ * integers); numerics are parsed exactly (never through binary floating point) and
+ * rounded half away from zero to the column's scale, then checked against its
+ * precision, and an unconstrained numeric that weir's 38 digits cannot hold exactly is
+ * an error, never rounded; floats take PostgreSQL's documented spellings (not C's
+ * hexadecimal floats); text is checked against a varchar length. `s` need not be
+ * NUL-terminated. Text results point into `s` unless `copy` is set (then into
+ * `arena`); other types allocate only in the value_parse fallback. On failure writes "column <col>: <reason>" into err and returns false. */
 bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *arena,
                      bool copy, Value *out, char *err, size_t errsize);
 
-/* Integer value of exact decimal text into an integer type (range-checked). Returns
- * 1 on success, 0 on a syntax error or a fraction, -1 when out of range. */
+/* conn_parse_text for the text of a JSON number token (`number`: messages say
+ * "found number 12.5" rather than "found string"), read as PostgreSQL's
+ * json_populate_record reads a number: its text through the type's input. */
+bool conn_parse_token(Type t, const char *col, const char *s, size_t len, bool number, Arena *arena,
+                      bool copy, Value *out, char *err, size_t errsize);
+
+/* Integer value of text read as PostgreSQL's integer input reads it ([spaces][+-]
+ * digits[spaces]; not "12.0" or "1e3") into an integer type. Returns 1 on success,
+ * 0 on a syntax error, -1 when out of range. */
 int conn_parse_integer(Type t, const char *s, size_t len, int64_t *out);
 /* Exact numeric input rounded to t's scale (unconstrained numeric keeps the input's
  * scale). Returns 1 on success, 0 on a syntax error, -1 when out of range/precision. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *conn_type_label(Type t)
 {
@@ -117,33 +118,25 @@ static bool int_in_range(TypeId id, i128 v)
 
 int conn_parse_integer(Type t, const char *s, size_t len, int64_t *out)
 {
+    /* PostgreSQL's int2/int4/int8 input: [spaces][+-]digits[spaces], nothing else (not
+     * "12.0", not "1e3": those are numerics) */
     trim(&s, &len);
-    if (len == 0) return 0;
-    /* fast path: [+-]digits, at most 19 digits (fits in uint64 without overflow) */
     size_t i = 0;
     bool neg = false;
-    if (s[0] == '-' || s[0] == '+') neg = s[0] == '-', i = 1;
+    if (len && (s[0] == '-' || s[0] == '+')) neg = s[0] == '-', i = 1;
     size_t start = i;
-    uint64_t u = 0;
-    while (i < len && i - start < 19 && (unsigned)(s[i] - '0') < 10) u = u * 10 + (uint64_t)(s[i++] - '0');
-    if (i == len && i > start) {
-        i128 v = neg ? -(i128)u : (i128)u;
-        if (!int_in_range((TypeId)t.id, v)) return -1;
-        *out = (int64_t)v;
-        return 1;
+    while (i < len && s[i] == '0') i++; /* leading zeros do not count towards the range */
+    size_t sig = i;
+    uint64_t u = 0; /* 19 digits fit */
+    for (; i < len; i++) {
+        if ((unsigned)(s[i] - '0') >= 10) return 0;
+        if (i - sig < 19) u = u * 10 + (uint64_t)(s[i] - '0');
     }
-    /* general: any exact decimal spelling of an integral value */
-    i128 n;
-    int scale;
-    bool syntax_ok;
-    if (!dec_parse_ex(s, len, &n, &scale, &syntax_ok)) return syntax_ok ? -1 : 0;
-    if (scale > 0) {
-        i128 p = dec_pow10(scale);
-        if (n % p != 0) return 0;
-        n /= p;
-    }
-    if (!int_in_range((TypeId)t.id, n)) return -1;
-    *out = (int64_t)n;
+    if (len == start) return 0;
+    if (len - sig > 19) return -1;
+    i128 v = neg ? -(i128)u : (i128)u;
+    if (!int_in_range((TypeId)t.id, v)) return -1;
+    *out = (int64_t)v;
     return 1;
 }
 
@@ -182,7 +175,10 @@ int conn_parse_numeric(Type t, const char *s, size_t len, Value *out)
     int scale;
     bool syntax_ok;
     if (t.scale < 0) {
-        if (!dec_parse_ex(s, len, &n, &scale, &syntax_ok)) return syntax_ok ? -1 : 0;
+        /* unconstrained: the exact value or nothing (PostgreSQL keeps up to 1000 digits;
+         * rounding to weir's 38 would change the value silently) */
+        int r = dec_parse_exact(s, len, &n, &scale);
+        if (r <= 0) return r;
     } else {
         scale = t.scale;
         if (!dec_parse_scale(s, len, scale, &n)) {
@@ -249,6 +245,35 @@ bool conn_fast_timestamp(const char *s, size_t len, int64_t *us)
     return true;
 }
 
+/* PostgreSQL's documented float input: [spaces][+-](digits[.digits]|.digits)
+ * [e[+-]digits][spaces], or NaN, Infinity, inf (any case, signed). The C
+ * library's strtod, which converts the value, also reads hexadecimal floats ("0x10")
+ * and "nan(...)", which PostgreSQL on glibc therefore takes too; weir does not. */
+static bool float_syntax(const char *s, size_t len)
+{
+    trim(&s, &len);
+    size_t i = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+    size_t rest = len - i;
+    static const char *const words[] = {"nan", "infinity", "inf"};
+    for (size_t w = 0; w < 3; w++)
+        if (rest == strlen(words[w]) && strncasecmp(s + i, words[w], rest) == 0) return true;
+    size_t digits = 0;
+    while (i < len && isdig(s[i])) i++, digits++;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && isdig(s[i])) i++, digits++;
+    }
+    if (digits == 0) return false;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        if (i >= len || !isdig(s[i])) return false;
+        while (i < len && isdig(s[i])) i++;
+    }
+    return i == len;
+}
+
 /* PostgreSQL's parse_bool: unique prefixes of true/false/yes/no, on/off, 1/0. */
 static int parse_bool(const char *s, size_t len)
 {
@@ -290,8 +315,22 @@ static long varchar_fit(const char *s, size_t len, int n)
     return (long)i;
 }
 
+/* What was found, for messages: string "abc", or number 12.5 for a JSON number. */
+static void describe(bool number, const char *s, size_t len, char *buf, size_t bufsize)
+{
+    if (!number) conn_describe_string(s, len, buf, bufsize);
+    else if (len > 40) snprintf(buf, bufsize, "number %.40s...", s);
+    else snprintf(buf, bufsize, "number %.*s", (int)len, s);
+}
+
 bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *arena,
                      bool copy, Value *out, char *err, size_t errsize)
+{
+    return conn_parse_token(t, col, s, len, false, arena, copy, out, err, errsize);
+}
+
+bool conn_parse_token(Type t, const char *col, const char *s, size_t len, bool number, Arena *arena,
+                      bool copy, Value *out, char *err, size_t errsize)
 {
     char tbuf[64], dbuf[96];
     switch ((TypeId)t.id) {
@@ -314,7 +353,7 @@ bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *
     case T_BOOL: {
         int b = parse_bool(s, len);
         if (b < 0) {
-            conn_describe_string(s, len, dbuf, sizeof dbuf);
+            describe(number, s, len, dbuf, sizeof dbuf);
             col_err(err, errsize, col, "expected boolean, found %s", dbuf);
             return false;
         }
@@ -327,7 +366,7 @@ bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *
         if (r == 1) { *out = value_int(v); return true; }
         if (r < 0) col_err(err, errsize, col, "value out of range for %s", conn_type_label(t));
         else {
-            conn_describe_string(s, len, dbuf, sizeof dbuf);
+            describe(number, s, len, dbuf, sizeof dbuf);
             col_err(err, errsize, col, "expected %s, found %s", conn_type_label(t), dbuf);
         }
         return false;
@@ -335,20 +374,24 @@ bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *
     case T_NUMERIC: {
         int r = conn_parse_numeric(t, s, len, out);
         if (r == 1) return true;
-        if (r < 0) col_err(err, errsize, col, "value out of range for %s", conn_type_text(t, tbuf, sizeof tbuf));
+        if (r < 0 && t.scale < 0)
+            col_err(err, errsize, col, "value out of range for numeric: weir's numeric holds 38 digits, at most 38 "
+                                       "of them after the point");
+        else if (r < 0)
+            col_err(err, errsize, col, "value out of range for %s", conn_type_text(t, tbuf, sizeof tbuf));
         else {
-            conn_describe_string(s, len, dbuf, sizeof dbuf);
+            describe(number, s, len, dbuf, sizeof dbuf);
             col_err(err, errsize, col, "expected numeric, found %s", dbuf);
         }
         return false;
     }
     case T_FLOAT4: case T_FLOAT8: {
         double d;
-        int r = value_parse_float(s, len, t.id == T_FLOAT4, &d);
+        int r = float_syntax(s, len) ? value_parse_float(s, len, t.id == T_FLOAT4, &d) : 1;
         if (r == 0) { *out = value_float(d); return true; }
         if (r == 2) col_err(err, errsize, col, "value out of range for %s", conn_type_label(t));
         else {
-            conn_describe_string(s, len, dbuf, sizeof dbuf);
+            describe(number, s, len, dbuf, sizeof dbuf);
             col_err(err, errsize, col, "expected %s, found %s", conn_type_label(t), dbuf);
         }
         return false;
@@ -371,7 +414,7 @@ bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *
     if (value_parse(t, s, len, arena, out, msg, sizeof msg)) return true;
     if (msg[0]) col_err(err, errsize, col, "%s", msg);
     else {
-        conn_describe_string(s, len, dbuf, sizeof dbuf);
+        describe(number, s, len, dbuf, sizeof dbuf);
         col_err(err, errsize, col, "expected %s, found %s", conn_type_label(t), dbuf);
     }
     return false;

@@ -2,8 +2,13 @@
  * model's current result, one transaction per engine step.
  *
  * Table: created at open; an existing table of that name is dropped first, because a
- * run recomputes the model from the beginning (a resumable runtime with checkpoints
- * will keep it instead). Column types: smallint/integer/bigint/boolean -> INTEGER
+ * run recomputes the model from the beginning (a durable run that resumes keeps it).
+ * Only what weir created is dropped: every table a sink creates (and every view a
+ * staged rollout publishes) is recorded in _weir_tables(name, model), and an existing
+ * table or view of the sink's name that is not recorded there (the user's own) stops
+ * the run, unless the sink sets `replace_existing: true`.
+ *
+ * Column types: smallint/integer/bigint/boolean -> INTEGER
  * (booleans 0/1), real/double precision -> REAL, text -> TEXT, numeric -> TEXT holding
  * the exact decimal text with the column's scale ("15.50"): SQLite's NUMERIC affinity
  * would turn it into a binary double, losing digits and the scale; compare numerically
@@ -63,6 +68,7 @@ typedef struct SqliteSink {
     int nkey;
     bool row_index;              /* keyless: the all-column index exists */
     bool durable, resume;        /* ConnSinkSpec */
+    bool replace_existing;       /* SinkDef */
     bool unprepared;             /* resumed over a table of other columns (see build) */
     char unprepared_why[256];
     sqlite3_stmt *ins, *upd, *del;
@@ -165,14 +171,75 @@ static void table_sql(SqliteSink *s, StrBuf *b)
 
 static bool prepare_statements(SqliteSink *s, char *err, size_t errsize);
 
+#define WEIR_TABLES_SQL "CREATE TABLE IF NOT EXISTS _weir_tables (name TEXT PRIMARY KEY COLLATE NOCASE, model TEXT); "
+
+/* Appends the statement recording that weir made table or view `name` (for `model`,
+ * NULL for a published view). */
+static void record_owned(StrBuf *b, const char *name, const char *model)
+{
+    sb_puts(b, "INSERT INTO _weir_tables (name, model) VALUES (");
+    quote_literal(b, name);
+    sb_puts(b, ", ");
+    if (model) quote_literal(b, model);
+    else sb_puts(b, "NULL");
+    sb_puts(b, ") ON CONFLICT (name) DO UPDATE SET name = excluded.name, model = excluded.model; ");
+}
+
+/* 1 when a query with the table's name as ?1 yields a row, 0 when not, -1 on error. */
+static int table_query(SqliteSink *s, const char *sql, char *err, size_t errsize)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_error(s, "tables", err, errsize);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, s->table_raw, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        db_error(s, "tables", err, errsize);
+        return -1;
+    }
+    return rc == SQLITE_ROW;
+}
+
+/* Inside build's transaction, before the table is dropped: an existing table or view
+ * of the sink's name may be replaced only when weir made it or the sink says so.
+ * Appends DROP VIEW for a view (build drops a table itself). */
+static bool may_replace(SqliteSink *s, StrBuf *b, char *err, size_t errsize)
+{
+    int exists = table_query(s, "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1 "
+                                "COLLATE NOCASE", err, errsize);
+    if (exists <= 0) return exists == 0;
+    int ours = s->replace_existing ? 1 : table_query(s, "SELECT 1 FROM _weir_tables WHERE name = ?1", err, errsize);
+    if (ours < 0) return false;
+    if (!ours) {
+        snprintf(err, errsize,
+                 "model %s: sqlite sink %s: table %s exists and was not created by weir, which replaces only the "
+                 "tables it created; drop or rename it, choose another `table:`, or set `replace_existing: true` "
+                 "on the sink to replace it",
+                 s->base.model, s->path, s->table_raw);
+        return false;
+    }
+    int view = table_query(s, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1 COLLATE NOCASE", err,
+                           errsize);
+    if (view < 0) return false;
+    if (view) sb_printf(b, "DROP VIEW %s; ", s->table);
+    return true;
+}
+
 static bool build(SqliteSink *s, char *err, size_t errsize)
 {
     StrBuf b = STRBUF_INIT;
-    /* table */
     /* IMMEDIATE: the write lock is taken (waiting for another writer of the file, such as
      * a staged deployment's sink) before anything is read; a deferred transaction that
      * reads first fails at once when another writer commits meanwhile (WAL) */
-    sb_puts(&b, "BEGIN IMMEDIATE; ");
+    if (!exec(s, "BEGIN IMMEDIATE; " WEIR_TABLES_SQL, err, errsize) || (!s->resume && !may_replace(s, &b, err, errsize))) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        sb_free(&b);
+        return false;
+    }
+    record_owned(&b, s->table_raw, s->base.model);
     if (s->durable)
         sb_puts(&b, "CREATE TABLE IF NOT EXISTS _weir_deliveries (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL); ");
     if (s->resume) {
@@ -527,6 +594,7 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
     s->ncols = spec->ncols;
     s->durable = spec->durable;
     s->resume = spec->resume;
+    s->replace_existing = spec->def && spec->def->replace_existing;
     s->nkey = spec->nkey > 0 ? spec->nkey : 0;
     if (s->nkey) {
         s->key = xmalloc(sizeof(int) * (size_t)s->nkey);
@@ -620,8 +688,10 @@ bool sqlite_switch_views(const char *db_path, const SqliteSwitch *sw, int n, cha
     sqlite3 *db = open_db(db_path, err, errsize);
     if (!db) return false;
     StrBuf b = STRBUF_INIT;
-    sb_puts(&b, "BEGIN IMMEDIATE; ");
+    sb_puts(&b, "BEGIN IMMEDIATE; " WEIR_TABLES_SQL);
     for (int i = 0; i < n; i++) {
+        record_owned(&b, sw[i].name, NULL);
+        if (sw[i].keep_as) record_owned(&b, sw[i].keep_as, NULL);
         int kind = object_kind(db, sw[i].name);
         if (kind == 1 && sw[i].keep_as) {
             sb_puts(&b, "ALTER TABLE ");

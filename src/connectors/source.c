@@ -153,7 +153,16 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
             *config_error = true;
             return NULL;
         }
-        r = src_file_reader_open(project_path(p, def->path), def->path, framing_for(def), err, errsize);
+        /* ${ENV:NAME} is read here, where the data is read; messages and dead letters
+         * name the file by its path as written, so the value is never printed */
+        char e2[256];
+        const char *path = project_resolve_env(p, def->path, e2, sizeof e2);
+        if (!path) {
+            snprintf(err, errsize, "source %s: path %s: %s", def->name, def->path, e2);
+            *config_error = true;
+            return NULL;
+        }
+        r = src_file_reader_open(project_path(p, path), def->path, framing_for(def), err, errsize);
         break;
     }
     case SRC_STDIN:

@@ -51,9 +51,8 @@ static void push_node(Builder *b, IrNode *n)
 
 static int source_index(const Project *p, const char *name)
 {
-    for (int i = 0; i < p->nsources; i++)
-        if (strcmp(p->sources[i].name, name) == 0) return i;
-    return -1;
+    const SourceDef *s = project_find_source(p, name);
+    return s ? (int)(s - p->sources) : -1;
 }
 
 /* A node of the model being built that computes what n computes: same inputs and an

@@ -17,6 +17,27 @@ const VarDef *project_find_var(const Project *p, const char *name)
     return NULL;
 }
 
+/* Contract: true after a diagnostic at k when name is the built-in ${target}. */
+bool project_var_reserved(ProjectLoader *L, const YNode *k, const char *name)
+{
+    if (strcmp(name, PROJECT_TARGET_VAR) != 0) return false;
+    diag_error(L->dl, k->pos, "bad-name", "choose another name",
+               "var name 'target' is reserved: ${target} is the name of the selected target");
+    return true;
+}
+
+/* The text of ${name}: a var, or the built-in ${target} (the selected target's name,
+ * known once weir.yml has been read). NULL when unknown. */
+static const char *var_text(const Project *p, const char *name, bool *per_target)
+{
+    if (strcmp(name, PROJECT_TARGET_VAR) == 0) {
+        if (per_target && p->target) *per_target = true;
+        return p->target ? p->target->name : NULL;
+    }
+    const VarDef *v = project_find_var(p, name);
+    return v ? v->text : NULL;
+}
+
 static bool is_env_ref(const char *s, size_t n)
 {
     return n >= 4 && memcmp(s, "ENV:", 4) == 0;
@@ -25,6 +46,9 @@ static bool is_env_ref(const char *s, size_t n)
 static const char *unknown_var_hint(ProjectLoader *L, const char *name)
 {
     Project *p = L->p;
+    if (strcmp(name, PROJECT_TARGET_VAR) == 0)
+        return "${target} (the selected target's name) is known in sources, models and their SQL, "
+               "not in weir.yml";
     const char **names = ARENA_ARRAY(&p->arena, const char *, p->nvars ? p->nvars : 1);
     for (int i = 0; i < p->nvars; i++) names[i] = p->vars[i].name;
     const char *h = diag_did_you_mean(L->dl, name, names, p->nvars);
@@ -153,9 +177,9 @@ static void interpolate_scalar(ProjectLoader *L, YNode *n, const char *text, siz
             sb_append(&out, s + i, end - i);
         } else {
             char *name = arena_strndup(&L->p->arena, s + ref.name_off, ref.name_len);
-            const VarDef *v = project_find_var(L->p, name);
+            const char *v = var_text(L->p, name, &n->per_target);
             if (v) {
-                sb_puts(&out, v->text);
+                sb_puts(&out, v);
                 changed = true;
             } else {
                 int nth = count_before(s, i, s + i, end - i);
@@ -251,10 +275,10 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
             bad_ref_error(L, pos, end == i + 3);
         } else {
             char *name = arena_strndup(&L->p->arena, s + ref.name_off, ref.name_len);
-            const VarDef *v = project_find_var(L->p, name);
+            const char *v = var_text(L->p, name, NULL);
             if (v) {
-                ins = v->text;
-                insl = strlen(v->text);
+                ins = v;
+                insl = strlen(v);
             } else {
                 diag_error(L->dl, pos, "unknown-var", unknown_var_hint(L, name),
                            "unknown variable '%s'", name);
@@ -325,6 +349,7 @@ void project_apply_vars_json(ProjectLoader *L, const char *json)
         YNode *k = root->pairs[i].key, *v = root->pairs[i].value;
         const char *name = project_expect_str(L, k, "a --vars name");
         if (!name) continue;
+        if (project_var_reserved(L, k, name)) continue;
         if (v->kind != YNODE_SCALAR) {
             diag_error(L->dl, v->pos, "bad-vars", "vars are scalars: numbers, strings, booleans",
                        "var '%s' must be a scalar, found %s", name, yaml_kind_name(v));

@@ -24,8 +24,8 @@ static const char *const materializations[] = {"view", "ephemeral", "append", "u
 static const char *const sink_connectors[] = {"file", "stdout", "sqlite", "postgres",
                                               "kafka", "clickhouse", "webhook"};
 static const char *const sink_keys[] = {"connector", "description", "path", "format", "table",
-                                        "dsn", "topic", "bootstrap_servers", "url", "database",
-                                        "method", "headers", "batch"};
+                                        "replace_existing", "dsn", "topic", "bootstrap_servers",
+                                        "url", "database", "method", "headers", "batch"};
 
 typedef struct SinkSpec {
     const char *keys[5];     /* keys besides connector/description */
@@ -36,7 +36,7 @@ typedef struct SinkSpec {
 static const SinkSpec sink_specs[] = {
     /* file */ {{"path", "format"}, "path", false},
     /* stdout */ {{"format"}, NULL, false},
-    /* sqlite */ {{"path", "table"}, "path", false},
+    /* sqlite */ {{"path", "table", "replace_existing"}, "path", false},
     /* postgres */ {{"dsn", "table"}, "dsn", false},
     /* kafka */ {{"topic", "format", "bootstrap_servers"}, "topic", true},
     /* clickhouse */ {{"url", "database", "table"}, "url", false},
@@ -104,7 +104,16 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
                    "a %s sink needs `%s`", cname, sp->required);
 
     YNode *v;
-    if (spec_has(sp, "path") && (v = yaml_get(n, "path"))) s->path = project_expect_str(L, v, "`path`");
+    s->path_pos = n->pos;
+    if (spec_has(sp, "path") && (v = yaml_get(n, "path"))) {
+        s->path = project_expect_str(L, v, "`path`");
+        s->path_pos = v->pos;
+        s->path_per_target = v->per_target;
+        if (s->path && strstr(s->path, "${ENV:"))
+            diag_error(L->dl, v->pos, "bad-value",
+                       "write the path into the project, or pass it with --vars and ${name}",
+                       "a sink path cannot read the environment (${ENV:...})");
+    }
     if (spec_has(sp, "format") && (v = yaml_get(n, "format"))) {
         int nf = sp->kafka_formats ? 4 : 3;
         int f = project_expect_enum(L, v, sink_formats, nf, "sink format");
@@ -118,7 +127,16 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
         if ((v = yaml_get(n, "table"))) {
             const char *t = project_expect_str(L, v, "`table`");
             if (t) s->table = t;
+            s->table_per_target = v->per_target;
         }
+    }
+    if (spec_has(sp, "replace_existing") && (v = yaml_get(n, "replace_existing"))) {
+        const char *b = project_expect_str(L, v, "`replace_existing`");
+        if (b && (strcmp(b, "true") == 0 || strcmp(b, "false") == 0))
+            s->replace_existing = strcmp(b, "true") == 0;
+        else if (b)
+            diag_error(L->dl, v->pos, "bad-value", "write true or false",
+                       "replace_existing must be true or false, found '%s'", b);
     }
     if (spec_has(sp, "dsn") && (v = yaml_get(n, "dsn"))) s->dsn = project_expect_str(L, v, "`dsn`");
     if (spec_has(sp, "topic") && (v = yaml_get(n, "topic"))) s->topic = project_expect_str(L, v, "`topic`");
@@ -200,19 +218,13 @@ static YNode *load_audits(ProjectLoader *L, YNode *n)
 
 /* ---- config files ---- */
 
-static const ModelConfig *find_config(const ProjectLoader *L, const char *name)
-{
-    for (int i = 0; i < L->nconfigs; i++)
-        if (strcmp(L->configs[i].name, name) == 0) return &L->configs[i];
-    return NULL;
-}
-
 static void load_config(ProjectLoader *L, YNode *k, YNode *v)
 {
     Project *p = L->p;
     const char *name = project_expect_str(L, k, "a model name");
     if (!name) return;
-    const ModelConfig *prev = find_config(L, name);
+    int previ = strmap_get(&L->config_index, name);
+    const ModelConfig *prev = previ >= 0 ? &L->configs[previ] : NULL;
     bool overrides = L->override_file && k->pos.file && strcmp(k->pos.file, L->override_file) == 0;
     if (prev && L->override_file && prev->pos.file && strcmp(prev->pos.file, L->override_file) == 0)
         return;  /* an override stands */
@@ -227,6 +239,7 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
         c = (ModelConfig *)prev;
     } else {
         PROJECT_GROW(L, L->configs, L->nconfigs, L->cap_configs);
+        strmap_put(&L->config_index, name, L->nconfigs);
         c = &L->configs[L->nconfigs++];
     }
     memset(c, 0, sizeof *c);
@@ -317,13 +330,6 @@ static bool sql_is_empty(const char *s, size_t n)
     return true;
 }
 
-static const ModelDef *find_model_linear(const Project *p, const char *name)
-{
-    for (int i = 0; i < p->nmodels; i++)
-        if (strcmp(p->models[i].name, name) == 0) return &p->models[i];
-    return NULL;
-}
-
 /* Contract: adds the model defined by one .sql file (file = project-relative path),
  * interpolating vars into its SQL; the text is copied into the arena. */
 void project_load_model_sql(ProjectLoader *L, const char *file, const char *text, size_t len)
@@ -340,8 +346,9 @@ void project_load_model_sql(ProjectLoader *L, const char *file, const char *text
         diag_error(L->dl, top, "bad-name", "rename the file using letters, digits and _",
                    "model name '%s' (the file name) is not an identifier", name);
     }
-    const ModelDef *prev = find_model_linear(p, name);
-    if (prev) {
+    int previ = strmap_get(&L->model_index, name);
+    if (previ >= 0) {
+        const ModelDef *prev = &p->models[previ];
         diag_error(L->dl, top, "duplicate-model", "model names are file names and must be unique",
                    "model '%s' is defined twice: %s and %s", name, prev->sql_file, file);
         return;
@@ -354,6 +361,7 @@ void project_load_model_sql(ProjectLoader *L, const char *file, const char *text
         diag_error(L->dl, top, "empty-model", "write a SELECT statement, or delete the file",
                    "model '%s' is empty", name);
     PROJECT_GROW(L, p->models, p->nmodels, L->cap_models);
+    strmap_put(&L->model_index, name, p->nmodels);
     ModelDef *m = &p->models[p->nmodels++];
     memset(m, 0, sizeof *m);
     m->name = name;

@@ -37,7 +37,11 @@
  *   empty-model            a .sql file with no SQL in it
  *   missing-expect         a test with neither expect nor expect_final
  *   unexpected-op          `op` in an expect_final row
+ *   sink-collision         two sinks on one file or SQLite table, a sink on a source's file,
+ *                          a sink every native target writes        [outputs.c]
+ *   state-dir-collision    two native targets with one state_dir      [outputs.c]
  *   unused-key  (warning)  a key that has no effect (watermark_delay without event_time)
+ *   sink-outside-project (warning)  a relative sink path leaving the project [outputs.c]
  */
 #include "project/project_internal.h"
 
@@ -142,6 +146,7 @@ static void load_vars(ProjectLoader *L, YNode *vars)
                        "var name '%s' cannot be used in ${...}", name);
             continue;
         }
+        if (project_var_reserved(L, k, name)) continue;
         if (v->kind != YNODE_SCALAR) {
             diag_error(L->dl, v->pos, "bad-vars", "vars are scalars: numbers, strings, booleans",
                        "var '%s' must be a scalar, found %s", name, yaml_kind_name(v));
@@ -554,23 +559,40 @@ void project_loader_finish(ProjectLoader *L)
 {
     project_finish_sources(L);
     project_finish_models(L);
+    project_check_outputs(L);
     project_finish_tests(L);
+    strmap_fini(&L->source_index);
+    strmap_fini(&L->model_index);
+    strmap_fini(&L->config_index);
 }
 
 /* ---- lookups ---- */
 
+/* Binary search of an array of n elements of `size` bytes sorted by the name at its
+ * start (SourceDef and ModelDef both begin with `const char *name`). */
+static const void *find_sorted(const void *arr, int n, size_t size, const char *name)
+{
+    int lo = 0, hi = n - 1;
+    while (name && lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        const void *e = (const char *)arr + (size_t)mid * size;
+        int c = strcmp(*(const char *const *)e, name);
+        if (c == 0) return e;
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+
+/* Contract: p's sources and models are sorted by name (the loader sorts them). */
 const SourceDef *project_find_source(const Project *p, const char *name)
 {
-    for (int i = 0; p && name && i < p->nsources; i++)
-        if (strcmp(p->sources[i].name, name) == 0) return &p->sources[i];
-    return NULL;
+    return p ? find_sorted(p->sources, p->nsources, sizeof(SourceDef), name) : NULL;
 }
 
 const ModelDef *project_find_model(const Project *p, const char *name)
 {
-    for (int i = 0; p && name && i < p->nmodels; i++)
-        if (strcmp(p->models[i].name, name) == 0) return &p->models[i];
-    return NULL;
+    return p ? find_sorted(p->models, p->nmodels, sizeof(ModelDef), name) : NULL;
 }
 
 int source_column_index(const SourceDef *s, const char *name)

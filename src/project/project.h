@@ -55,9 +55,13 @@ typedef struct SinkDef {
     SinkConnector connector;
     SrcPos pos;
     const char *path;            /* file: path; sqlite: database file */
+    SrcPos path_pos;             /* the path's value, or pos */
+    bool path_per_target;        /* the path interpolates ${target} */
     DataFormat format;           /* file/stdout/kafka; default json */
     bool format_set;
     const char *table;           /* sqlite/postgres/clickhouse; default model name */
+    bool table_per_target;       /* the table interpolates ${target} */
+    bool replace_existing;       /* sqlite: may replace a table weir did not create */
     const char *dsn;             /* postgres */
     const char *topic;           /* kafka */
     const char *bootstrap_servers;

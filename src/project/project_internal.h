@@ -5,6 +5,7 @@
 #ifndef WEIR_PROJECT_INTERNAL_H
 #define WEIR_PROJECT_INTERNAL_H
 
+#include "base/strmap.h"
 #include "project/project.h"
 
 #include <stddef.h>
@@ -33,6 +34,9 @@ typedef struct ProjectLoader {
     int cap_sources, cap_models, cap_tests, cap_targets, cap_vars;
     ModelConfig *configs;
     int nconfigs, cap_configs;
+    /* name -> index of p->sources, p->models (until they are sorted) and configs, so
+     * loading stays linear in the size of the project; freed by project_loader_finish */
+    StrMap source_index, model_index, config_index;
     const char *override_file;   /* ProjectOptions.override_file */
 } ProjectLoader;
 
@@ -59,13 +63,15 @@ void project_loader_init(ProjectLoader *L, Project *p, DiagList *dl);
 bool project_load_weir_text(ProjectLoader *L, const char *file, const char *text, size_t len,
                             const char *target, const char *vars_json);
 /* After every file: sort sources and models, attach model configs, check tests'
- * models and interpolate model SQL. */
+ * models and interpolate model SQL; releases the loader's own memory. */
 void project_loader_finish(ProjectLoader *L);
 
 /* Steps of project_loader_finish, one per file kind. */
 void project_finish_sources(ProjectLoader *L);
 void project_finish_models(ProjectLoader *L);
 void project_finish_tests(ProjectLoader *L);
+/* Collisions of file and SQLite sinks, shared state directories (outputs.c). */
+void project_check_outputs(ProjectLoader *L);
 
 /* --- per file kind; `file` is the project-relative name used in positions --- */
 
@@ -107,6 +113,11 @@ void project_interpolate_tree(ProjectLoader *L, YNode *root, const char *text, s
 void project_interpolate_sql(ProjectLoader *L, ModelDef *m);
 /* Parse --vars (JSON or YAML flow mapping) and override or add vars. */
 void project_apply_vars_json(ProjectLoader *L, const char *json);
+
+/* The built-in variable holding the selected target's name. */
+#define PROJECT_TARGET_VAR "target"
+/* True (after an error at k) when a var would be named like the built-in ${target}. */
+bool project_var_reserved(ProjectLoader *L, const YNode *k, const char *name);
 
 /* --- lookups shared between files --- */
 

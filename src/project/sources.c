@@ -149,10 +149,14 @@ static void check_applicable(ProjectLoader *L, const SourceDef *s, const YNode *
     }
 }
 
+/* A path with ${ENV:NAME} is looked at only by the commands that read the file (the
+ * environment is not read while loading); `$${` escapes are undone first. */
 static void check_file_path(ProjectLoader *L, SourceDef *s, YNode *n)
 {
-    if (!L->check_files || strstr(s->path, "${")) return;
-    const char *abs = project_path(L->p, s->path);
+    if (!L->check_files || strstr(s->path, "${ENV:")) return;
+    const char *path = project_resolve_env(L->p, s->path, NULL, 0);
+    if (!path) return;
+    const char *abs = project_path(L->p, path);
     struct stat st;
     if (stat(abs, &st) != 0) {
         diag_error(L->dl, n->pos, "file-not-found", "paths are relative to the project directory",
@@ -163,20 +167,14 @@ static void check_file_path(ProjectLoader *L, SourceDef *s, YNode *n)
     }
 }
 
-static const SourceDef *find_loaded(const Project *p, const char *name)
-{
-    for (int i = 0; i < p->nsources; i++)
-        if (strcmp(p->sources[i].name, name) == 0) return &p->sources[i];
-    return NULL;
-}
-
 static void load_source(ProjectLoader *L, YNode *k, YNode *def)
 {
     Project *p = L->p;
     const char *name = project_expect_str(L, k, "a source name");
     if (!name) return;
-    const SourceDef *prev = find_loaded(p, name);
-    if (prev) {
+    int previ = strmap_get(&L->source_index, name);
+    if (previ >= 0) {
+        const SourceDef *prev = &p->sources[previ];
         diag_error(L->dl, k->pos, "duplicate-source", "rename one of them",
                    "source '%s' is already defined at %s:%d", name,
                    prev->pos.file ? prev->pos.file : "?", prev->pos.line);
@@ -186,6 +184,7 @@ static void load_source(ProjectLoader *L, YNode *k, YNode *def)
     if (!project_expect_map(L, def, where)) return;
 
     PROJECT_GROW(L, p->sources, p->nsources, L->cap_sources);
+    strmap_put(&L->source_index, name, p->nsources);
     SourceDef *s = &p->sources[p->nsources++];
     memset(s, 0, sizeof *s);
     s->name = name;

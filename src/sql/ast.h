@@ -163,11 +163,25 @@ typedef struct SqlParseResult {
     bool ok;
     const char *error;        /* parser message, when !ok */
     int error_loc;            /* byte offset of the error, or -1 */
+    const char *code;         /* diagnostic code when !ok: NULL = sql-syntax */
+    const char *hint;         /* or NULL */
 } SqlParseResult;
 
+/* How deeply a model's SQL may nest: expressions within expressions (each operator,
+ * function call, CASE, cast ... is a level), queries within queries (subqueries, WITH
+ * queries, set operations, joins). The parser adapter refuses a deeper syntax tree and
+ * the binder a deeper plan (its expressions included), so no later stage, all of which
+ * recurse over these trees (binder, IR, evaluator, explain, manifest), ever sees one:
+ * 1000 levels take well under 4 MiB of stack in every stage, even with sanitizers. */
+#define SQL_MAX_DEPTH 1000
+/* The message of a too deep query (diagnostic code "too-deep"). */
+#define SQL_TOO_DEEP_MESSAGE "the query nests more than 1000 levels deep (expressions within expressions, queries within queries)"
+#define SQL_TOO_DEEP_HINT "split it: compute parts in WITH queries, in other columns or in other models"
+
 /* Parse one SELECT statement (PostgreSQL dialect) into an AST in arena. Fails when the
- * text is not valid SQL, holds more than one statement, or is not a SELECT (the message
- * says which). Never aborts on any input. */
+ * text is not valid SQL, holds more than one statement, is not a SELECT (the message
+ * says which) or nests deeper than SQL_MAX_DEPTH (code "too-deep", at the first node
+ * beyond). Never aborts on any input. */
 SqlParseResult sql_parse(Arena *arena, const char *sql);
 
 /* Human name of an AST kind for messages. */

@@ -182,6 +182,9 @@ enum {
 
 /* ---- bind_util.c ---- */
 SrcPos bind_pos(const Binder *b, int loc);
+/* False after a "too-deep" error when plan nests deeper than SQL_MAX_DEPTH; the error
+ * is at `loc`, or (loc < 0) at the first node beyond the limit. */
+bool bind_check_depth(Binder *b, const PlanNode *plan, int loc);
 void bind_error(Binder *b, int loc, const char *code, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void bind_warning(Binder *b, int loc, const char *code, const char *hint, const char *fmt, ...)

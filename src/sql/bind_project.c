@@ -83,54 +83,69 @@ static const char **dep_names(const Project *p, Arena *arena, const ModelScan *m
     return v;
 }
 
+/* bp->models[i] binds bp->project->models[i] (sql_bind_project), which are sorted. */
 int bound_model_index(const BoundProject *bp, const char *name)
 {
-    if (!bp || !name) return -1;
-    for (int i = 0; i < bp->nmodels; i++)
-        if (bp->models[i].model && strcmp(bp->models[i].model->name, name) == 0) return i;
-    return -1;
+    const ModelDef *m = bp && name ? project_find_model(bp->project, name) : NULL;
+    return m ? (int)(m - bp->project->models) : -1;
 }
 
 /* ---- cycles ------------------------------------------------------------------------- */
 
+/* The model graph is walked with explicit stacks, not recursion: a chain of ref()s is as
+ * long as the project is large. */
 typedef struct Graph {
     ModelScan *ms;
     int n;
     int counter, nscc;
-    int *stack;
+    int *stack;                  /* Tarjan's stack of visited models */
     int sp;
+    int *walk, *edge;            /* the depth-first walk: models and their next dependency */
 } Graph;
 
+/* Tarjan's strongly connected components from v; every model of a component of more
+ * than one model, or that refers to itself, is marked in_cycle. */
 static void strong_connect(Graph *g, int v)
 {
-    ModelScan *m = &g->ms[v];
-    m->index = m->low = ++g->counter;
+    int depth = 0;
+    g->walk[depth] = v;
+    g->edge[depth] = 0;
+    g->ms[v].index = g->ms[v].low = ++g->counter;
     g->stack[g->sp++] = v;
-    m->on_stack = true;
-    for (int k = 0; k < m->ndeps; k++) {
-        int w = m->deps[k];
-        if (!g->ms[w].index) {
-            strong_connect(g, w);
-            if (g->ms[w].low < m->low) m->low = g->ms[w].low;
-        } else if (g->ms[w].on_stack && g->ms[w].index < m->low) {
-            m->low = g->ms[w].index;
+    g->ms[v].on_stack = true;
+    while (depth >= 0) {
+        int u = g->walk[depth];
+        ModelScan *m = &g->ms[u];
+        if (g->edge[depth] < m->ndeps) {
+            int w = m->deps[g->edge[depth]++];
+            if (w == u) m->in_cycle = true;
+            if (!g->ms[w].index) {
+                g->ms[w].index = g->ms[w].low = ++g->counter;
+                g->stack[g->sp++] = w;
+                g->ms[w].on_stack = true;
+                depth++;
+                g->walk[depth] = w;
+                g->edge[depth] = 0;
+            } else if (g->ms[w].on_stack && g->ms[w].index < m->low) {
+                m->low = g->ms[w].index;
+            }
+            continue;
         }
-    }
-    if (m->low == m->index) {
-        int id = g->nscc++, size = 0, w;
-        do {
-            w = g->stack[--g->sp];
-            g->ms[w].on_stack = false;
-            g->ms[w].scc = id;
-            size++;
-        } while (w != v);
-        if (size > 1) {
-            for (int i = 0; i < g->n; i++)
-                if (g->ms[i].index && g->ms[i].scc == id && !g->ms[i].on_stack) g->ms[i].in_cycle = true;
+        if (m->low == m->index) {
+            int id = g->nscc++, from = g->sp, w;
+            do {
+                w = g->stack[--from];
+                g->ms[w].scc = id;
+            } while (w != u);
+            for (int i = from; i < g->sp; i++) {
+                g->ms[g->stack[i]].on_stack = false;
+                if (g->sp - from > 1) g->ms[g->stack[i]].in_cycle = true;
+            }
+            g->sp = from;
         }
+        depth--;
+        if (depth >= 0 && m->low < g->ms[g->walk[depth]].low) g->ms[g->walk[depth]].low = m->low;
     }
-    for (int k = 0; k < m->ndeps; k++)
-        if (m->deps[k] == v) m->in_cycle = true;
 }
 
 /* Shortest path v -> ... -> v inside v's component, as model indexes (first == last). */
@@ -201,15 +216,27 @@ static void report_cycle(Graph *g, const Project *p, Arena *arena, DiagList *dl,
 
 /* ---- order ------------------------------------------------------------------------------- */
 
+/* Appends v's dependencies (outside cycles), then v, to order: upstream first. */
 static void topo_visit(Graph *g, int v, bool *done, int *order, int *n)
 {
     if (done[v]) return;
+    int depth = 0;
     done[v] = true;
-    for (int k = 0; k < g->ms[v].ndeps; k++) {
-        int w = g->ms[v].deps[k];
-        if (!g->ms[w].in_cycle) topo_visit(g, w, done, order, n);
+    g->walk[0] = v;
+    g->edge[0] = 0;
+    while (depth >= 0) {
+        const ModelScan *m = &g->ms[g->walk[depth]];
+        if (g->edge[depth] < m->ndeps) {
+            int w = m->deps[g->edge[depth]++];
+            if (done[w] || g->ms[w].in_cycle) continue;
+            done[w] = true;
+            depth++;
+            g->walk[depth] = w;
+            g->edge[depth] = 0;
+            continue;
+        }
+        order[(*n)++] = g->walk[depth--];
     }
-    order[(*n)++] = v;
 }
 
 BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
@@ -230,8 +257,8 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         if (m->sql_file && m->raw_sql) diag_add_source(dl, m->sql_file, m->raw_sql);
         SqlParseResult r = sql_parse(arena, m->sql);
         if (!r.ok || !r.stmt) {
-            diag_error(dl, project_sql_pos(m, r.error_loc < 0 ? 0 : r.error_loc), "sql-syntax", NULL, "%s",
-                       r.error ? r.error : "syntax error");
+            diag_error(dl, project_sql_pos(m, r.error_loc < 0 ? 0 : r.error_loc), r.code ? r.code : "sql-syntax",
+                       r.hint, "%s", r.error ? r.error : "syntax error");
             continue;
         }
         ms[i].stmt = r.stmt;
@@ -240,14 +267,13 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         bm->dep_models = dep_names(p, arena, &ms[i], false, &bm->ndep_models);
         ms[i].deps = ARENA_ARRAY(arena, int, bm->ndep_models + 1);
         for (int k = 0; k < bm->ndep_models; k++) {
-            int j = -1;
-            for (int x = 0; x < p->nmodels && j < 0; x++)
-                if (strcmp(p->models[x].name, bm->dep_models[k]) == 0) j = x;
-            if (j >= 0) ms[i].deps[ms[i].ndeps++] = j;
+            const ModelDef *dm = project_find_model(p, bm->dep_models[k]);
+            if (dm) ms[i].deps[ms[i].ndeps++] = (int)(dm - p->models);
         }
     }
 
-    Graph g = {ms, p->nmodels, 0, 0, ARENA_ARRAY(arena, int, p->nmodels + 1), 0};
+    Graph g = {ms, p->nmodels, 0, 0, ARENA_ARRAY(arena, int, p->nmodels + 1), 0,
+               ARENA_ARRAY(arena, int, p->nmodels + 1), ARENA_ARRAY(arena, int, p->nmodels + 1)};
     for (int i = 0; i < p->nmodels; i++)
         if (!ms[i].index) strong_connect(&g, i);
     for (int i = 0; i < p->nmodels; i++)
@@ -263,6 +289,7 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         Binder b = {arena, dl, p, &p->models[i], bp, false, NULL, NULL};
         PlanNode *root = bind_query(&b, ms[i].stmt, NULL, QF_TOP);
         if (root && !b.failed) root = bind_topn_finish(&b, root);
+        if (root && !b.failed && !bind_check_depth(&b, root, -1)) root = NULL;
         bp->models[i].root = b.failed ? NULL : root;
     }
     return bp;

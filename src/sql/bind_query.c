@@ -31,6 +31,8 @@ static const CteEnv *bind_ctes(Binder *b, Ast *q, const CteEnv *env)
         if (plan && c->nalias_cols)
             plan = bind_rename_columns(b, plan, c->alias_cols, c->nalias_cols, c->loc,
                                        arena_printf(b->arena, "WITH query \"%s\"", c->name));
+        /* a chain of WITH queries nests their plans without nesting the syntax */
+        if (plan && !bind_check_depth(b, plan, c->loc)) plan = NULL;
         CteEnv *n = ARENA_NEW(b->arena, CteEnv);
         n->name = c->name;
         n->plan = plan;

@@ -30,6 +30,14 @@ void bind_error(Binder *b, int loc, const char *code, const char *hint, const ch
     b->failed = true;
 }
 
+bool bind_check_depth(Binder *b, const PlanNode *plan, int loc)
+{
+    int deep = -1;
+    if (!plan_deeper_than(plan, SQL_MAX_DEPTH, &deep)) return true;
+    bind_error(b, loc >= 0 ? loc : deep, "too-deep", SQL_TOO_DEEP_HINT, SQL_TOO_DEEP_MESSAGE);
+    return false;
+}
+
 void bind_warning(Binder *b, int loc, const char *code, const char *hint, const char *fmt, ...)
 {
     va_list ap;

@@ -16,8 +16,10 @@
  * chain ("a + a + a ...") is as deep as it is long: ~4k terms overflow an 8 MiB stack.
  * The grammar itself is iterative, so the depth is bounded by the number of tokens that
  * can open a level (everything but names, literals and commas). We count those with the
- * scanner first and parse on a helper thread whose stack is sized for that bound;
- * absurdly complex texts are refused with a message. */
+ * scanner first and parse on the caller's stack when it has room for that bound (every
+ * ordinary model: starting a thread per model would dominate loading a large project),
+ * else on a helper thread whose stack is sized for it; absurdly complex texts are
+ * refused with a message. */
 #include "sql/ast.h"
 
 #include <pg_query.h>
@@ -26,6 +28,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -39,8 +42,10 @@ typedef PgQuery__Node PNode;
  * cost of libpg_query + protobuf-c + this file, with or without ASan). */
 #define STACK_BASE ((size_t)16 << 20)
 #define STACK_PER_TOKEN ((size_t)4096)
-/* When no thread can be started, texts this simple are parsed on the caller's stack. */
+/* Texts this simple are parsed on the caller's stack when it has room for them. */
 #define INLINE_MAX_LEVEL_TOKENS 1000
+/* Room an inline parse leaves untouched on the caller's stack, besides its budget. */
+#define INLINE_RESERVE ((size_t)1 << 20)
 
 /* PostgreSQL constants not exported by libpg_query's headers. */
 #define FRAMEOPTION_DEFAULTS 1058      /* RANGE UNBOUNDED PRECEDING AND CURRENT ROW */
@@ -52,11 +57,19 @@ typedef struct Ctx {
     /* Non-comment tokens of the text, in order (arena memory). */
     int *tstart, *tend;
     int ntok;
+    /* Levels of expr/select_stmt/range_item being translated (every recursion of the
+     * translation passes through one of them), and where the first level beyond
+     * SQL_MAX_DEPTH was met (-2 when none). */
+    int depth;
+    int too_deep_loc;
 } Ctx;
 
 static Ast *expr(Ctx *c, const PNode *n, int near);
 static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near);
 static Ast *range_item(Ctx *c, const PNode *n, int near);
+static Ast *expr_node(Ctx *c, const PNode *n, int near);
+static Ast *select_node(Ctx *c, const PgQuery__SelectStmt *s, int near);
+static Ast *range_node(Ctx *c, const PNode *n, int near);
 static Ast *sort_by(Ctx *c, const PNode *n, int near);
 static Ast *window_def(Ctx *c, const PgQuery__WindowDef *w, int near);
 
@@ -82,6 +95,19 @@ static bool flat_token(PgQuery__Token t)
     }
 }
 
+/* protobuf-c allocates the unpacked trees from a scratch arena dropped as a whole: no
+ * malloc per node and no walk to free them (a tenth of loading a large project). */
+static void *pb_alloc(void *arena, size_t n)
+{
+    return arena_alloc_raw(arena, n ? n : 1);
+}
+
+static void pb_free(void *arena, void *p)
+{
+    (void)arena;
+    (void)p;
+}
+
 /* Scans the text into c's token arrays (comments dropped). Returns the number of
  * tokens that may open a level of the parse tree, or 0 when the text does not scan
  * (the parser then stops at the same lexical error before building anything deep). */
@@ -90,9 +116,12 @@ static int load_tokens(Ctx *c)
     int levels = 0;
     c->ntok = 0;
     PgQueryScanResult sr = pg_query_scan(c->sql);
+    Arena scratch;
+    arena_init(&scratch, 32 * 1024);
+    ProtobufCAllocator pb = {pb_alloc, pb_free, &scratch};
     if (!sr.error && sr.pbuf.data) {
         PgQuery__ScanResult *scan =
-            pg_query__scan_result__unpack(NULL, sr.pbuf.len, (const uint8_t *)sr.pbuf.data);
+            pg_query__scan_result__unpack(&pb, sr.pbuf.len, (const uint8_t *)sr.pbuf.data);
         if (scan) {
             c->tstart = ARENA_ARRAY(c->arena, int, scan->n_tokens + 1);
             c->tend = ARENA_ARRAY(c->arena, int, scan->n_tokens + 1);
@@ -105,9 +134,9 @@ static int load_tokens(Ctx *c)
                 c->tend[c->ntok] = t->end;
                 c->ntok++;
             }
-            protobuf_c_message_free_unpacked(&scan->base, NULL);
         }
     }
+    arena_fini(&scratch);
     pg_query_free_scan_result(sr);
     return levels;
 }
@@ -188,6 +217,54 @@ static Ast *node_new(Ctx *c, AstKind k, int loc)
     Ast *a = ARENA_NEW(c->arena, Ast);
     a->kind = k;
     a->loc = loc;
+    return a;
+}
+
+/* The levels of the translation: a level beyond SQL_MAX_DEPTH is not translated (the
+ * parse then fails at the first such node, `loc`), so the translation's own recursion
+ * stays bounded too. */
+static bool enter(Ctx *c, int loc)
+{
+    if (c->depth >= SQL_MAX_DEPTH) {
+        if (c->too_deep_loc == -2) c->too_deep_loc = loc;
+        return false;
+    }
+    c->depth++;
+    return true;
+}
+
+static Ast *unsupported(Ctx *c, const char *what, int loc);
+static int node_loc(const PNode *n);
+static int pick_loc(int loc, int near);
+
+static Ast *expr(Ctx *c, const PNode *n, int near)
+{
+    int loc = pick_loc(n ? node_loc(n) : -1, near);
+    if (!enter(c, loc)) return unsupported(c, "too deep", loc);
+    Ast *a = expr_node(c, n, near);
+    c->depth--;
+    return a;
+}
+
+static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near)
+{
+    if (c->depth >= SQL_MAX_DEPTH) { /* where its SELECT keyword is */
+        int anchor = s->n_target_list && s->target_list[0] ? node_loc(s->target_list[0]) : -1;
+        int kw = query_keyword_before(c, anchor);
+        near = kw >= 0 ? kw : pick_loc(anchor, near);
+    }
+    if (!enter(c, near)) return unsupported(c, "too deep", near);
+    Ast *a = select_node(c, s, near);
+    c->depth--;
+    return a;
+}
+
+static Ast *range_item(Ctx *c, const PNode *n, int near)
+{
+    int loc = pick_loc(n ? node_loc(n) : -1, near);
+    if (!enter(c, loc)) return unsupported(c, "too deep", loc);
+    Ast *a = range_node(c, n, near);
+    c->depth--;
     return a;
 }
 
@@ -623,7 +700,7 @@ static Ast *column_ref(Ctx *c, const PgQuery__ColumnRef *cr, int near)
     return a;
 }
 
-static Ast *expr(Ctx *c, const PNode *n, int near)
+static Ast *expr_node(Ctx *c, const PNode *n, int near)
 {
     if (!n || n->node_case == PG_QUERY__NODE__NODE__NOT_SET) return unsupported(c, "empty expression", near);
     switch (n->node_case) {
@@ -795,7 +872,7 @@ static Ast *join_expr(Ctx *c, const PgQuery__JoinExpr *j, int near)
     return a;
 }
 
-static Ast *range_item(Ctx *c, const PNode *n, int near)
+static Ast *range_node(Ctx *c, const PNode *n, int near)
 {
     if (!n) return unsupported(c, "FROM item", near);
     switch (n->node_case) {
@@ -869,7 +946,7 @@ static int simple_select_loc(Ctx *c, const Ast *a, const PgQuery__SelectStmt *s,
     return anchor >= 0 ? anchor : near;
 }
 
-static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near)
+static Ast *select_node(Ctx *c, const PgQuery__SelectStmt *s, int near)
 {
     Ast *a = node_new(c, AST_SELECT, near);
     switch (s->op) {
@@ -952,7 +1029,15 @@ static Ast *select_stmt(Ctx *c, const PgQuery__SelectStmt *s, int near)
 
 static SqlParseResult fail(Arena *arena, const char *msg, int loc)
 {
-    SqlParseResult r = {NULL, false, arena_strdup(arena, msg), loc};
+    SqlParseResult r = {NULL, false, arena_strdup(arena, msg), loc, NULL, NULL};
+    return r;
+}
+
+static SqlParseResult too_deep(Arena *arena, int loc)
+{
+    SqlParseResult r = fail(arena, SQL_TOO_DEEP_MESSAGE, loc);
+    r.code = "too-deep";
+    r.hint = SQL_TOO_DEEP_HINT;
     return r;
 }
 
@@ -998,7 +1083,7 @@ static const char *statement_keyword(const Ctx *c, const PNode *stmt, int start)
 /* Parses c->sql (tokens already loaded) on the current thread. */
 static SqlParseResult parse_here(Ctx *c)
 {
-    SqlParseResult res = {NULL, false, NULL, -1};
+    SqlParseResult res = {NULL, false, NULL, -1, NULL, NULL};
     PgQueryProtobufParseResult pr = pg_query_parse_protobuf(c->sql);
     if (pr.error) {
         res = fail(c->arena, pr.error->message ? pr.error->message : "syntax error",
@@ -1006,10 +1091,16 @@ static SqlParseResult parse_here(Ctx *c)
         pg_query_free_protobuf_parse_result(pr);
         return res;
     }
+    Arena scratch;
+    arena_init(&scratch, 32 * 1024); /* below malloc's mmap threshold: reused, not mapped per parse */
+    ProtobufCAllocator pb = {pb_alloc, pb_free, &scratch};
     PgQuery__ParseResult *tree =
-        pg_query__parse_result__unpack(NULL, pr.parse_tree.len, (const uint8_t *)pr.parse_tree.data);
+        pg_query__parse_result__unpack(&pb, pr.parse_tree.len, (const uint8_t *)pr.parse_tree.data);
     pg_query_free_protobuf_parse_result(pr);
-    if (!tree) return fail(c->arena, "internal error: cannot decode the parse tree", -1);
+    if (!tree) {
+        arena_fini(&scratch);
+        return fail(c->arena, "internal error: cannot decode the parse tree", -1);
+    }
 
     if (tree->n_stmts != 1 || !tree->stmts[0]) {
         int loc = tree->n_stmts > 1 && tree->stmts[1] ? first_token_from(c, tree->stmts[1]->stmt_location)
@@ -1026,22 +1117,86 @@ static SqlParseResult parse_here(Ctx *c)
             res.stmt = select_stmt(c, st->select_stmt, start);
             res.ok = true;
             res.error_loc = -1;
+            if (c->too_deep_loc != -2) res = too_deep(c->arena, c->too_deep_loc);
         }
     }
-    protobuf_c_message_free_unpacked(&tree->base, NULL);
+    arena_fini(&scratch); /* the tree; the AST holds copies of what it needs */
     return res;
+}
+
+/* libpg_query's protobuf serialisation costs time quadratic in the tree's depth (each
+ * level sizes its whole subtree again): a 60,000-term chain takes a minute. Its JSON
+ * output is linear, so a text that may be deep is first parsed to JSON and refused when
+ * the JSON nests more than JSON_LEVELS_PER_LEVEL times SQL_MAX_DEPTH: one level of the
+ * translation is 2 (an operand) to 5 (a select-list item) levels of JSON, so such a text
+ * would exceed the limit in the translation as well, and anything shallower costs the
+ * protobuf path at most a few thousand levels. The error points at the first node found
+ * beyond that depth. Returns false when the text may go on to parse_here. */
+#define JSON_LEVELS_PER_LEVEL 8
+
+static bool refuse_by_json(Ctx *c, SqlParseResult *res)
+{
+    PgQueryParseResult pr = pg_query_parse(c->sql);
+    bool refused = false;
+    if (!pr.error && pr.parse_tree) {
+        const int limit = JSON_LEVELS_PER_LEVEL * (SQL_MAX_DEPTH + 10);
+        int depth = 0, loc = -2;
+        bool in_str = false;
+        for (const char *s = pr.parse_tree; *s && loc == -2; s++) {
+            if (in_str) {
+                if (*s == '\\' && s[1]) s++;
+                else if (*s == '"') in_str = false;
+            } else if (*s == '"') {
+                if (depth > limit && strncmp(s, "\"location\":", 11) == 0) loc = atoi(s + 11);
+                else in_str = true;
+            } else if (*s == '{' || *s == '[') {
+                depth++;
+            } else if (*s == '}' || *s == ']') {
+                depth--;
+            }
+        }
+        if (loc != -2) {
+            *res = too_deep(c->arena, loc);
+            refused = true;
+        }
+    }
+    pg_query_free_parse_result(pr);
+    return refused;
 }
 
 typedef struct ParseJob {
     Ctx *ctx;
+    bool may_be_deep;
     SqlParseResult res;
 } ParseJob;
 
 static void *parse_thread(void *arg)
 {
     ParseJob *job = arg;
-    job->res = parse_here(job->ctx);
+    if (!job->may_be_deep || !refuse_by_json(job->ctx, &job->res)) job->res = parse_here(job->ctx);
     return NULL;
+}
+
+/* Bytes of stack left below this frame on the current thread (0 when unknown). The
+ * stack's lowest address is looked up once per thread: for the main thread glibc reads
+ * /proc/self/maps to find it. */
+static size_t stack_room(void)
+{
+    static _Thread_local char *stack_lo;
+    static _Thread_local bool looked_up;
+    if (!looked_up) {
+        looked_up = true;
+        pthread_attr_t attr;
+        void *lo = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &lo, &size) == 0) stack_lo = lo;
+            pthread_attr_destroy(&attr);
+        }
+    }
+    char here;
+    uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)stack_lo;
+    return lo && sp > lo ? (size_t)(sp - lo) : 0;
 }
 
 SqlParseResult sql_parse(Arena *arena, const char *sql)
@@ -1051,19 +1206,23 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
     if (len > SQL_MAX_LEN)
         return fail(arena, arena_printf(arena, "SQL text is too long (%zu bytes; the limit is %zu)", len, SQL_MAX_LEN),
                     -1);
-    Ctx c = {arena, sql, NULL, NULL, 0};
+    Ctx c = {arena, sql, NULL, NULL, 0, 0, -2};
     int levels = load_tokens(&c);
     if (levels > MAX_LEVEL_TOKENS)
         return fail(arena,
                     arena_printf(arena, "SQL text is too complex (%d operators, keywords and brackets; "
                                         "the limit is %d)", levels, MAX_LEVEL_TOKENS),
                     -1);
-    ParseJob job = {&c, {NULL, false, NULL, -1}};
+    size_t need = (size_t)levels * STACK_PER_TOKEN;
+    if (levels <= INLINE_MAX_LEVEL_TOKENS && stack_room() >= need + INLINE_RESERVE)
+        return parse_here(&c);
+    /* a text with at most SQL_MAX_DEPTH level tokens cannot nest deeper */
+    ParseJob job = {&c, levels > SQL_MAX_DEPTH, {NULL, false, NULL, -1, NULL, NULL}};
     pthread_attr_t attr;
     pthread_t th;
     bool started = false;
     if (pthread_attr_init(&attr) == 0) {
-        if (pthread_attr_setstacksize(&attr, STACK_BASE + (size_t)levels * STACK_PER_TOKEN) == 0 &&
+        if (pthread_attr_setstacksize(&attr, STACK_BASE + need) == 0 &&
             pthread_create(&th, &attr, parse_thread, &job) == 0)
             started = true;
         pthread_attr_destroy(&attr);

@@ -244,6 +244,68 @@ PlanNode *plan_node_copy(Arena *a, const PlanNode *n)
     return c;
 }
 
+/* ---- depth -------------------------------------------------------------------- */
+
+typedef struct DepthWalk {
+    int limit;
+    int loc;                 /* -2 until a node beyond the limit is found */
+} DepthWalk;
+
+static bool node_deeper(DepthWalk *w, const PlanNode *n, int level, int near);
+
+static bool expr_deeper(DepthWalk *w, const Expr *e, int level, int near)
+{
+    if (!e) return false;
+    if (e->loc >= 0) near = e->loc;
+    if (level > w->limit) {
+        w->loc = near;
+        return true;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (expr_deeper(w, e->args[i], level + 1, near)) return true;
+    return e->subplan && node_deeper(w, e->subplan, level + 1, near);
+}
+
+static bool exprs_deeper(DepthWalk *w, Expr *const *es, int n, int level, int near)
+{
+    for (int i = 0; i < n; i++)
+        if (expr_deeper(w, es[i], level, near)) return true;
+    return false;
+}
+
+static bool node_deeper(DepthWalk *w, const PlanNode *n, int level, int near)
+{
+    if (!n) return false;
+    if (n->loc >= 0) near = n->loc;
+    if (level > w->limit) {
+        w->loc = near;
+        return true;
+    }
+    int l = level + 1;
+    if (expr_deeper(w, n->pred, l, near) || exprs_deeper(w, n->exprs, n->nexprs, l, near) ||
+        exprs_deeper(w, n->group, n->ngroup, l, near) || exprs_deeper(w, n->left_keys, n->nkeys, l, near) ||
+        exprs_deeper(w, n->right_keys, n->nkeys, l, near) ||
+        exprs_deeper(w, n->partition, n->npartition, l, near))
+        return true;
+    for (int i = 0; i < n->naggs; i++)
+        if (expr_deeper(w, n->aggs[i].arg, l, near) || expr_deeper(w, n->aggs[i].filter, l, near) ||
+            expr_deeper(w, n->aggs[i].dflt, l, near))
+            return true;
+    for (int i = 0; i < n->norder; i++)
+        if (expr_deeper(w, n->order[i].expr, l, near)) return true;
+    for (int i = 0; i < n->ninputs; i++)
+        if (node_deeper(w, n->inputs[i], l, near)) return true;
+    return false;
+}
+
+bool plan_deeper_than(const PlanNode *n, int limit, int *loc)
+{
+    DepthWalk w = {limit, -2};
+    bool deeper = node_deeper(&w, n, 1, -1);
+    if (deeper && loc) *loc = w.loc;
+    return deeper;
+}
+
 /* ---- equality and hashing ---------------------------------------------------- */
 
 static bool type_same(Type a, Type b)

@@ -274,6 +274,11 @@ bool plan_node_local_equal(const PlanNode *a, const PlanNode *b);
 /* Deep copies into arena (a CTE referenced twice becomes two subtrees). */
 Expr *plan_expr_copy(Arena *a, const Expr *e);
 PlanNode *plan_node_copy(Arena *a, const PlanNode *n);
+/* Whether the plan, counting every plan node and expression node (subquery plans
+ * included) as a level, nests deeper than `limit` levels; then *loc is the location of
+ * a node at the first level beyond (or of the nearest ancestor that has one). Looks no
+ * deeper than limit + 1 levels, so its own recursion stays bounded. */
+bool plan_deeper_than(const PlanNode *n, int limit, int *loc);
 /* Print an aggregate call as SQL over its input columns: count(*), sum(DISTINCT x),
  * count(x) FILTER (WHERE ...). */
 void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, struct StrBuf *out);

@@ -180,12 +180,12 @@ static void test_full_project(void **state)
         "    columns: {customer_id: {description: the customer}}\n"
         "    sink:\n"
         "      connector: file\n"
-        "      path: out/customer_metrics.jsonl\n"
+        "      path: out/${target}/customer_metrics.jsonl\n"
         "      format: changelog-json\n"
         "  b_model:\n"
         "    materialized: table\n"
         "    key: id\n"
-        "    sink: {connector: sqlite, path: out/db.sqlite}\n");
+        "    sink: {connector: sqlite, path: out/db.sqlite, table: 'b_${target}'}\n");
     put(f, "tests/spend.yml",
         "tests:\n"
         "  - name: spend_accumulates\n"
@@ -275,7 +275,10 @@ static void test_full_project(void **state)
     assert_int_equal(m->state_ttl_us, 30LL * 86400 * 1000000);
     assert_non_null(m->sink);
     assert_int_equal(m->sink->connector, SINK_FILE);
-    assert_string_equal(m->sink->path, "out/customer_metrics.jsonl");
+    assert_string_equal(m->sink->path, "out/dev/customer_metrics.jsonl");
+    assert_true(m->sink->path_per_target);
+    const SinkDef *bs = project_find_model(p, "b_model")->sink;
+    assert_true(bs->table_per_target && !bs->path_per_target);
     assert_int_equal(m->sink->format, FMT_CHANGELOG_JSON);
     assert_true(m->sink->format_set);
     assert_int_equal(m->config_pos.line, 2);
@@ -284,7 +287,7 @@ static void test_full_project(void **state)
     assert_int_equal(b->nkey, 1);
     assert_string_equal(b->key[0], "id");
     assert_int_equal(b->sink->connector, SINK_SQLITE);
-    assert_string_equal(b->sink->table, "b_model");
+    assert_string_equal(b->sink->table, "b_dev");
     assert_null(project_find_model(p, "nope"));
 
     /* tests: files sorted, then in order */
@@ -839,6 +842,34 @@ static void test_sink_errors(void **state)
 
 /* ---------------- interpolation ---------------- */
 
+/* ${target} is the selected target's name in YAML and SQL; it cannot be a var's name
+ * and is unknown in weir.yml (read before the target is chosen). */
+static void test_target_var(void **state)
+{
+    Fixture *f = *state;
+    base_project(f);
+    put(f, "weir.yml", "name: shop\ndefault_target: dev\ntargets: {dev: {}, prod: {}}\n");
+    put(f, "models/metrics.sql", "SELECT '${target}' AS t FROM source('commerce.orders')\n");
+    put(f, "models/metrics.yml",
+        "models:\n  metrics:\n    materialized: append\n"
+        "    sink: {connector: file, path: 'out/${target}/m.jsonl'}\n");
+    Project *p = load(f, "prod", NULL);
+    expect_clean(f);
+    const ModelDef *m = project_find_model(p, "metrics");
+    assert_string_equal(m->sql, "SELECT 'prod' AS t FROM source('commerce.orders')\n");
+    assert_string_equal(m->sink->path, "out/prod/m.jsonl");
+
+    load(f, NULL, "{\"target\": 1}");
+    expect_diag(f, "bad-name", "var name 'target' is reserved", "--vars", 1, 2, NULL);
+
+    diag_fini(&f->dl);
+    diag_init(&f->dl);
+    put(f, "weir.yml", "name: shop\nvars: {target: x}\ntargets:\n  dev: {state_dir: '.weir/${target}'}\n");
+    load(f, NULL, NULL);
+    expect_diag(f, "bad-name", "var name 'target' is reserved", "weir.yml", 2, 8, NULL);
+    expect_diag(f, "unknown-var", "unknown variable 'target'", "weir.yml", 4, 27, "not in weir.yml");
+}
+
 static void test_unknown_var_in_sql(void **state)
 {
     Fixture *f = *state;
@@ -1041,6 +1072,7 @@ int main(void)
         T(test_upsert_needs_key),
         T(test_sinks),
         T(test_sink_errors),
+        T(test_target_var),
         T(test_unknown_var_in_sql),
         T(test_yaml_interpolation),
         T(test_tests_errors),

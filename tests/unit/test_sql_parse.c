@@ -891,15 +891,10 @@ static void *chain_thread(void *arg)
     return NULL;
 }
 
-/* A left-deep operator chain is as deep as it is long, and libpg_query + protobuf-c
- * need ~2 KiB of stack per level. sql_parse must survive chains that need more than
- * its base stack, called from a thread with a small stack of its own. */
-static void test_deep_operator_chain(void **state)
+/* sql_parse on a thread with a small stack of its own (256 KiB). */
+static SqlParseResult parse_on_small_stack(Arena *arena, const char *sql)
 {
-    Fixture *f = *state;
-    enum { TERMS = 12000 };
-    char *sql = repeat("SELECT ", "a + ", TERMS, "a");
-    ChainJob job = {&f->arena, sql, {0}};
+    ChainJob job = {arena, sql, {0}};
     pthread_attr_t attr;
     pthread_t th;
     assert_int_equal(pthread_attr_init(&attr), 0);
@@ -907,14 +902,56 @@ static void test_deep_operator_chain(void **state)
     assert_int_equal(pthread_create(&th, &attr, chain_thread, &job), 0);
     assert_int_equal(pthread_join(th, NULL), 0);
     pthread_attr_destroy(&attr);
-    assert_true(job.res.ok);
-    const Ast *e = job.res.stmt->targets.items[0]->expr;
+    return job.res;
+}
+
+/* A left-deep operator chain is as deep as it is long, and libpg_query + protobuf-c
+ * need ~2 KiB of stack per level. sql_parse must survive chains that need more than
+ * its base stack, called from a thread with a small stack of its own: a chain within
+ * SQL_MAX_DEPTH parses, a longer one (12000 or 60000 terms) is refused as too deep,
+ * pointing into the chain, without translating it (no recursion beyond the limit),
+ * and quickly (the protobuf serialisation of a deep tree is quadratic). */
+static void test_deep_operator_chain(void **state)
+{
+    Fixture *f = *state;
+    enum { TERMS = SQL_MAX_DEPTH - 10 };
+    char *sql = repeat("SELECT ", "a + ", TERMS, "a");
+    SqlParseResult r = parse_on_small_stack(&f->arena, sql);
+    assert_true(r.ok);
+    const Ast *e = r.stmt->targets.items[0]->expr;
     int depth = 0;
     while (e && e->kind == AST_OP) {
         e = e->lexpr;
         depth++;
     }
     assert_int_equal(depth, TERMS);
+    free(sql);
+    static const int too_deep[] = {SQL_MAX_DEPTH + 5, 12000, 60000};
+    for (int i = 0; i < 3; i++) {
+        sql = repeat("SELECT ", "a + ", too_deep[i], "a");
+        r = parse_on_small_stack(&f->arena, sql);
+        assert_false(r.ok);
+        assert_null(r.stmt);
+        assert_string_equal(r.code, "too-deep");
+        assert_string_equal(r.error, SQL_TOO_DEEP_MESSAGE);
+        /* just beyond the limit: at the operator of the first level beyond it (the
+         * SELECT is level 1, the last `+` level 2); far beyond (refused before the
+         * translation): at the first node found beyond it, the chain's first operand */
+        int want = i == 0 ? 7 + 4 * (too_deep[i] - SQL_MAX_DEPTH) + 2 : 7;
+        if (r.error_loc != want) print_error("%d terms: error at %d, want %d\n", too_deep[i], r.error_loc, want);
+        assert_int_equal(r.error_loc, want);
+        free(sql);
+    }
+    /* nested subqueries count as well */
+    char *open = repeat("SELECT * FROM ", "(SELECT * FROM ", SQL_MAX_DEPTH, "t");
+    char *close = repeat("", ") s", SQL_MAX_DEPTH, "");
+    sql = malloc(strlen(open) + strlen(close) + 1);
+    strcpy(stpcpy(sql, open), close);
+    free(open);
+    free(close);
+    r = parse_on_small_stack(&f->arena, sql);
+    assert_false(r.ok);
+    assert_string_equal(r.code, "too-deep");
     free(sql);
 }
 
