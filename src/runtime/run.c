@@ -59,10 +59,10 @@ static DlWriter *model_writer(Run *r, int slot, const char *name)
     return r->model_dl[slot];
 }
 
-static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
-                   size_t errsize)
+static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, int64_t frontier,
+                   char *err, size_t errsize)
 {
-    return eng_source_upsert(ctx, source, op, row, origin, err, errsize);
+    return eng_source_upsert(ctx, source, op, row, origin, frontier, err, errsize);
 }
 
 static void dead_letter(void *ctx, const EngDeadLetter *d)
@@ -322,7 +322,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             stdin_taken = true;
         }
         SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed,
-                         .record_origins = !opts->no_origins, .until_caught_up = opts->until_caught_up};
+                         .record_origins = !opts->no_origins, .record_frontier = eng_source_needs_frontier(r.pipe, s),
+                         .until_caught_up = opts->until_caught_up};
         if (r.resumed) so.resume = run_durable_source_position(&r, p->sources[s].name, &so.resume_len);
         bool config_error = false;
         ConnSource *src = src_open(p, s, &so, &config_error, err, errsize);
@@ -382,6 +383,14 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             }
         }
         if (!ok) break;
+        /* the watermarks after the rows just read: the step judges each row by the
+         * watermark before it (its frontier) and closes windows once the rows are in */
+        finished = true;
+        for (int i = 0; i < r.nsources; i++) {
+            int64_t wm = src_watermark(r.sources[i]);
+            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
+            if (!src_done(r.sources[i])) finished = false;
+        }
         if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) {
             ok = false;
             break;
@@ -390,13 +399,6 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         if (r.durable && run_durable_due(&r, ckpt_interval) && !run_durable_checkpoint(&r, err, errsize)) {
             ok = false;
             break;
-        }
-        /* watermarks seen in this step take effect from the next one */
-        finished = true;
-        for (int i = 0; i < r.nsources; i++) {
-            int64_t wm = src_watermark(r.sources[i]);
-            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
-            if (!src_done(r.sources[i])) finished = false;
         }
         if (show && now_s() - last_progress >= 0.5) {
             last_progress = now_s();
