@@ -52,11 +52,13 @@
  * expiry are then not late for the operators below.
  *
  * Frontiers (op.h), when an operator below judges event time by them: each stored row
- * keeps its own, and a pair carries the later of its two rows' (so it does not matter
- * which of them came first); a row's match-count output carries the probing row's, or
- * the later of both when a probe changed a stored row's count; a NULL-padded row
- * emitted at expiry carries the largest watermark the join's output had before it
- * (interval: its time; window: its window_end - 1).
+ * keeps its own, and an output row carries the largest watermark the join's output
+ * can have had before it, whichever of its rows came first: for a pair the later of
+ * f(L) and f(R), where f shifts a row's frontier as the output watermark is held back
+ * (interval joins: f(L) = frontier - upper, f(R) = frontier + lower; else f is the
+ * frontier); for a match-count output the probing row's f, or the later of both when a
+ * probe changed a stored row's count; for a NULL-padded row emitted at expiry its time
+ * (interval) or its window_end - 1 (window).
  *
  * Text lifetime: output rows point into the input batches and into stored rows. A row
  * whose multiplicity reaches zero or that expires is unlinked at once and freed at the
@@ -141,6 +143,7 @@ typedef struct JSide {
     int tcol;                /* time (interval) or window column */
     Type ttype;
     int64_t tadd, exp_off, late_off;
+    int64_t front_off;       /* f(row) = the row's frontier + front_off (see above) */
     int64_t wm;              /* this side's watermark as of the end of the previous step */
     IQueue expiry;           /* bounded joins: rows by the last watermark they survive */
     const char *state_id;
@@ -194,6 +197,11 @@ static inline void jr_set_front(const JSide *sd, JRow *r, int64_t f)
     if (sd->off_front) *(int64_t *)((char *)r + sd->off_front) = f;
 }
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* f of a frontier of side sd (INT64_MIN: none). */
+static inline int64_t side_front(const JSide *sd, int64_t front)
+{
+    return front == INT64_MIN ? INT64_MIN : op_sat_add(front, sd->front_off);
+}
 
 /* Decode stored row r of side sd into sd->cbuf. */
 static inline const Value *jr_decode(JSide *sd, const JRow *r)
@@ -456,7 +464,7 @@ static void visit(JoinOp *j, Probe *pr, JRow *c, const Value *crow)
         if (ok <= 0) return;
     }
     pr->matched += c->mult;
-    int64_t front = max64(batch_frontier(pr->in, pr->i), jr_front(os, c));
+    int64_t front = max64(side_front(&j->side[pr->s], batch_frontier(pr->in, pr->i)), side_front(os, jr_front(os, c)));
     if (!j->semi_anti) emit(j, l, r, pr->w * c->mult, pr->in, pr->i, front);
     if (os->counts) {
         int64_t *nm = jr_nmatch(os, c);
@@ -596,7 +604,7 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     }
     if (!matchable) {
         /* never matches anything: only the count-dependent output, with count 0 */
-        if (count_output(j, s, 0)) emit_count_output(j, s, row, w, in, i, batch_frontier(in, i));
+        if (count_output(j, s, 0)) emit_count_output(j, s, row, w, in, i, side_front(sd, batch_frontier(in, i)));
         return true;
     }
     size_t len;
@@ -631,7 +639,7 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     }
     r->mult += w;
     if (immediate(j, s) && count_output(j, s, jr_count(sd, r)))
-        emit_count_output(j, s, row, w, in, i, batch_frontier(in, i));
+        emit_count_output(j, s, row, w, in, i, side_front(sd, batch_frontier(in, i)));
     if (r->mult == 0) {
         unlink_row(j, s, r);
         to_freelist(j, r);
@@ -1007,6 +1015,8 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         j->bound = B_INTERVAL;
         j->side[0].exp_off = -pn->lower_us == INT64_MIN ? INT64_MAX : -pn->lower_us;
         j->side[1].exp_off = pn->upper_us;
+        j->side[0].front_off = pn->upper_us == INT64_MIN ? INT64_MAX : -pn->upper_us;
+        j->side[1].front_off = pn->lower_us;
     } else {
         /* a window join: a key pair that is the same window bound on both sides */
         int best_kind;
