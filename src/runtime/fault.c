@@ -2,6 +2,7 @@
 #include "runtime/fault.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,13 @@ void run_fault_point(const char *point)
 {
     static long reached;
     const char *spec = getenv("WEIR_FAULT");
-    if (!spec) return;
-    const char *colon = strrchr(spec, ':');
-    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (n != strlen(point) || strncmp(spec, point, n) != 0) return;
-    long at = colon ? strtol(colon + 1, NULL, 10) : 1;
-    if (++reached < at) return;
-    fprintf(stderr, "weir: WEIR_FAULT %s: killing the process\n", spec);
+    size_t n = strlen(point);
+    if (!spec || strncmp(spec, point, n) != 0 || (spec[n] != ':' && spec[n] != '\0')) return;
+    char *end = NULL;
+    long at = spec[n] ? strtol(spec + n + 1, &end, 10) : 1;
+    if (++reached != at) return;
+    bool term = end && strcmp(end, ":TERM") == 0;
+    fprintf(stderr, "weir: WEIR_FAULT %s: %s\n", spec, term ? "SIGTERM" : "SIGKILL");
     fflush(stderr);
-    kill(getpid(), SIGKILL);
+    kill(getpid(), term ? SIGTERM : SIGKILL);
 }

@@ -260,6 +260,16 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     bool ok = true;
     err[0] = '\0';
 
+    /* a signal stops the run gracefully from the start, also while a resumed run
+     * makes its checkpoint's deliveries again */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_requested = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
     Run r = {0};
     r.p = p;
     r.g = g;
@@ -361,13 +371,6 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     }
     double ckpt_interval = opts->checkpoint_interval_s > 0 ? opts->checkpoint_interval_s : 10.0;
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    stop_requested = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
 
     bool show = opts->progress && isatty(2);
     double last_progress = t0;
@@ -419,11 +422,11 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         fflush(stderr);
     }
     out->interrupted = ok && !finished && stop_requested;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     if (!ok) code = 3;
 
 done:
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     fill_summary(&r, out, t0);
     if (!teardown(&r, code == 0, err, errsize) && code == 0) code = 3;
     return code;
