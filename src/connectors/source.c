@@ -360,7 +360,9 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
             s->stats.records++;
             int64_t front = s->record_frontier ? frontier_of(s, r->partition) : INT64_MIN;
             if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
-                append_row(s, batch, r, d.row, 1, front);
+                batch_append_row(batch, d.row, 1);
+                note_pos(s, batch, r);
+                if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
             } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, front, msg, sizeof msg)) {
                 if (!bad_record(s, r, msg, err, errsize)) return -1;
                 continue;

@@ -42,10 +42,12 @@ static void grow(Batch *b)
 static const RowOrigin no_origin = {NULL, 0, -1, 0};
 
 /* The optional per-row fields of a new row i: no origin, no frontier. */
-static void clear_meta(Batch *b, int i)
+static inline void clear_meta(Batch *b, int i)
 {
-    if (b->origins) b->origins[i] = no_origin;
-    if (b->frontier) b->frontier[i] = INT64_MIN;
+    if (__builtin_expect(b->origins != NULL || b->frontier != NULL, 0)) {
+        if (b->origins) b->origins[i] = no_origin;
+        if (b->frontier) b->frontier[i] = INT64_MIN;
+    }
 }
 
 Value *batch_append(Batch *b, int64_t weight)
@@ -91,11 +93,8 @@ void batch_set_origin(Batch *b, int i, const RowOrigin *o)
     b->origins[i] = *o;
 }
 
-void batch_set_frontier(Batch *b, int i, int64_t wm)
+void batch_alloc_frontier(Batch *b)
 {
-    if (!b->frontier) {
-        b->frontier = xmalloc((size_t)(b->cap > 0 ? b->cap : 1) * sizeof(int64_t));
-        for (int k = 0; k < b->n; k++) b->frontier[k] = INT64_MIN;
-    }
-    b->frontier[i] = wm;
+    b->frontier = xmalloc((size_t)(b->cap > 0 ? b->cap : 1) * sizeof(int64_t));
+    for (int k = 0; k < b->n; k++) b->frontier[k] = INT64_MIN;
 }

@@ -64,7 +64,12 @@ void batch_set_origin(Batch *b, int i, const RowOrigin *o);
 /* Record the watermark that held before row i (see Batch.frontier). The first call
  * allocates `frontier` (rows without one read INT64_MIN); from then on appends keep
  * it in step with the rows. */
-void batch_set_frontier(Batch *b, int i, int64_t wm);
+void batch_alloc_frontier(Batch *b);
+static inline void batch_set_frontier(Batch *b, int i, int64_t wm)
+{
+    if (!b->frontier) batch_alloc_frontier(b);
+    b->frontier[i] = wm;
+}
 /* The watermark recorded for row i, INT64_MIN when none. */
 static inline int64_t batch_frontier(const Batch *b, int i) { return b->frontier ? b->frontier[i] : INT64_MIN; }
 

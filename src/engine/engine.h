@@ -103,8 +103,17 @@ void eng_source_watermark(EngPipeline *p, int source, int64_t wm_us);
 int64_t eng_source_current_watermark(const EngPipeline *p, int source);
 /* The event time of a row of source d in microseconds (a date counts from its
  * midnight); false when the source has no event_time or the row's is NULL or out of
- * range. A source's watermark is max(event time of its rows) - watermark_delay. */
-bool eng_event_time(const SourceDef *d, const Value *row, int64_t *us);
+ * range. A source's watermark is max(event time of its rows) - watermark_delay.
+ * (Inline: sources call it for every row.) */
+static inline bool eng_event_time(const SourceDef *d, const Value *row, int64_t *us)
+{
+    int c = d->event_time_col;
+    if (c < 0 || row[c].isnull) return false;
+    int64_t t = row[c].i;
+    if (d->columns[c].type.id == T_DATE && __builtin_mul_overflow(t, (int64_t)86400000000LL, &t)) return false;
+    *us = t;
+    return true;
+}
 /* Run one step. Returns false on a fatal error (message in err). */
 bool eng_step(EngPipeline *p, char *err, size_t errsize);
 

@@ -239,16 +239,6 @@ int64_t eng_source_current_watermark(const EngPipeline *p, int source)
     return source >= 0 && source < p->nsrc ? p->src[source].wm : INT64_MIN;
 }
 
-bool eng_event_time(const SourceDef *d, const Value *row, int64_t *us)
-{
-    int c = d->event_time_col;
-    if (c < 0 || row[c].isnull) return false;
-    int64_t t = row[c].i;
-    if (d->columns[c].type.id == T_DATE && __builtin_mul_overflow(t, (int64_t)86400000000LL, &t)) return false;
-    *us = t;
-    return true;
-}
-
 void eng_emit_dead_letter(EngPipeline *p, const EngDeadLetter *dl)
 {
     if (p->opts.dead_letter) p->opts.dead_letter(p->opts.dead_letter_ctx, dl);
