@@ -5,6 +5,7 @@
 
 #include "base/diag.h"
 #include "ir/ir.h"
+#include "lifecycle/backend.h"
 #include "project/project.h"
 #include "sql/binder.h"
 
@@ -26,7 +27,12 @@ typedef struct CliOptions {
     int batch_size;            /* run: records per source per step, 0 = default */
     bool fresh;                /* run: discard the checkpoint of a durable run */
     bool checkpoint_each_step; /* test: checkpoint round trip after every step */
-    const char *against;       /* plan: a manifest file to compare with */
+    const char *state_path;    /* plan: a manifest (or a target/ directory) to compare with */
+    const char *fail_on;       /* plan: exit 1 when a verdict reaches this level */
+    bool yes;                  /* apply: do not ask */
+    bool allow_rebuild;        /* apply: carry out rebuild verdicts too */
+    bool staged;               /* apply: build beside the running version */
+    const char *retain;        /* janitor: keep superseded versions this long */
     double checkpoint_interval_s; /* run: 0 = default */
     const char **args;         /* positional arguments after the command */
     int nargs;
@@ -59,6 +65,11 @@ bool cli_stop_on_errors(CliProject *cp, const CliOptions *o, const char *why);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write all of buf to stdout. */
 void cli_write_stdout(const char *s, size_t n);
+/* A whole file (malloc'd, NUL-terminated; *len its length), NULL when unreadable. */
+char *cli_read_file(const char *path, size_t *len);
+/* The lifecycle backend of the selected target's runtime (lifecycle/backend.h); NULL
+ * with a message for a runtime this weir cannot deploy to. Close with ops->close. */
+LcBackend *cli_backend_open(CliProject *cp, char *err, size_t errsize);
 /* --select lists: comma-separated names. cli_select_next yields the entries in order:
  * start with *pos = the list; each call sets *name / *len to the next entry (not
  * NUL-terminated; an empty entry has len 0) and returns false when none is left (a
@@ -74,5 +85,10 @@ int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
+int cmd_apply(const CliOptions *o);
+int cmd_audit(const CliOptions *o);
+int cmd_publish(const CliOptions *o);
+int cmd_rollback(const CliOptions *o);
+int cmd_janitor(const CliOptions *o);
 
 #endif

@@ -16,6 +16,11 @@ static const char USAGE[] =
     "  test             run tests/*.yml in-process and diff the exact changelogs\n"
     "  run              run the pipeline on the native runtime\n"
     "  plan             what the project now does to the running state: a verdict per model\n"
+    "  apply            deploy the project: carry its plan out on the target\n"
+    "  audit            is the staged version ready? (compared with the running one, audits)\n"
+    "  publish          switch the readers to the staged version\n"
+    "  rollback         switch them back to the version that ran before\n"
+    "  janitor          remove superseded versions (--retain D, default 7d)\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
     "\n"
     "global options:\n"
@@ -26,7 +31,14 @@ static const char USAGE[] =
     "  --format FORMAT     text | json (| dot for explain)\n"
     "\n"
     "plan options:\n"
-    "  --against FILE      compare with this manifest instead of the target's checkpoint\n"
+    "  --state PATH        compare with a manifest (or the target/ directory of an earlier\n"
+    "                      `weir compile`) instead of what the target runs\n"
+    "  --fail-on LEVEL     exit 1 when a verdict reaches LEVEL (safe, new, backfill, rebuild)\n"
+    "\n"
+    "apply options:\n"
+    "  --yes               do not ask (needed without a terminal)\n"
+    "  --allow-rebuild     carry out rebuild verdicts (state built anew from history)\n"
+    "  --staged            build the new version beside the running one\n"
     "\n"
     "test options:\n"
     "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
@@ -49,7 +61,9 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
-    {"inspect", cmd_inspect}, {"plan", cmd_plan},
+    {"inspect", cmd_inspect}, {"plan", cmd_plan},   {"apply", cmd_apply},
+    {"audit", cmd_audit},     {"publish", cmd_publish}, {"rollback", cmd_rollback},
+    {"janitor", cmd_janitor},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
@@ -110,9 +124,21 @@ int main(int argc, char **argv)
             o.no_progress = true;
         } else if (strcmp(a, "--fresh") == 0) {
             o.fresh = true;
-        } else if (take_value(argc, argv, &i, "--against", &v)) {
+        } else if (take_value(argc, argv, &i, "--state", &v)) {
             if (!v) return EXIT_USAGE;
-            o.against = v;
+            o.state_path = v;
+        } else if (take_value(argc, argv, &i, "--fail-on", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.fail_on = v;
+        } else if (take_value(argc, argv, &i, "--retain", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.retain = v;
+        } else if (strcmp(a, "--yes") == 0) {
+            o.yes = true;
+        } else if (strcmp(a, "--allow-rebuild") == 0) {
+            o.allow_rebuild = true;
+        } else if (strcmp(a, "--staged") == 0) {
+            o.staged = true;
         } else if (strcmp(a, "--checkpoint-each-step") == 0) {
             o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {

@@ -319,8 +319,10 @@ bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int 
     return true;
 }
 
-int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize)
+int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
+                      size_t errsize)
 {
+    if (lows) *lows = NULL;
     char what[300];
     snprintf(what, sizeof what, "source %s", def->name);
     bool config_error;
@@ -349,6 +351,7 @@ int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t 
     }
     if (n >= 0) {
         *ends = xcalloc((size_t)n + 1, sizeof(int64_t));
+        if (lows) *lows = xcalloc((size_t)n + 1, sizeof(int64_t));
         for (int i = 0; i < n && n >= 0; i++) {
             int64_t lo, hi;
             e = rd_kafka_query_watermark_offsets(rk, def->topic, i, &lo, &hi, timeout_ms);
@@ -356,10 +359,15 @@ int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t 
                 snprintf(err, errsize, "%s: topic %s partition %d: %s", what, def->topic, i, rd_kafka_err2str(e));
                 free(*ends);
                 *ends = NULL;
+                if (lows) {
+                    free(*lows);
+                    *lows = NULL;
+                }
                 n = -1;
                 break;
             }
             (*ends)[i] = hi;
+            if (lows) (*lows)[i] = lo;
         }
     }
     rd_kafka_destroy(rk);
@@ -376,7 +384,8 @@ static const ConnReaderOps kafka_reader_ops = {
 
 /* Where each partition starts: the resume position's offsets (checked against what the
  * cluster retains), the earliest retained offset otherwise. */
-static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len, char *err, size_t errsize)
+static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len, const int64_t *stops, int nstops,
+                          char *err, size_t errsize)
 {
     ByteReader br = bytes_reader(resume, resume_len);
     uint32_t nsaved = resume ? bytes_get_u32(&br) : 0;
@@ -408,13 +417,24 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
         }
         r->parts[i].next = start;
         r->parts[i].end = hi;
+        if (stops) {
+            int64_t stop = i < nstops ? stops[i] : start;
+            if (stop > hi) {
+                snprintf(err, errsize, "%s: topic %s partition %d: the history to read ends at offset %lld, beyond its "
+                         "end (%lld): was the topic recreated?", r->what, r->where, i, (long long)stop, (long long)hi);
+                return false;
+            }
+            r->parts[i].end = stop;
+        }
     }
     return true;
 }
 
 ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
-                                  size_t resume_len, bool *config_error, char *err, size_t errsize)
+                                  size_t resume_len, const int64_t *stops, int nstops, bool *config_error, char *err,
+                                  size_t errsize)
 {
+    if (stops) until_caught_up = true;
     char what[300];
     snprintf(what, sizeof what, "source %s", def->name);
     /* all partitions share one queue, and each partition compares the queue's length
@@ -454,7 +474,7 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     }
     r->base.npartitions = r->nparts;
     r->parts = xcalloc((size_t)r->nparts, sizeof(KPart));
-    if (!start_offsets(r, resume, resume_len, err, errsize)) {
+    if (!start_offsets(r, resume, resume_len, stops, nstops, err, errsize)) {
         kr_close(&r->base);
         return NULL;
     }
@@ -649,8 +669,14 @@ static bool marker_read(KafkaSink *s, int64_t *out, char *err, size_t errsize)
     return true;
 }
 
-static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool replace, bool *already, char *err,
+                              size_t errsize)
 {
+    if (replace) {
+        snprintf(err, errsize, "model %s: kafka sink %s: a topic cannot be rewritten (weir apply --staged writes a "
+                 "versioned topic)", base->model, base->target);
+        return false;
+    }
     (void)at;
     KafkaSink *s = (KafkaSink *)base;
     *already = false;

@@ -62,8 +62,11 @@ typedef struct SinkOps {
     /* Start delivering checkpoint `ckpt`, which begins at `base`: the file sink cuts the
      * file back to base; the sqlite sink opens a transaction and sets *already when its
      * marker says the checkpoint is in (the caller then writes nothing and does not
-     * end the delivery). */
-    bool (*begin_delivery)(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize);
+     * end the delivery). With `replace` the delivery is the sink's whole content (a
+     * restatement by weir apply): the file starts empty, the table is made anew with
+     * the model's columns; a Kafka topic cannot be rewritten (an error). */
+    bool (*begin_delivery)(ConnSink *s, uint64_t ckpt, uint64_t base, bool replace, bool *already, char *err,
+                           size_t errsize);
     /* Make the delivery durable: file fsync, sqlite marker + commit, kafka acknowledged. */
     bool (*end_delivery)(ConnSink *s, uint64_t ckpt, char *err, size_t errsize);
 } SinkOps;
@@ -89,7 +92,8 @@ bool sink_close(ConnSink *s, char *err, size_t errsize);
 /* Deliver the changes of checkpoint `ckpt` (durable runs; see SinkOps):
  * sink_begin_delivery, then (unless *already) sink_write calls and sink_end_delivery.
  * Idempotent, so a delivery interrupted by a crash is simply made again. */
-bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize);
+bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool replace, bool *already, char *err,
+                         size_t errsize);
 bool sink_end_delivery(ConnSink *s, uint64_t ckpt, char *err, size_t errsize);
 /* The base the next delivery starts from (SinkOps.delivery_base). */
 uint64_t sink_delivery_base(ConnSink *s);
@@ -109,6 +113,26 @@ ConnSink *sink_stdout_open(const ConnSinkSpec *spec, DataFormat format, char *er
 ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize);
 /* The SQLite sink (sink_sqlite.c): database file `path`, table `table`. */
 ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize);
+
+/* ---- staged rollout of SQLite outputs (weir publish, rollback, janitor, audit) ---- */
+
+/* One reader-facing name switched to a physical table: `name` becomes a view over
+ * `table`; when `name` is still the physical table of the running version, it is first
+ * renamed to `keep_as`. */
+typedef struct SqliteSwitch {
+    const char *name, *table, *keep_as;
+} SqliteSwitch;
+
+/* Switch every view of one database file in one transaction (all or none). */
+bool sqlite_switch_views(const char *db_path, const SqliteSwitch *sw, int n, char *err, size_t errsize);
+/* Is `name` a table (not a view) in the database? */
+bool sqlite_is_table(const char *db_path, const char *name);
+/* Drop table `table` if it exists (a superseded deployment's shadow output). */
+bool sqlite_drop_table(const char *db_path, const char *table, char *err, size_t errsize);
+/* The rows of `table` (or view): their count and an order-independent digest of their
+ * values (as text); false with a message when it cannot be read. */
+bool sqlite_table_digest(const char *db_path, const char *table, int64_t *rows, uint64_t *digest, char *err,
+                         size_t errsize);
 
 /* ---- line formatting (sink_format.c), shared by the line sinks ---- */
 

@@ -31,6 +31,8 @@
 
 #include "base/decimal.h"
 
+#include "base/hash.h"
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,8 @@ typedef struct SqliteSink {
     int nkey;
     bool row_index;              /* keyless: the all-column index exists */
     bool durable, resume;        /* ConnSinkSpec */
+    bool unprepared;             /* resumed over a table of other columns (see build) */
+    char unprepared_why[256];
     sqlite3_stmt *ins, *upd, *del;
     StrBuf tmp;
 } SqliteSink;
@@ -139,44 +143,76 @@ static void where_is(SqliteSink *s, StrBuf *b, const int *cols, int n, int first
     }
 }
 
+/* "CREATE TABLE <t> (<columns>, PRIMARY KEY (...))" of the model's columns. */
+static void table_sql(SqliteSink *s, StrBuf *b)
+{
+    sb_printf(b, "CREATE TABLE %s (", s->table);
+    for (int c = 0; c < s->ncols; c++) {
+        if (c) sb_puts(b, ", ");
+        quote_ident(b, s->cols[c].name);
+        sb_printf(b, " %s", sql_type(s->cols[c].type));
+    }
+    if (s->nkey > 0) {
+        sb_puts(b, ", PRIMARY KEY (");
+        for (int k = 0; k < s->nkey; k++) {
+            if (k) sb_puts(b, ", ");
+            quote_ident(b, s->cols[s->key[k]].name);
+        }
+        sb_putc(b, ')');
+    }
+    sb_puts(b, ")");
+}
+
+static bool prepare_statements(SqliteSink *s, char *err, size_t errsize);
+
 static bool build(SqliteSink *s, char *err, size_t errsize)
 {
     StrBuf b = STRBUF_INIT;
-    bool ok = false;
     /* table */
     sb_puts(&b, "BEGIN; ");
     if (s->durable)
         sb_puts(&b, "CREATE TABLE IF NOT EXISTS _weir_deliveries (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL); ");
     if (s->resume) {
-        sb_printf(&b, "CREATE TABLE IF NOT EXISTS %s (", s->table);
+        sb_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+        StrBuf t = STRBUF_INIT;
+        table_sql(s, &t);
+        sb_puts(&b, sb_cstr(&t) + strlen("CREATE TABLE "));
+        sb_free(&t);
     } else {
         if (s->durable) {
             sb_puts(&b, "DELETE FROM _weir_deliveries WHERE sink = ");
             quote_literal(&b, s->table_raw);
             sb_puts(&b, "; ");
         }
-        sb_printf(&b, "DROP TABLE IF EXISTS %s; CREATE TABLE %s (", s->table, s->table);
+        sb_printf(&b, "DROP TABLE IF EXISTS %s; ", s->table);
+        table_sql(s, &b);
     }
-    for (int c = 0; c < s->ncols; c++) {
-        if (c) sb_puts(&b, ", ");
-        quote_ident(&b, s->cols[c].name);
-        sb_printf(&b, " %s", sql_type(s->cols[c].type));
+    sb_puts(&b, "; COMMIT;");
+    bool ok = exec(s, sb_cstr(&b), err, errsize);
+    if (!ok) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    sb_free(&b);
+    if (!ok) return false;
+    /* a resumed table whose columns are another version's is replaced by the pending
+     * delivery that restates it (sq_begin_delivery with replace); until then nothing
+     * can be written to it */
+    if (!prepare_statements(s, err, errsize)) {
+        if (!s->resume) return false;
+        s->unprepared = true;
+        snprintf(s->unprepared_why, sizeof s->unprepared_why, "%s", err);
+        err[0] = '\0';
     }
-    if (s->nkey > 0) {
-        sb_puts(&b, ", PRIMARY KEY (");
-        for (int k = 0; k < s->nkey; k++) {
-            if (k) sb_puts(&b, ", ");
-            quote_ident(&b, s->cols[s->key[k]].name);
-        }
-        sb_putc(&b, ')');
-    }
-    sb_puts(&b, "); COMMIT;");
-    if (!exec(s, sb_cstr(&b), err, errsize)) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        goto out;
-    }
+    return true;
+}
+
+static bool prepare_statements(SqliteSink *s, char *err, size_t errsize)
+{
+    StrBuf b = STRBUF_INIT;
+    bool ok = false;
+    sqlite3_finalize(s->ins);
+    sqlite3_finalize(s->upd);
+    sqlite3_finalize(s->del);
+    s->ins = s->upd = s->del = NULL;
     /* insert */
-    sb_clear(&b);
     sb_printf(&b, "INSERT INTO %s (", s->table);
     for (int c = 0; c < s->ncols; c++) {
         if (c) sb_puts(&b, ", ");
@@ -229,6 +265,7 @@ static bool build(SqliteSink *s, char *err, size_t errsize)
     }
     if (!prepare(s, &b, &s->del, err, errsize)) goto out;
     ok = true;
+    s->unprepared = false;
 out:
     sb_free(&b);
     return ok;
@@ -342,6 +379,11 @@ static bool do_update(SqliteSink *s, const EngChange *c, char *err, size_t errsi
 static bool sq_write(ConnSink *base, const EngChange *changes, int n, char *err, size_t errsize)
 {
     SqliteSink *s = (SqliteSink *)base;
+    if (s->unprepared) {
+        snprintf(err, errsize, "model %s: sqlite sink %s: table %s does not have the model's columns (%s); weir apply "
+                 "restates it", s->base.model, s->path, s->table_raw, s->unprepared_why);
+        return false;
+    }
     if (!s->shared->in_txn) {
         if (!exec(s, "BEGIN", err, errsize)) return false;
         s->shared->in_txn = true;
@@ -411,7 +453,8 @@ static uint64_t sq_delivery_base(ConnSink *base)
     return 0;
 }
 
-static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool replace, bool *already, char *err,
+                              size_t errsize)
 {
     (void)at;
     SqliteSink *s = (SqliteSink *)base;
@@ -429,6 +472,16 @@ static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_error(s, "deliveries", err, errsize);
     if (*already) return sq_commit(base, err, errsize);
+    if (replace) {
+        /* the delivery holds the table's whole content, in the model's columns: the
+         * table is made anew in the delivery's transaction */
+        StrBuf b = STRBUF_INIT;
+        sb_printf(&b, "DROP TABLE IF EXISTS %s; ", s->table);
+        table_sql(s, &b);
+        bool ok = exec(s, sb_cstr(&b), err, errsize) && prepare_statements(s, err, errsize);
+        sb_free(&b);
+        return ok;
+    }
     return true;
 }
 
@@ -510,4 +563,138 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
         return NULL;
     }
     return &s->base;
+}
+
+/* ---- staged rollout (sink.h) ---- */
+
+static sqlite3 *open_db(const char *path, char *err, size_t errsize)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, errsize, "sqlite %s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+static bool run_sql(sqlite3 *db, const char *path, const char *sql, char *err, size_t errsize)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return true;
+    snprintf(err, errsize, "sqlite %s: %s", path, msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return false;
+}
+
+static int object_kind(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st;
+    int kind = 0;  /* 0 none, 1 table, 2 view */
+    if (sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &st, NULL) != SQLITE_OK) return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        kind = t && strcmp(t, "table") == 0 ? 1 : t && strcmp(t, "view") == 0 ? 2 : 0;
+    }
+    sqlite3_finalize(st);
+    return kind;
+}
+
+bool sqlite_is_table(const char *db_path, const char *name)
+{
+    char err[256];
+    sqlite3 *db = open_db(db_path, err, sizeof err);
+    if (!db) return false;
+    bool t = object_kind(db, name) == 1;
+    sqlite3_close(db);
+    return t;
+}
+
+bool sqlite_switch_views(const char *db_path, const SqliteSwitch *sw, int n, char *err, size_t errsize)
+{
+    sqlite3 *db = open_db(db_path, err, errsize);
+    if (!db) return false;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "BEGIN IMMEDIATE; ");
+    for (int i = 0; i < n; i++) {
+        int kind = object_kind(db, sw[i].name);
+        if (kind == 1 && sw[i].keep_as) {
+            sb_puts(&b, "ALTER TABLE ");
+            quote_ident(&b, sw[i].name);
+            sb_puts(&b, " RENAME TO ");
+            quote_ident(&b, sw[i].keep_as);
+            sb_puts(&b, "; ");
+        } else if (kind == 1) {
+            sb_puts(&b, "DROP TABLE ");
+            quote_ident(&b, sw[i].name);
+            sb_puts(&b, "; ");
+        } else if (kind == 2) {
+            sb_puts(&b, "DROP VIEW ");
+            quote_ident(&b, sw[i].name);
+            sb_puts(&b, "; ");
+        }
+        sb_puts(&b, "CREATE VIEW ");
+        quote_ident(&b, sw[i].name);
+        sb_puts(&b, " AS SELECT * FROM ");
+        quote_ident(&b, sw[i].table);
+        sb_puts(&b, "; ");
+    }
+    sb_puts(&b, "COMMIT;");
+    bool ok = run_sql(db, db_path, sb_cstr(&b), err, errsize);
+    if (!ok) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sb_free(&b);
+    sqlite3_close(db);
+    return ok;
+}
+
+bool sqlite_drop_table(const char *db_path, const char *table, char *err, size_t errsize)
+{
+    sqlite3 *db = open_db(db_path, err, errsize);
+    if (!db) return false;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "DROP TABLE IF EXISTS ");
+    quote_ident(&b, table);
+    bool ok = run_sql(db, db_path, sb_cstr(&b), err, errsize);
+    sb_free(&b);
+    sqlite3_close(db);
+    return ok;
+}
+
+bool sqlite_table_digest(const char *db_path, const char *table, int64_t *rows, uint64_t *digest, char *err,
+                         size_t errsize)
+{
+    *rows = 0;
+    *digest = 0;
+    sqlite3 *db = open_db(db_path, err, errsize);
+    if (!db) return false;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "SELECT * FROM ");
+    quote_ident(&b, table);
+    sqlite3_stmt *st;
+    bool ok = sqlite3_prepare_v2(db, sb_cstr(&b), -1, &st, NULL) == SQLITE_OK;
+    if (!ok) snprintf(err, errsize, "sqlite %s: %s", db_path, sqlite3_errmsg(db));
+    StrBuf row = STRBUF_INIT;
+    int rc = SQLITE_DONE;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_clear(&row);
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            const unsigned char *t = sqlite3_column_text(st, c);
+            sb_puts(&row, t ? (const char *)t : "\\N");
+            sb_putc(&row, '\x1f');
+        }
+        /* a sum of row hashes: the same multiset of rows in any order */
+        *digest += hash_bytes(row.data, row.len, 0x726f7773ull);
+        (*rows)++;
+    }
+    if (ok && rc != SQLITE_DONE) {
+        snprintf(err, errsize, "sqlite %s: %s", db_path, sqlite3_errmsg(db));
+        ok = false;
+    }
+    if (st) sqlite3_finalize(st);
+    sb_free(&row);
+    sb_free(&b);
+    sqlite3_close(db);
+    return ok;
 }

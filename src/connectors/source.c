@@ -44,6 +44,7 @@ struct ConnSource {
     int64_t *part_max;           /* partitioned readers: max event time per partition */
     int64_t raw_records;         /* records the reader returned (positions of line readers) */
     int64_t skip;                /* resuming: records still to pass over */
+    int64_t until;               /* line readers: end after this many records, -1: none */
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
     bool record_frontier;
@@ -149,10 +150,24 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     if (o && o->copy_text) conn_decoder_set_copy_text(dec, true);
     s->record_origins = o && o->record_origins;
     s->record_frontier = o && o->record_frontier;
-    s->dl = dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
+    const char *dl_name = o && o->dead_letter_suffix ? arena_printf(&p->arena, "%s%s", def->name, o->dead_letter_suffix)
+                                                     : def->name;
+    s->dl = o && o->discard_dead_letters ? dl_open("/dev/null", def->name, true)
+                                         : dl_open_project(p, dl_name, o ? o->keep_dead_letters : false);
     s->max_event = INT64_MIN;
     s->keyed = data_format_is_updating(def->format) && def->npk > 0;
     s->skip = skip;
+    s->until = -1;
+    if (o && o->until && !r->ops->position) {
+        int64_t cap = 0;
+        PosParts up;
+        if (!resume_position(def, o->until, o->until_len, POS_RECORDS, &up, err, errsize) ||
+            !records_to_skip(def, r, &up, &cap, err, errsize)) {
+            src_close(s, NULL, 0);
+            return NULL;
+        }
+        s->until = cap;
+    }
     if (r->npartitions > 0) {
         s->part_max = xmalloc(sizeof(int64_t) * (size_t)r->npartitions);
         for (int i = 0; i < r->npartitions; i++) s->part_max[i] = INT64_MIN;
@@ -200,10 +215,19 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
             *config_error = true;
             return NULL;
         }
-        PosParts pp = {0};
+        PosParts pp = {0}, up = {0};
         if (o && o->resume && !resume_position(def, o->resume, o->resume_len, POS_READER, &pp, err, errsize))
             return NULL;
-        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pp.inner, pp.inner_len, config_error, err, errsize);
+        if (o && o->until && !resume_position(def, o->until, o->until_len, POS_READER, &up, err, errsize)) return NULL;
+        int64_t *stops = NULL;
+        int nstops = 0;
+        if (up.inner && !kafka_position_offsets(up.inner, up.inner_len, &stops, &nstops)) {
+            snprintf(err, errsize, "source %s: the position to read up to is malformed", def->name);
+            return NULL;
+        }
+        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pp.inner, pp.inner_len, stops, nstops, config_error,
+                                  err, errsize);
+        free(stops);
         break;
     }
     if (!r) return NULL;
@@ -332,6 +356,10 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
 {
     if (max < 1) max = 1;
     if (s->reader->eof) return 0;
+    if (s->until >= 0) {
+        if (s->raw_records >= s->until) return 0;
+        if (max > s->until - s->raw_records) max = (int)(s->until - s->raw_records);
+    }
     if (max > s->nrecs_cap) {
         s->nrecs_cap = max;
         s->recs = xrealloc(s->recs, sizeof(ConnRecord) * (size_t)max);
@@ -425,7 +453,7 @@ void src_position(const ConnSource *s, StrBuf *out)
     for (int i = 0; i < np; i++) bytes_put_u64(out, (uint64_t)s->part_max[i]);
 }
 
-bool src_done(const ConnSource *s) { return s->reader->eof; }
+bool src_done(const ConnSource *s) { return s->reader->eof || (s->until >= 0 && s->raw_records >= s->until); }
 bool src_bounded(const ConnSource *s) { return s->reader->bounded; }
 
 /* The partitioned source's event-time high mark: the minimum over partitions that are

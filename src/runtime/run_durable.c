@@ -11,6 +11,8 @@
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
  *   stats/state          entries and bytes per state id (for weir inspect)
  *   manifest             the running project's manifest (what weir plan compares with)
+ *   origin/<name>        where the deployment began reading the source (the start of the
+ *                        history weir apply replays)
  *   delivered            written after the checkpoint's deliveries are all made: its id
  * Sinks receive their changes only as deliveries, made right after the checkpoint that
  * holds them. After a crash the next run restores the last checkpoint, cuts dead-letter
@@ -24,6 +26,7 @@
 #include "base/bytes.h"
 #include "runtime/fault.h"
 #include "lifecycle/manifest.h"
+#include "runtime/deployments.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,11 @@ static double mono_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *run_state_dir(Project *p)
+{
+    return project_path(p, p->target && p->target->state_dir ? p->target->state_dir : ".weir");
 }
 
 bool run_is_durable(const Project *p, EngPipeline *pipe)
@@ -60,7 +68,7 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
 
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
 {
-    const char *dir = project_path(r->p, r->p->target && r->p->target->state_dir ? r->p->target->state_dir : ".weir");
+    const char *dir = r->store_dir ? r->store_dir : deploy_active_dir(r->p);
     r->store = store_open(dir, true, true, err, errsize);
     if (!r->store) {
         *code = 3;
@@ -99,6 +107,39 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     }
     r->resumed = true;
     r->ckpt = r->resumed_from = id;
+    r->outputs = xcalloc((size_t)r->p->nmodels + 1, sizeof(char *));
+    for (int m = 0; m < r->p->nmodels; m++) {
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "outputs/%s", r->p->models[m].name);
+        if (store_get(r->store, sb_cstr(&k), &data, &len)) r->outputs[m] = xstrndup(data, len);
+        sb_free(&k);
+    }
+    return true;
+}
+
+const SinkDef *run_durable_sink(Run *r, int m)
+{
+    const SinkDef *sd = r->p->models[m].sink;
+    if (!sd || !r->outputs || !r->outputs[m]) return sd;
+    SinkDef *c = ARENA_NEW(&r->p->arena, SinkDef);
+    *c = *sd;
+    const char *name = arena_strdup(&r->p->arena, r->outputs[m]);
+    if (sd->connector == SINK_SQLITE || sd->connector == SINK_POSTGRES || sd->connector == SINK_CLICKHOUSE) c->table = name;
+    else if (sd->connector == SINK_KAFKA) c->topic = name;
+    else c->path = name;
+    return c;
+}
+
+bool run_put_outputs(StateStore *store, const Project *p, char *const *names, char *err, size_t errsize)
+{
+    for (int m = 0; names && m < p->nmodels; m++) {
+        if (!names[m]) continue;
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "outputs/%s", p->models[m].name);
+        bool ok = store_put(store, sb_cstr(&k), names[m], strlen(names[m]), err, errsize);
+        sb_free(&k);
+        if (!ok) return false;
+    }
     return true;
 }
 
@@ -125,11 +166,27 @@ static void collect_dl(void *ctx, const char *name, const void *data, size_t len
     r->ndl_lengths++;
 }
 
-bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize)
+void run_durable_origin(Run *r, int i)
 {
+    if (!r->origins) r->origins = xcalloc((size_t)r->p->nsources + 1, sizeof(StrBuf));
+    StrBuf *o = &r->origins[i];
+    sb_clear(o);
+    const char *name = src_def(r->sources[i])->name;
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "origin/%s", name);
+    const void *data;
+    size_t len;
+    if (r->resumed && store_get(r->store, sb_cstr(&k), &data, &len)) sb_append(o, data, len);
+    else if (!r->resumed) src_position(r->sources[i], o);
+    sb_free(&k);
+}
+
+bool run_durable_adopt_dl(Run *r, DlWriter *w, char *err, size_t errsize)
+{
+    /* checkpoints name a file by its writer's name (a deployment's suffix included) */
     int64_t length = 0;
     for (int i = 0; i < r->ndl_lengths; i++)
-        if (strcmp(r->dl_lengths[i].name, name) == 0) length = r->dl_lengths[i].length;
+        if (strcmp(r->dl_lengths[i].name, dl_name(w)) == 0) length = r->dl_lengths[i].length;
     /* fresh: truncated at the first write, as in any run; resumed: keep what the
      * checkpoint had written */
     if (!r->resumed) return true;
@@ -144,17 +201,18 @@ bool run_durable_resume_outputs(Run *r, char *err, size_t errsize)
     }
     store_foreach(r->store, "dl/", collect_dl, r);
     for (int i = 0; i < r->nsources; i++)
-        if (!run_durable_adopt_dl(r, src_dead_letter_writer(r->sources[i]), src_def(r->sources[i])->name, err,
-                                  errsize))
-            return false;
+        if (!run_durable_adopt_dl(r, src_dead_letter_writer(r->sources[i]), err, errsize)) return false;
     /* a model's dead-letter file is cut back now, not at its first dead letter: this
      * run may write none, and its checkpoints go on recording the file's length */
-    for (int i = 0; i < r->ndl_lengths; i++) {
-        const ModelDef *m = project_find_model(r->p, r->dl_lengths[i].name);
-        int mi = m ? (int)(m - r->p->models) : -1;
-        if (mi < 0 || r->model_dl[mi]) continue;
-        r->model_dl[mi] = dl_open_project(r->p, r->dl_lengths[i].name, true);
-        if (!dl_resume(r->model_dl[mi], r->dl_lengths[i].length, err, errsize)) return false;
+    for (int m = 0; m < r->p->nmodels; m++) {
+        if (r->model_dl[m]) continue;
+        const char *name = r->dl_suffix ? arena_printf(&r->p->arena, "%s%s", r->p->models[m].name, r->dl_suffix)
+                                        : r->p->models[m].name;
+        for (int i = 0; i < r->ndl_lengths && !r->model_dl[m]; i++) {
+            if (strcmp(r->dl_lengths[i].name, name) != 0) continue;
+            r->model_dl[m] = dl_open_project(r->p, name, true);
+            if (!dl_resume(r->model_dl[m], r->dl_lengths[i].length, err, errsize)) return false;
+        }
     }
     bool ok = true;
     const void *data;
@@ -214,11 +272,11 @@ static bool has_writer(const Run *r, const char *name)
     return false;
 }
 
-static bool put_stats(Run *r, char *err, size_t errsize)
+bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize)
 {
-    int n = eng_state_stats(r->pipe, NULL, 0);
+    int n = eng_state_stats(pipe, NULL, 0);
     EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
-    n = eng_state_stats(r->pipe, st, n);
+    n = eng_state_stats(pipe, st, n);
     StrBuf v = STRBUF_INIT;
     bytes_put_u32(&v, (uint32_t)n);
     for (int i = 0; i < n; i++) {
@@ -226,20 +284,25 @@ static bool put_stats(Run *r, char *err, size_t errsize)
         bytes_put_u64(&v, (uint64_t)st[i].entries);
         bytes_put_u64(&v, (uint64_t)st[i].bytes);
     }
-    bool ok = store_put(r->store, "stats/state", v.data, v.len, err, errsize);
+    bool ok = store_put(store, "stats/state", v.data, v.len, err, errsize);
     sb_free(&v);
     free(st);
     return ok;
 }
 
+void run_meta_blob(StrBuf *v, uint64_t id, const char *project)
+{
+    bytes_put_u32(v, RUN_META_MAGIC);
+    bytes_put_u32(v, RUN_META_VERSION);
+    bytes_put_u64(v, id);
+    bytes_put_u64(v, (uint64_t)time(NULL));
+    bytes_put_str(v, project ? project : "", project ? strlen(project) : 0);
+}
+
 static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, size_t errsize)
 {
     StrBuf v = STRBUF_INIT;
-    bytes_put_u32(&v, RUN_META_MAGIC);
-    bytes_put_u32(&v, RUN_META_VERSION);
-    bytes_put_u64(&v, id);
-    bytes_put_u64(&v, (uint64_t)time(NULL));
-    bytes_put_str(&v, r->p->name ? r->p->name : "", r->p->name ? strlen(r->p->name) : 0);
+    run_meta_blob(&v, id, r->p->name);
     bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
     if (ok) ok = eng_checkpoint_save(r->pipe, put_blob, r, err, errsize);
     for (int i = 0; i < r->nsources && ok; i++) {
@@ -248,6 +311,11 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         StrBuf k = STRBUF_INIT;
         sb_printf(&k, "source/%s", src_def(r->sources[i])->name);
         ok = store_put(r->store, sb_cstr(&k), v.data, v.len, err, errsize);
+        if (ok && r->origins && r->origins[i].len) {
+            sb_clear(&k);
+            sb_printf(&k, "origin/%s", src_def(r->sources[i])->name);
+            ok = store_put(r->store, sb_cstr(&k), r->origins[i].data, r->origins[i].len, err, errsize);
+        }
         sb_free(&k);
         if (ok) ok = put_dl_length(r, src_dead_letter_writer(r->sources[i]), err, errsize);
     }
@@ -268,19 +336,20 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         r->ckpt_bytes += (int64_t)(v.len + d->changes.len);
         sb_free(&k);
     }
-    if (ok) ok = put_stats(r, err, errsize);
+    if (ok) ok = run_put_stats(r->store, r->pipe, err, errsize);
     if (ok) ok = store_put(r->store, "manifest", r->manifest.data, r->manifest.len, err, errsize);
+    if (ok) ok = run_put_outputs(r->store, r->p, r->outputs, err, errsize);
     sb_free(&v);
     return ok;
 }
 
-static bool mark_delivered(Run *r, uint64_t id, char *err, size_t errsize)
+bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsize)
 {
     StrBuf v = STRBUF_INIT;
     bytes_put_u64(&v, id);
-    bool ok = store_write_begin(r->store, false, err, errsize) && store_put(r->store, "delivered", v.data, v.len, err, errsize) &&
-              store_write_commit(r->store, err, errsize);
-    if (!ok) store_write_abort(r->store);
+    bool ok = store_write_begin(store, false, err, errsize) && store_put(store, "delivered", v.data, v.len, err, errsize) &&
+              store_write_commit(store, err, errsize);
+    if (!ok) store_write_abort(store);
     sb_free(&v);
     return ok;
 }
@@ -309,7 +378,7 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
     }
     /* all made: a restart need not make them again (it matters for Kafka, where a
      * delivery made twice would be produced twice) */
-    if (ok) ok = mark_delivered(r, id, err, errsize);
+    if (ok) ok = run_mark_delivered(r->store, id, err, errsize);
     free(bases);
     r->ckpt_seconds += mono_s() - t0;
     return ok;
@@ -323,5 +392,9 @@ void run_durable_close(Run *r)
     for (int i = 0; i < r->ndl_lengths; i++) free(r->dl_lengths[i].name);
     free(r->dl_lengths);
     sb_free(&r->manifest);
+    for (int i = 0; r->origins && i < r->p->nsources; i++) sb_free(&r->origins[i]);
+    free(r->origins);
+    for (int m = 0; r->outputs && m < r->p->nmodels; m++) free(r->outputs[m]);
+    free(r->outputs);
     store_close(r->store);
 }
