@@ -24,7 +24,7 @@
 #include "runtime/run_internal.h"
 
 #include "base/bytes.h"
-#include "runtime/fault.h"
+#include "base/fault.h"
 #include "lifecycle/manifest.h"
 #include "runtime/deployments.h"
 
@@ -361,10 +361,10 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
     r->ckpt_bytes = 0;
     uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));
     bool ok = store_write_begin(r->store, true, err, errsize) && write_checkpoint(r, id, bases, err, errsize);
-    if (ok) run_fault_point("checkpoint-commit");
+    if (ok) fault_point("checkpoint-commit");
     ok = ok && store_write_commit(r->store, err, errsize);
     if (!ok) store_write_abort(r->store);
-    if (ok) run_fault_point("checkpoint-committed");
+    if (ok) fault_point("checkpoint-committed");
     if (ok) {
         r->ckpt = id;
         r->checkpoints++;

@@ -7,7 +7,7 @@
 # filter into a Kafka topic. A producer writes the input chunk by chunk while runs
 # (random batch sizes and checkpoint intervals) are stopped at random moments: SIGKILL
 # after a random delay or right after new output, SIGTERM, and the runtime's fault
-# points (WEIR_FAULT, docs/run.md): SIGKILL or SIGTERM in the middle of a delivery,
+# points (WEIR_CRASH_AT, docs/run.md): SIGKILL or SIGTERM in the middle of a delivery,
 # SIGKILL before and right after a checkpoint's commit. A last run reads the rest.
 # Then every sink and dead-letter file must equal one uninterrupted run over the same
 # input, and both must agree with an oracle computed from the generated rows (a
@@ -249,7 +249,7 @@ run_seed() {
     esac
     n=$(outsize "$P")
     t0=$SECONDS
-    WEIR_FAULT=$fault "$WEIR" --project-dir "$P" run --no-progress --batch-size "$batch" \
+    WEIR_CRASH_AT=$fault "$WEIR" --project-dir "$P" run --no-progress --batch-size "$batch" \
       --checkpoint-interval "${iv}ms" >> "$D/runs.txt" 2>&1 &
     pid=$!
     case $mode in
