@@ -13,7 +13,8 @@
  * frontier (Batch.frontier), the watermark that held before it in its source, and an
  * operator that depends on event time judges the row against op_judge_wm: that
  * frontier, or in_wm when it is later. Operators pass frontiers on with their rows
- * (op_copy_meta); a join's pair carries the later of its two rows' frontiers; rows
+ * (op_copy_meta); a join's pair carries the later of its two rows' frontiers (as an
+ * interval join shifts them, see op_join.c); rows
  * an operator emits when its watermark advances carry the largest watermark at which
  * they were not yet emitted (a window: its end - 1). Operators that emit per key per
  * step (aggregates, TopN ...) record none: their rows are judged against the
@@ -100,7 +101,8 @@ struct Op {
     const char *model_name;  /* for dead letters: the owning model (or source) name */
     int64_t in_wm;           /* input event-time frontier: min over the inputs' wm (sources:
                                 the source's), as of the end of the previous step while
-                                step() runs: rows of a step are judged against it */
+                                step() runs: the windows it has closed stay closed
+                                (op_judge_wm) */
     int64_t wm;              /* output watermark read by consumers: in_wm, or what
                                 out_watermark holds it back to */
     OpFrontierRole frontier; /* vt->frontier unless the constructor says otherwise */
@@ -295,8 +297,8 @@ Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, siz
 Op *op_normalize_new(EngPipeline *p, const SourceDef *src, const char *state_id, Batch *out);
 /* Apply an insert/update (row = the new row) or a delete (row holds at least the key
  * columns) and append the resulting -old/+new changes to the source batch (text
- * copied), with the record's origin (may be NULL) and frontier (INT64_MIN: none). A delete of an unknown key changes nothing and returns false with a
- * message. */
+ * copied), with the record's origin (may be NULL) and frontier (INT64_MIN: none). A
+ * delete of an unknown key changes nothing and returns false with a message. */
 bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin *origin,
                         int64_t frontier, char *err, size_t errsize);
 

@@ -266,7 +266,7 @@ static bool put_dl_length(Run *r, DlWriter *w, char *err, size_t errsize)
 static bool has_writer(const Run *r, const char *name)
 {
     for (int i = 0; i < r->nsources; i++)
-        if (strcmp(src_def(r->sources[i])->name, name) == 0) return true;
+        if (strcmp(dl_name(src_dead_letter_writer(r->sources[i])), name) == 0) return true;
     for (int m = 0; m <= r->p->nmodels; m++)
         if (r->model_dl[m] && strcmp(dl_name(r->model_dl[m]), name) == 0) return true;
     return false;
