@@ -2,7 +2,10 @@
  * format's decoder into the engine's source batch (or keyed upserts), applies the
  * on_error policy to bad records (dead letter / skip / fail), keeps the line of every
  * row it appended (for dead letters the engine reports later in the step), and tracks
- * the event-time watermark (per partition for Kafka). Transport-independent: every
+ * the event-time watermark (per partition for Kafka): every row gets the watermark
+ * that held before it in its partition as its frontier (engine.h), and a durable
+ * run's position carries the largest event times seen, so a resumed run judges and
+ * holds back exactly as one that never stopped. Transport-independent: every
  * transport is a ConnReader. */
 #include "connectors/source.h"
 
@@ -14,6 +17,7 @@
 
 #define POS_MAGIC 0x53505357u     /* "WSPS" */
 enum { POS_RECORDS = 1, POS_READER = 2 };
+#define POS_TIME 0x54u            /* "T": the event-time section that follows a position */
 
 typedef struct RowPos {
     int64_t pos;                 /* line or offset */
@@ -43,50 +47,80 @@ struct ConnSource {
     int64_t until;               /* line readers: end after this many records, -1: none */
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
+    bool record_frontier;
 };
+
+/* A position as src_position writes it: the transport's part, then (since positions
+ * carry it) the event-time section; older checkpoints end before it. */
+typedef struct PosParts {
+    uint8_t kind;
+    uint64_t count;              /* POS_RECORDS */
+    uint8_t has_id;
+    uint64_t dev, ino;
+    const void *inner;           /* POS_READER: the reader's own position */
+    size_t inner_len;
+    bool has_time;
+    int64_t max_event;
+    uint32_t nparts;
+    ByteReader parts;            /* nparts i64: the largest event time per partition */
+} PosParts;
+
+static bool parse_position(const void *pos, size_t len, PosParts *out)
+{
+    memset(out, 0, sizeof *out);
+    ByteReader br = bytes_reader(pos, len);
+    uint32_t magic = bytes_get_u32(&br);
+    out->kind = bytes_get_u8(&br);
+    if (br.bad || magic != POS_MAGIC) return false;
+    if (out->kind == POS_RECORDS) {
+        out->count = bytes_get_u64(&br);
+        out->has_id = bytes_get_u8(&br);
+        out->dev = bytes_get_u64(&br);
+        out->ino = bytes_get_u64(&br);
+    } else if (out->kind == POS_READER) {
+        out->inner = bytes_get_str(&br, &out->inner_len);
+    } else {
+        return false;
+    }
+    if (!br.bad && !bytes_done(&br)) {
+        if (bytes_get_u8(&br) != POS_TIME) return false;
+        out->has_time = true;
+        out->max_event = (int64_t)bytes_get_u64(&br);
+        out->nparts = bytes_get_u32(&br);
+        out->parts = br;
+        for (uint32_t i = 0; i < out->nparts && !br.bad; i++) bytes_get_u64(&br);
+    }
+    return bytes_done(&br);
+}
 
 static ConnFraming framing_for(const SourceDef *d)
 {
     return d->format == FMT_CSV ? FRAME_CSV : FRAME_LINES;
 }
 
-/* A resume position for a line reader: how many records to pass over, after checking
- * that the reader reads the same file. */
-static bool records_to_skip(const SourceDef *def, const ConnReader *r, const void *pos, size_t len, int64_t *skip,
+/* A resume position of the kind a source of this transport writes, parsed. */
+static bool resume_position(const SourceDef *def, const void *pos, size_t len, uint8_t kind, PosParts *out,
                             char *err, size_t errsize)
 {
-    ByteReader br = bytes_reader(pos, len);
-    uint32_t magic = bytes_get_u32(&br);
-    uint8_t kind = bytes_get_u8(&br);
-    uint64_t count = bytes_get_u64(&br);
-    uint8_t has_id = bytes_get_u8(&br);
-    uint64_t dev = bytes_get_u64(&br), ino = bytes_get_u64(&br);
-    if (magic != POS_MAGIC || kind != POS_RECORDS || !bytes_done(&br)) {
+    if (!parse_position(pos, len, out) || out->kind != kind) {
         snprintf(err, errsize, "source %s: the checkpoint's position is not a position of this kind of source", def->name);
         return false;
     }
-    if (has_id && r->has_identity && (dev != r->dev || ino != r->ino)) {
+    return true;
+}
+
+/* A resume position for a line reader: how many records to pass over, after checking
+ * that the reader reads the same file. */
+static bool records_to_skip(const SourceDef *def, const ConnReader *r, const PosParts *pp, int64_t *skip,
+                            char *err, size_t errsize)
+{
+    if (pp->has_id && r->has_identity && (pp->dev != r->dev || pp->ino != r->ino)) {
         snprintf(err, errsize, "source %s: %s is not the file the checkpoint read (it was replaced); "
                  "start over with --fresh", def->name, r->where);
         return false;
     }
     /* a stream that is not a file (a pipe on stdin) starts anew: nothing to pass over */
-    *skip = has_id && r->has_identity ? (int64_t)count : 0;
-    return true;
-}
-
-/* The reader's own part of a resume position written for a reader with a position op. */
-static bool reader_position(const SourceDef *def, const void *pos, size_t len, const void **out, size_t *outlen,
-                            char *err, size_t errsize)
-{
-    ByteReader br = bytes_reader(pos, len);
-    uint32_t magic = bytes_get_u32(&br);
-    uint8_t kind = bytes_get_u8(&br);
-    *out = bytes_get_str(&br, outlen);
-    if (magic != POS_MAGIC || kind != POS_READER || !bytes_done(&br)) {
-        snprintf(err, errsize, "source %s: the checkpoint's position is not a position of this kind of source", def->name);
-        return false;
-    }
+    *skip = pp->has_id && r->has_identity ? (int64_t)pp->count : 0;
     return true;
 }
 
@@ -94,8 +128,11 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
 {
     const SourceDef *def = &p->sources[index];
     int64_t skip = 0;
-    if (o && o->resume && !r->ops->position &&
-        !records_to_skip(def, r, o->resume, o->resume_len, &skip, err, errsize)) {
+    PosParts pp = {0};
+    if (o && o->resume &&
+        (!resume_position(def, o->resume, o->resume_len, r->ops->position ? POS_READER : POS_RECORDS, &pp, err,
+                          errsize) ||
+         (!r->ops->position && !records_to_skip(def, r, &pp, &skip, err, errsize)))) {
         r->ops->close(r);
         return NULL;
     }
@@ -112,6 +149,7 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->decoder = dec;
     if (o && o->copy_text) conn_decoder_set_copy_text(dec, true);
     s->record_origins = o && o->record_origins;
+    s->record_frontier = o && o->record_frontier;
     const char *dl_name = o && o->dead_letter_suffix ? arena_printf(&p->arena, "%s%s", def->name, o->dead_letter_suffix)
                                                      : def->name;
     s->dl = o && o->discard_dead_letters ? dl_open("/dev/null", def->name, true)
@@ -122,7 +160,9 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->until = -1;
     if (o && o->until && !r->ops->position) {
         int64_t cap = 0;
-        if (!records_to_skip(def, r, o->until, o->until_len, &cap, err, errsize)) {
+        PosParts up;
+        if (!resume_position(def, o->until, o->until_len, POS_RECORDS, &up, err, errsize) ||
+            !records_to_skip(def, r, &up, &cap, err, errsize)) {
             src_close(s, NULL, 0);
             return NULL;
         }
@@ -131,6 +171,15 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     if (r->npartitions > 0) {
         s->part_max = xmalloc(sizeof(int64_t) * (size_t)r->npartitions);
         for (int i = 0; i < r->npartitions; i++) s->part_max[i] = INT64_MIN;
+    }
+    if (pp.has_time) {
+        /* the event times seen before the checkpoint (partitions added since start
+         * without any) */
+        s->max_event = pp.max_event;
+        for (uint32_t i = 0; i < pp.nparts; i++) {
+            int64_t t = (int64_t)bytes_get_u64(&pp.parts);
+            if (s->part_max && (int)i < r->npartitions) s->part_max[i] = t;
+        }
     }
     return s;
 }
@@ -175,19 +224,18 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
             *config_error = true;
             return NULL;
         }
-        const void *pos = NULL, *upos = NULL;
-        size_t poslen = 0, uposlen = 0;
-        if (o && o->resume && !reader_position(def, o->resume, o->resume_len, &pos, &poslen, err, errsize))
+        PosParts pp = {0}, up = {0};
+        if (o && o->resume && !resume_position(def, o->resume, o->resume_len, POS_READER, &pp, err, errsize))
             return NULL;
-        if (o && o->until && !reader_position(def, o->until, o->until_len, &upos, &uposlen, err, errsize)) return NULL;
+        if (o && o->until && !resume_position(def, o->until, o->until_len, POS_READER, &up, err, errsize)) return NULL;
         int64_t *stops = NULL;
         int nstops = 0;
-        if (upos && !kafka_position_offsets(upos, uposlen, &stops, &nstops)) {
+        if (up.inner && !kafka_position_offsets(up.inner, up.inner_len, &stops, &nstops)) {
             snprintf(err, errsize, "source %s: the position to read up to is malformed", def->name);
             return NULL;
         }
-        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pos, poslen, stops, nstops, config_error, err,
-                                  errsize);
+        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pp.inner, pp.inner_len, stops, nstops, config_error,
+                                  err, errsize);
         free(stops);
         break;
     }
@@ -215,15 +263,26 @@ static void note_pos(ConnSource *s, Batch *b, const ConnRecord *r)
     s->rowpos[s->nrowpos++] = (RowPos){r->pos, r->partition};
 }
 
+/* max(event time) - watermark_delay, INT64_MIN for none. */
+static int64_t minus_delay(const ConnSource *s, int64_t max_event)
+{
+    int64_t d = s->def->watermark_delay_us;
+    if (max_event == INT64_MIN || (d > 0 && max_event < INT64_MIN + d)) return INT64_MIN;
+    return max_event - d;
+}
+
+/* The frontier of the next row of partition `partition` (-1: unpartitioned): the
+ * watermark of the rows before it in its partition. */
+static int64_t frontier_of(const ConnSource *s, int32_t partition)
+{
+    if (s->part_max && partition >= 0 && partition < s->reader->npartitions) return minus_delay(s, s->part_max[partition]);
+    return minus_delay(s, s->max_event);
+}
+
 static void note_event_time(ConnSource *s, const ConnRecord *r, const Value *row)
 {
-    int c = s->def->event_time_col;
-    if (c < 0 || row[c].isnull) return;
-    int64_t t = row[c].i;
-    if (s->def->columns[c].type.id == T_DATE) {
-        if (t > INT64_MAX / 86400000000LL || t < INT64_MIN / 86400000000LL) return;
-        t *= 86400000000LL;
-    }
+    int64_t t;
+    if (!eng_event_time(s->def, row, &t)) return;
     if (t > s->max_event) s->max_event = t;
     if (s->part_max && r->partition >= 0 && r->partition < s->reader->npartitions && t > s->part_max[r->partition])
         s->part_max[r->partition] = t;
@@ -266,10 +325,18 @@ static bool key_equal(const ConnSource *s, const Value *a, const Value *b)
     return true;
 }
 
+/* Appends a row of the record r to the batch, with its position and frontier. */
+static void append_row(ConnSource *s, Batch *batch, const ConnRecord *r, const Value *row, int64_t w, int64_t front)
+{
+    batch_append_row(batch, row, w);
+    note_pos(s, batch, r);
+    if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
+}
+
 /* Hands one decoded change to the engine. Returns false with a reason in err when the
  * engine rejects it (e.g. a delete of an unknown key): a bad record. */
 static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *ctx, const ConnRecord *r,
-                         const ConnDecoded *d, char *err, size_t errsize)
+                         const ConnDecoded *d, int64_t front, char *err, size_t errsize)
 {
     if (!s->keyed) {
         if (d->op == CHANGE_UPDATE) {
@@ -277,22 +344,20 @@ static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *
                 snprintf(err, errsize, "an update needs the source's primary_key (or a debezium \"before\")");
                 return false;
             }
-            batch_append_row(batch, d->old_row, -1);
-            note_pos(s, batch, r);
-            batch_append_row(batch, d->row, 1);
+            append_row(s, batch, r, d->old_row, -1, front);
+            append_row(s, batch, r, d->row, 1, front);
         } else {
-            batch_append_row(batch, d->row, d->op == CHANGE_DELETE ? -1 : 1);
+            append_row(s, batch, r, d->row, d->op == CHANGE_DELETE ? -1 : 1, front);
         }
-        note_pos(s, batch, r);
         return true;
     }
     RowOrigin o = origin_of(s, r);
     if (d->op == CHANGE_UPDATE && d->old_row && !key_equal(s, d->old_row, d->row)) {
         /* the key changed: delete the old key, insert the new one */
-        if (!upsert(ctx, s->index, CHANGE_DELETE, d->old_row, &o, err, errsize)) return false;
-        return upsert(ctx, s->index, CHANGE_INSERT, d->row, &o, err, errsize);
+        if (!upsert(ctx, s->index, CHANGE_DELETE, d->old_row, &o, front, err, errsize)) return false;
+        return upsert(ctx, s->index, CHANGE_INSERT, d->row, &o, front, err, errsize);
     }
-    return upsert(ctx, s->index, d->op, d->row, &o, err, errsize);
+    return upsert(ctx, s->index, d->op, d->row, &o, front, err, errsize);
 }
 
 int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
@@ -330,10 +395,12 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
         }
         if (res == CONN_DEC_ROW) {
             s->stats.records++;
+            int64_t front = s->record_frontier ? frontier_of(s, r->partition) : INT64_MIN;
             if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
                 batch_append_row(batch, d.row, 1);
                 note_pos(s, batch, r);
-            } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, msg, sizeof msg)) {
+                if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
+            } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, front, msg, sizeof msg)) {
                 if (!bad_record(s, r, msg, err, errsize)) return -1;
                 continue;
             }
@@ -360,18 +427,14 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
 bool src_position_info(const void *pos, size_t len, SrcPositionInfo *out)
 {
     memset(out, 0, sizeof *out);
-    ByteReader br = bytes_reader(pos, len);
-    uint32_t magic = bytes_get_u32(&br);
-    uint8_t kind = bytes_get_u8(&br);
-    if (br.bad || magic != POS_MAGIC) return false;
-    if (kind == POS_RECORDS) {
-        out->records = (int64_t)bytes_get_u64(&br);
-        return !br.bad;
+    PosParts pp;
+    if (!parse_position(pos, len, &pp)) return false;
+    if (pp.kind == POS_RECORDS) {
+        out->records = (int64_t)pp.count;
+        return true;
     }
-    size_t n;
-    const char *inner = bytes_get_str(&br, &n);
     out->partitioned = true;
-    return kind == POS_READER && bytes_done(&br) && kafka_position_offsets(inner, n, &out->offsets, &out->npartitions);
+    return kafka_position_offsets(pp.inner, pp.inner_len, &out->offsets, &out->npartitions);
 }
 
 void src_position(const ConnSource *s, StrBuf *out)
@@ -383,13 +446,20 @@ void src_position(const ConnSource *s, StrBuf *out)
         s->reader->ops->position(s->reader, &b);
         bytes_put_str(out, b.data ? b.data : "", b.len);
         sb_free(&b);
-        return;
+    } else {
+        bytes_put_u8(out, POS_RECORDS);
+        bytes_put_u64(out, (uint64_t)s->raw_records);
+        bytes_put_u8(out, s->reader->has_identity);
+        bytes_put_u64(out, s->reader->dev);
+        bytes_put_u64(out, s->reader->ino);
     }
-    bytes_put_u8(out, POS_RECORDS);
-    bytes_put_u64(out, (uint64_t)s->raw_records);
-    bytes_put_u8(out, s->reader->has_identity);
-    bytes_put_u64(out, s->reader->dev);
-    bytes_put_u64(out, s->reader->ino);
+    /* everything the watermark depends on: an idle partition must go on holding it
+     * back after a restart */
+    bytes_put_u8(out, POS_TIME);
+    bytes_put_u64(out, (uint64_t)s->max_event);
+    int np = s->part_max ? s->reader->npartitions : 0;
+    bytes_put_u32(out, (uint32_t)np);
+    for (int i = 0; i < np; i++) bytes_put_u64(out, (uint64_t)s->part_max[i]);
 }
 
 bool src_done(const ConnSource *s) { return s->reader->eof || (s->until >= 0 && s->raw_records >= s->until); }
@@ -416,11 +486,7 @@ static int64_t partitioned_max_event(const ConnSource *s)
 int64_t src_watermark(const ConnSource *s)
 {
     if (s->reader->eof && s->reader->bounded) return INT64_MAX;
-    int64_t max_event = s->part_max ? partitioned_max_event(s) : s->max_event;
-    if (max_event == INT64_MIN) return INT64_MIN;
-    int64_t d = s->def->watermark_delay_us;
-    if (d > 0 && max_event < INT64_MIN + d) return INT64_MIN;
-    return max_event - d;
+    return minus_delay(s, s->part_max ? partitioned_max_event(s) : s->max_event);
 }
 
 void src_progress(const ConnSource *s, int64_t *done, int64_t *total)

@@ -124,6 +124,8 @@ typedef struct SrcOptions {
     bool record_origins;         /* set Batch.origins (file:line per row) so rows the engine
                                     rejects downstream keep their position; otherwise only
                                     rows of the source batch itself can be located */
+    bool record_frontier;        /* give every row its frontier (engine.h): the watermark
+                                    that held before it in its partition */
     bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open */
     const void *resume;          /* a position from src_position: continue after it */
     size_t resume_len;
@@ -144,9 +146,10 @@ typedef struct SrcStats {
     int64_t skipped;             /* of which only counted (on_error: skip) */
 } SrcStats;
 
-/* Applies a change of a keyed updating source (eng_source_upsert or a test double). */
+/* Applies a change of a keyed updating source (eng_source_upsert or a test double);
+ * frontier as for rows appended to the batch (INT64_MIN: none). */
 typedef bool (*SrcUpsertFn)(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin,
-                            char *err, size_t errsize);
+                            int64_t frontier, char *err, size_t errsize);
 
 typedef struct ConnSource ConnSource;
 
@@ -192,7 +195,8 @@ bool src_row_origin(const ConnSource *s, const Value *row, RowOrigin *out);
 DlWriter *src_dead_letter_writer(ConnSource *s);
 /* Durable runs: append the source's position after everything read so far (Kafka: the
  * next offset of every partition; files: the records consumed and the file's
- * identity). Handed back through SrcOptions.resume, the source continues after it: a
+ * identity) with the largest event time seen (per partition). Handed back through
+ * SrcOptions.resume, the source continues after it with the same watermark: a
  * file source skips the records it had read (decoding them, so a CSV header is still
  * seen) and fails when the file is no longer the same file or is shorter. */
 void src_position(const ConnSource *s, StrBuf *out);

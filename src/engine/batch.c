@@ -17,6 +17,7 @@ void batch_fini(Batch *b)
     free(b->vals);
     free(b->weights);
     free(b->origins);
+    free(b->frontier);
     arena_fini(&b->arena);
     memset(b, 0, sizeof *b);
 }
@@ -34,14 +35,18 @@ static void grow(Batch *b)
     b->vals = xrealloc(b->vals, cells * sizeof(Value));
     b->weights = xrealloc(b->weights, (size_t)cap * sizeof(int64_t));
     if (b->origins) b->origins = xrealloc(b->origins, (size_t)cap * sizeof(RowOrigin));
+    if (b->frontier) b->frontier = xrealloc(b->frontier, (size_t)cap * sizeof(int64_t));
     b->cap = cap;
 }
 
-static void clear_origin(Batch *b, int i)
+static const RowOrigin no_origin = {NULL, 0, -1, 0};
+
+/* The optional per-row fields of a new row i: no origin, no frontier. */
+static inline void clear_meta(Batch *b, int i)
 {
-    if (b->origins) {
-        RowOrigin o = {NULL, 0, -1, 0};
-        b->origins[i] = o;
+    if (__builtin_expect(b->origins != NULL || b->frontier != NULL, 0)) {
+        if (b->origins) b->origins[i] = no_origin;
+        if (b->frontier) b->frontier[i] = INT64_MIN;
     }
 }
 
@@ -51,7 +56,7 @@ Value *batch_append(Batch *b, int64_t weight)
     Value *row = batch_row(b, b->n);
     memset(row, 0, sizeof(Value) * (size_t)b->ncols);
     b->weights[b->n] = weight;
-    clear_origin(b, b->n);
+    clear_meta(b, b->n);
     b->n++;
     return row;
 }
@@ -61,7 +66,7 @@ void batch_append_row(Batch *b, const Value *row, int64_t weight)
     if (b->n == b->cap) grow(b);
     memcpy(batch_row(b, b->n), row, sizeof(Value) * (size_t)b->ncols);
     b->weights[b->n] = weight;
-    clear_origin(b, b->n);
+    clear_meta(b, b->n);
     b->n++;
 }
 
@@ -83,7 +88,13 @@ void batch_set_origin(Batch *b, int i, const RowOrigin *o)
 {
     if (!b->origins) {
         b->origins = xmalloc((size_t)(b->cap > 0 ? b->cap : 1) * sizeof(RowOrigin));
-        for (int k = 0; k < b->n; k++) clear_origin(b, k);
+        for (int k = 0; k < b->n; k++) b->origins[k] = no_origin;
     }
     b->origins[i] = *o;
+}
+
+void batch_alloc_frontier(Batch *b)
+{
+    b->frontier = xmalloc((size_t)(b->cap > 0 ? b->cap : 1) * sizeof(int64_t));
+    for (int k = 0; k < b->n; k++) b->frontier[k] = INT64_MIN;
 }

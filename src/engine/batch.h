@@ -27,6 +27,9 @@ typedef struct Batch {
     Value *vals;
     int64_t *weights;
     RowOrigin *origins;      /* NULL unless the producer records origins */
+    int64_t *frontier;       /* NULL unless recorded: per row, the event-time watermark
+                                that held before the row in its source (INT64_MIN: none
+                                known); what time-dependent operators judge it against */
     Arena arena;             /* text produced for this batch */
 } Batch;
 
@@ -57,5 +60,17 @@ static inline void batch_copy_text(Batch *b, Value *row, const Type *types, int 
  * the rows. The RowOrigin (and its `where` string) is copied by value: `where` must
  * outlive the step. */
 void batch_set_origin(Batch *b, int i, const RowOrigin *o);
+
+/* Record the watermark that held before row i (see Batch.frontier). The first call
+ * allocates `frontier` (rows without one read INT64_MIN); from then on appends keep
+ * it in step with the rows. */
+void batch_alloc_frontier(Batch *b);
+static inline void batch_set_frontier(Batch *b, int i, int64_t wm)
+{
+    if (!b->frontier) batch_alloc_frontier(b);
+    b->frontier[i] = wm;
+}
+/* The watermark recorded for row i, INT64_MIN when none. */
+static inline int64_t batch_frontier(const Batch *b, int i) { return b->frontier ? b->frontier[i] : INT64_MIN; }
 
 #endif

@@ -69,23 +69,53 @@ void eng_pipeline_free(EngPipeline *p);
 /* The batch a producer fills for source `source` (index into project->sources) during
  * the current step, or NULL when no running model reads the source. Rows appended
  * have the source's columns; for updating sources (changelog-json, debezium-json)
- * producers append retractions (-1) and insertions (+1) or use eng_source_upsert. */
+ * producers append retractions (-1) and insertions (+1) or use eng_source_upsert.
+ *
+ * Event time: a producer gives every row the watermark that held before it in its
+ * source (batch_set_frontier; for Kafka, in its partition): max(event time of the
+ * rows before it) - watermark_delay, or later when the source's watermark was moved
+ * on explicitly. Windows, interval joins and OVER windows judge lateness by it, so
+ * which rows are late does not depend on how rows are grouped into steps. A row
+ * without one is judged against the operator's watermark as of the step. Producers
+ * need to record frontiers only when eng_source_needs_frontier says some operator
+ * reads them. Then, before the step, the producer advances the source's watermark
+ * (eng_source_watermark) to what holds after the step's rows: windows close after
+ * the rows of the step are in. */
 Batch *eng_source_batch(EngPipeline *p, int source);
 /* Does model `model` run in this pipeline (wanted, or upstream of a wanted model)? */
 bool eng_model_running(const EngPipeline *p, int model);
+/* Does some running operator judge event time by the frontiers of this source's rows? */
+bool eng_source_needs_frontier(const EngPipeline *p, int source);
 /* For keyed updating sources: apply an upsert (op insert/update: row is the new row)
  * or a delete (row holds at least the key columns) using the source's primary key;
  * the engine keeps the latest row per key (changelog_normalize state) and emits the
- * matching retraction. Returns false with a message if e.g. a delete names an unknown key
- * (such deletes are ignored and reported, never fatal). The row's text is copied.
+ * matching retraction, with the record's origin (may be NULL) and frontier (the
+ * watermark before the record, INT64_MIN: none). Returns false with a message if
+ * e.g. a delete names an unknown key (such deletes are ignored and reported, never
+ * fatal). The row's text is copied.
  * For a source without primary_key an insert appends +row and a delete appends -row
  * (the row as it was); an update is rejected (it needs the old row). A source that no
  * running model reads accepts and ignores everything. */
 bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row,
-                       const RowOrigin *origin, char *err, size_t errsize);
+                       const RowOrigin *origin, int64_t frontier, char *err, size_t errsize);
 /* Advance the watermark of a source (event-time microseconds). Monotonic: lower values
  * are ignored. INT64_MAX means the source has ended. */
 void eng_source_watermark(EngPipeline *p, int source, int64_t wm_us);
+/* The source's watermark as advanced so far (INT64_MIN: none). */
+int64_t eng_source_current_watermark(const EngPipeline *p, int source);
+/* The event time of a row of source d in microseconds (a date counts from its
+ * midnight); false when the source has no event_time or the row's is NULL or out of
+ * range. A source's watermark is max(event time of its rows) - watermark_delay.
+ * (Inline: sources call it for every row.) */
+static inline bool eng_event_time(const SourceDef *d, const Value *row, int64_t *us)
+{
+    int c = d->event_time_col;
+    if (c < 0 || row[c].isnull) return false;
+    int64_t t = row[c].i;
+    if (d->columns[c].type.id == T_DATE && __builtin_mul_overflow(t, (int64_t)86400000000LL, &t)) return false;
+    *us = t;
+    return true;
+}
 /* Run one step. Returns false on a fatal error (message in err). */
 bool eng_step(EngPipeline *p, char *err, size_t errsize);
 

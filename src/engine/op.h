@@ -4,12 +4,24 @@
  * writes its own output batch, which the pipeline clears at the end of the step.
  * Operators with several inputs (joins, set operations) read all their input batches
  * in the same step call. Event time reaches operators through Op.in_wm (the minimum
- * over the inputs' output watermarks as of the previous step while step() runs, so
- * rows of a step are judged against the watermark in force before it) and through
- * on_watermark, called after step() whenever in_wm advanced. An operator's output
- * watermark (Op.wm, what its consumers read) is in_wm unless out_watermark holds it
- * back. Stateful operators keep explicit state structures that can be serialised to
- * bytes (checkpoints) and restored. */
+ * over the inputs' output watermarks as of the previous step while step() runs) and
+ * through on_watermark, called after step() whenever in_wm advanced (windows close
+ * after the rows of the step are in). An operator's output watermark (Op.wm, what its
+ * consumers read) is in_wm unless out_watermark holds it back.
+ *
+ * Lateness is a property of the input, not of the batching: a row carries its
+ * frontier (Batch.frontier), the watermark that held before it in its source, and an
+ * operator that depends on event time judges the row against op_judge_wm: that
+ * frontier, or in_wm when it is later. Operators pass frontiers on with their rows
+ * (op_copy_meta); a join's pair carries the later of its two rows' frontiers (as an
+ * interval join shifts them, see op_join.c); rows
+ * an operator emits when its watermark advances carry the largest watermark at which
+ * they were not yet emitted (a window: its end - 1). Operators that emit per key per
+ * step (aggregates, TopN ...) record none: their rows are judged against the
+ * consumer's in_wm. Op.need_frontier says whether anything downstream reads them.
+ *
+ * Stateful operators keep explicit state structures that can be serialised to bytes
+ * (checkpoints) and restored. */
 #ifndef WEIR_ENGINE_OP_H
 #define WEIR_ENGINE_OP_H
 
@@ -32,8 +44,19 @@ typedef struct OpCtx {
     size_t errsize;
 } OpCtx;
 
+/* What an operator does with the frontiers of its input rows (see above). */
+typedef enum OpFrontierRole {
+    FR_NONE,                 /* its output rows carry none (it emits per key per step) */
+    FR_PASS,                 /* its output rows carry those of the input rows they come from */
+    FR_JUDGE,                /* it judges rows by event time: it reads them always */
+} OpFrontierRole;
+
 typedef struct OpVtbl {
     const char *kind;        /* "filter", "aggregate", ... */
+    OpFrontierRole frontier; /* the kind's role (an instance may change it: Op.frontier) */
+    /* Called once when every operator of the pipeline is built and Op.need_frontier is
+     * known, before any step or restore. NULL: nothing to do. */
+    void (*prepare)(Op *op);
     /* Process this step's input batches into op->out. False = fatal error (ctx->err). */
     bool (*step)(Op *op, OpCtx *ctx);
     /* The event-time frontier of the inputs advanced to wm (may append to op->out).
@@ -78,9 +101,14 @@ struct Op {
     const char *model_name;  /* for dead letters: the owning model (or source) name */
     int64_t in_wm;           /* input event-time frontier: min over the inputs' wm (sources:
                                 the source's), as of the end of the previous step while
-                                step() runs: rows of a step are judged against it */
+                                step() runs: the windows it has closed stay closed
+                                (op_judge_wm) */
     int64_t wm;              /* output watermark read by consumers: in_wm, or what
                                 out_watermark holds it back to */
+    OpFrontierRole frontier; /* vt->frontier unless the constructor says otherwise */
+    bool need_frontier;      /* an operator downstream judges event time by the
+                                frontiers of this operator's output rows (set by the
+                                pipeline once every operator is built) */
 };
 
 /* ---- common helpers (op_common.c) ---- */
@@ -165,11 +193,21 @@ static inline Value *op_append_copy(Batch *out, const Value *row, const Type *ty
     return batch_row(out, out->n - 1);
 }
 
-/* Copy the input row's origin (if the input batch records origins) to the last row
- * appended to out. */
-static inline void op_copy_origin(Batch *out, const Batch *in, int row)
+/* Copy the input row's origin and frontier (those the input batch records) to the
+ * last row appended to out. */
+static inline void op_copy_meta(Batch *out, const Batch *in, int row)
 {
     if (in->origins) batch_set_origin(out, out->n - 1, &in->origins[row]);
+    if (in->frontier) batch_set_frontier(out, out->n - 1, in->frontier[row]);
+}
+
+/* The watermark row `row` of `in` is judged against by an operator whose input
+ * watermark is in_wm: the row's frontier, or in_wm when that is later (a window that
+ * has closed stays closed). */
+static inline int64_t op_judge_wm(int64_t in_wm, const Batch *in, int row)
+{
+    int64_t f = batch_frontier(in, row);
+    return f > in_wm ? f : in_wm;
 }
 
 /* ---- checkpoint codec (op_common.c): little-endian, type-directed ---- */
@@ -259,10 +297,10 @@ Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, siz
 Op *op_normalize_new(EngPipeline *p, const SourceDef *src, const char *state_id, Batch *out);
 /* Apply an insert/update (row = the new row) or a delete (row holds at least the key
  * columns) and append the resulting -old/+new changes to the source batch (text
- * copied). A delete of an unknown key changes nothing and returns false with a
- * message. */
+ * copied), with the record's origin (may be NULL) and frontier (INT64_MIN: none). A
+ * delete of an unknown key changes nothing and returns false with a message. */
 bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin *origin,
-                        char *err, size_t errsize);
+                        int64_t frontier, char *err, size_t errsize);
 
 /* ---- pipeline internals used by operators and unit tests (pipeline.c) ---- */
 

@@ -64,11 +64,12 @@ static void drop_row(NormOp *n, NormEntry *old)
     old->row = NULL;
 }
 
-static void append(NormOp *n, const Value *row, int64_t w, const RowOrigin *origin)
+static void append(NormOp *n, const Value *row, int64_t w, const RowOrigin *origin, int64_t frontier)
 {
     Batch *out = n->base.out;
     batch_append_row_copy(out, row, n->base.out_types, w);
     if (origin) batch_set_origin(out, out->n - 1, origin);
+    if (frontier != INT64_MIN) batch_set_frontier(out, out->n - 1, frontier);
 }
 
 static void key_text(NormOp *n, const Value *key, char *buf, size_t size)
@@ -86,7 +87,7 @@ static void key_text(NormOp *n, const Value *key, char *buf, size_t size)
 }
 
 bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin *origin,
-                        char *err, size_t errsize)
+                        int64_t frontier, char *err, size_t errsize)
 {
     NormOp *n = (NormOp *)op;
     for (int i = 0; i < n->src->npk; i++) n->keybuf[i] = row[n->src->pk_cols[i]];
@@ -99,7 +100,7 @@ bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin
             snprintf(err, errsize, "delete of unknown key (%s) in source '%s': ignored", kt, n->src->name);
             return false;
         }
-        append(n, e->row, -1, origin);
+        append(n, e->row, -1, origin, frontier);
         drop_row(n, e);
         ktab_remove(&n->tab, e);
         return true;
@@ -108,11 +109,11 @@ bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin
     NormEntry *e = ktab_upsert(&n->tab, n->keybuf, h, &created);
     if (!created) {
         if (op_rows_identical(op->out_types, op->ncols, e->row, row)) return true;
-        append(n, e->row, -1, origin);
+        append(n, e->row, -1, origin, frontier);
     }
     NormEntry old = store_row(n, e, row);
     drop_row(n, &old);
-    append(n, e->row, 1, origin);
+    append(n, e->row, 1, origin, frontier);
     return true;
 }
 

@@ -11,6 +11,7 @@
 void op_base_init(Op *op, const OpVtbl *vt, EngPipeline *p, const IrNode *node, Op **inputs, int nin)
 {
     op->vt = vt;
+    op->frontier = vt->frontier;
     op->node = node;
     op->p = p;
     op->nin = nin;

@@ -40,10 +40,10 @@ static bool distinct_step(Op *op, OpCtx *ctx)
         e->count = nc;
         if (c <= 0 && nc > 0) {
             batch_append_row_copy(out, ktab_key(&d->tab, e), op->out_types, 1);
-            op_copy_origin(out, in, i);
+            op_copy_meta(out, in, i);
         } else if (c > 0 && nc <= 0) {
             batch_append_row_copy(out, ktab_key(&d->tab, e), op->out_types, -1);
-            op_copy_origin(out, in, i);
+            op_copy_meta(out, in, i);
         }
         if (nc == 0) ktab_remove(&d->tab, e);
     }
@@ -128,6 +128,7 @@ static bool distinct_emit_current(Op *op, char *err, size_t errsize)
 
 static const OpVtbl distinct_vt = {
     .kind = "distinct",
+    .frontier = FR_PASS,
     .step = distinct_step,
     .free = distinct_free,
     .state_stats = distinct_stats,

@@ -20,7 +20,7 @@ static bool filter_step(Op *op, OpCtx *ctx)
         int r = pred ? eval_pred(pred, row, &ec) : 1;
         if (r > 0) {
             batch_append_row(out, row, in->weights[i]);
-            op_copy_origin(out, in, i);
+            op_copy_meta(out, in, i);
         } else if (r < 0) {
             op_dead_letter(op, 0, i, ec.err);
         }
@@ -36,6 +36,7 @@ static void filter_free(Op *op)
 
 static const OpVtbl filter_vt = {
     .kind = "filter",
+    .frontier = FR_PASS,
     .step = filter_step,
     .free = filter_free,
 };

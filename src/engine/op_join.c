@@ -41,13 +41,24 @@
  *   interval  L dead when wm(R) > L.t - lower;  R dead when wm(L) > R.t + upper
  *   window    a row dead when the other side's wm >= its window_end
  * and a row is late when its own side's watermark has passed it (interval: t < wm;
- * window: window_end <= wm): the rows it could match may already be gone, so it is
- * counted and dead-lettered with reason "late" instead of producing a partial result.
+ * window: window_end <= wm; the watermark that held before the row in its source, or
+ * the side's when that is later: op_judge_wm): the rows it could match may already be
+ * gone, so it is counted and dead-lettered with reason "late" instead of producing a
+ * partial result.
  * Dead rows are freed at the end of the step. In bounded joins the NULL-padded row of an
  * outer side is emitted when its row dies unmatched (not before), so the output of
  * insert-only inputs stays insert-only. An interval join holds its output watermark
  * back to min(wm(L), wm(R), wm(R) + lower, wm(L) - upper): NULL-padded rows emitted at
  * expiry are then not late for the operators below.
+ *
+ * Frontiers (op.h), when an operator below judges event time by them: each stored row
+ * keeps its own, and an output row carries the largest watermark the join's output
+ * can have had before it, whichever of its rows came first: for a pair the later of
+ * f(L) and f(R), where f shifts a row's frontier as the output watermark is held back
+ * (interval joins: f(L) = frontier - upper, f(R) = frontier + lower; else f is the
+ * frontier); for a match-count output the probing row's f, or the later of both when a
+ * probe changed a stored row's count; for a NULL-padded row emitted at expiry its time
+ * (interval) or its window_end - 1 (window).
  *
  * Text lifetime: output rows point into the input batches and into stored rows. A row
  * whose multiplicity reaches zero or that expires is unlinked at once and freed at the
@@ -121,7 +132,7 @@ typedef struct JSide {
     bool indexed;
     bool unlinkable;         /* rows may leave their bucket (retractions, expiry) */
     int64_t nrows;           /* linked rows */
-    uint16_t off_nmatch, off_links, off_heap, off_data;  /* 0: the row has no such field */
+    uint16_t off_nmatch, off_links, off_heap, off_front, off_data;  /* 0: the row has no such field */
     Value *cbuf;             /* a decoded stored row (ncols) */
     Type *key_types;
     Expr **keyx;
@@ -132,6 +143,7 @@ typedef struct JSide {
     int tcol;                /* time (interval) or window column */
     Type ttype;
     int64_t tadd, exp_off, late_off;
+    int64_t front_off;       /* f(row) = the row's frontier + front_off (see above) */
     int64_t wm;              /* this side's watermark as of the end of the previous step */
     IQueue expiry;           /* bounded joins: rows by the last watermark they survive */
     const char *state_id;
@@ -175,6 +187,21 @@ static inline const uint8_t *jr_data(const JSide *sd, const JRow *r) { return (c
 static inline JRow *jr_of_heap(const JSide *sd, IHeapItem *it) { return (JRow *)((char *)it - sd->off_heap); }
 static inline size_t jr_size(const JSide *sd, const JRow *r) { return (size_t)sd->off_data + r->len; }
 static inline int64_t jr_count(const JSide *sd, JRow *r) { return sd->counts ? *jr_nmatch(sd, r) : 0; }
+/* The frontier of a stored row: INT64_MIN when the side keeps none. */
+static inline int64_t jr_front(const JSide *sd, const JRow *r)
+{
+    return sd->off_front ? *(const int64_t *)((const char *)r + sd->off_front) : INT64_MIN;
+}
+static inline void jr_set_front(const JSide *sd, JRow *r, int64_t f)
+{
+    if (sd->off_front) *(int64_t *)((char *)r + sd->off_front) = f;
+}
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* f of a frontier of side sd (INT64_MIN: none). */
+static inline int64_t side_front(const JSide *sd, int64_t front)
+{
+    return front == INT64_MIN ? INT64_MIN : op_sat_add(front, sd->front_off);
+}
 
 /* Decode stored row r of side sd into sd->cbuf. */
 static inline const Value *jr_decode(JSide *sd, const JRow *r)
@@ -184,9 +211,10 @@ static inline const Value *jr_decode(JSide *sd, const JRow *r)
 }
 
 /* Lay out the optional fields of the side's rows after the fixed head. */
-static void layout(JSide *sd, bool bounded)
+static void layout(JSide *sd, bool bounded, bool fronts)
 {
     size_t off = sizeof(JRow);
+    sd->off_nmatch = sd->off_links = sd->off_heap = sd->off_front = 0;
     if (sd->counts) {
         sd->off_nmatch = (uint16_t)off;
         off += sizeof(int64_t);
@@ -198,6 +226,10 @@ static void layout(JSide *sd, bool bounded)
     if (bounded) {
         sd->off_heap = (uint16_t)off;
         off += sizeof(IHeapItem);
+    }
+    if (fronts) {
+        sd->off_front = (uint16_t)off;
+        off += sizeof(int64_t);
     }
     sd->off_data = (uint16_t)off;
 }
@@ -275,8 +307,10 @@ static inline uint64_t row_hash(const uint8_t *enc, size_t len) { return hash_by
 
 /* ---------- output ---------- */
 
-/* Append (l ++ r) with weight w; a NULL side is NULL-padded. SEMI/ANTI output l only. */
-static void emit(JoinOp *j, const Value *l, const Value *r, int64_t w, const Batch *in, int i)
+/* Append (l ++ r) with weight w; a NULL side is NULL-padded. SEMI/ANTI output l only.
+ * The origin is that of row i of `in` (when given); the frontier `front` is recorded
+ * when an operator below reads frontiers. */
+static void emit(JoinOp *j, const Value *l, const Value *r, int64_t w, const Batch *in, int i, int64_t front)
 {
     if (w == 0) return;
     Batch *out = j->base.out;
@@ -287,7 +321,8 @@ static void emit(JoinOp *j, const Value *l, const Value *r, int64_t w, const Bat
         if (r) memcpy(o + j->nl, r, sizeof(Value) * (size_t)j->nr);
         else for (int c = 0; c < j->nr; c++) o[j->nl + c] = value_null();
     }
-    if (in) op_copy_origin(out, in, i);
+    if (in && in->origins) batch_set_origin(out, out->n - 1, &in->origins[i]);
+    if (j->base.need_frontier) batch_set_frontier(out, out->n - 1, front);
 }
 
 /* The output of a stored or probing row of side s that depends on its match count:
@@ -305,9 +340,9 @@ static inline bool immediate(const JoinOp *j, int s)
     return j->semi_anti || j->bound == B_NONE || !j->side[s].outer;
 }
 
-static void emit_count_output(JoinOp *j, int s, const Value *row, int64_t w, const Batch *in, int i)
+static void emit_count_output(JoinOp *j, int s, const Value *row, int64_t w, const Batch *in, int i, int64_t front)
 {
-    emit(j, s == 0 ? row : NULL, s == 1 ? row : NULL, w, in, i);
+    emit(j, s == 0 ? row : NULL, s == 1 ? row : NULL, w, in, i, front);
 }
 
 /* ---------- state helpers ---------- */
@@ -429,14 +464,15 @@ static void visit(JoinOp *j, Probe *pr, JRow *c, const Value *crow)
         if (ok <= 0) return;
     }
     pr->matched += c->mult;
-    if (!j->semi_anti) emit(j, l, r, pr->w * c->mult, pr->in, pr->i);
+    int64_t front = max64(side_front(&j->side[pr->s], batch_frontier(pr->in, pr->i)), side_front(os, jr_front(os, c)));
+    if (!j->semi_anti) emit(j, l, r, pr->w * c->mult, pr->in, pr->i, front);
     if (os->counts) {
         int64_t *nm = jr_nmatch(os, c);
         int64_t before = *nm;
         *nm += pr->w;
         if (immediate(j, o)) {
             int64_t d = count_output(j, o, *nm) - count_output(j, o, before);
-            if (d) emit_count_output(j, o, crow, d * c->mult, NULL, 0);
+            if (d) emit_count_output(j, o, crow, d * c->mult, NULL, 0, front);
         }
     }
 }
@@ -513,8 +549,11 @@ static void expire(JoinOp *j, int s)
     IHeapItem *it;
     while ((it = iqueue_min(&sd->expiry)) && it->key < owm) {
         JRow *r = jr_of_heap(sd, it);
-        if (!immediate(j, s) && r->mult != 0 && count_output(j, s, jr_count(sd, r)))
-            emit_count_output(j, s, jr_decode(sd, r), r->mult, NULL, 0);
+        if (!immediate(j, s) && r->mult != 0 && count_output(j, s, jr_count(sd, r))) {
+            /* the join's output watermark was at most this before the row expired */
+            int64_t front = j->bound == B_INTERVAL ? op_sat_add(it->key, -sd->exp_off) : it->key;
+            emit_count_output(j, s, jr_decode(sd, r), r->mult, NULL, 0, front);
+        }
         unlink_row(j, s, r);
         r->flags |= JR_EXPIRED;
         to_freelist(j, r);
@@ -547,7 +586,7 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
         if (tnull) {
             matchable = false;
         } else {
-            if (op_sat_add(t, sd->late_off) < sd->wm) {
+            if (op_sat_add(t, sd->late_off) < op_judge_wm(sd->wm, in, i)) {
                 j->late_rows++;
                 op_dead_letter(&j->base, s, i, "late");
                 return true;
@@ -565,7 +604,7 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     }
     if (!matchable) {
         /* never matches anything: only the count-dependent output, with count 0 */
-        if (count_output(j, s, 0)) emit_count_output(j, s, row, w, in, i);
+        if (count_output(j, s, 0)) emit_count_output(j, s, row, w, in, i, side_front(sd, batch_frontier(in, i)));
         return true;
     }
     size_t len;
@@ -594,9 +633,13 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
         r->flags &= (uint8_t)~JR_EXPIRED;
         link_row(j, s, r);
         if (j->bound != B_NONE) iqueue_push(&sd->expiry, jr_heap(sd, r), texp);
+        jr_set_front(sd, r, batch_frontier(in, i));
+    } else {
+        jr_set_front(sd, r, max64(jr_front(sd, r), batch_frontier(in, i)));
     }
     r->mult += w;
-    if (immediate(j, s) && count_output(j, s, jr_count(sd, r))) emit_count_output(j, s, row, w, in, i);
+    if (immediate(j, s) && count_output(j, s, jr_count(sd, r)))
+        emit_count_output(j, s, row, w, in, i, side_front(sd, batch_frontier(in, i)));
     if (r->mult == 0) {
         unlink_row(j, s, r);
         to_freelist(j, r);
@@ -688,12 +731,13 @@ static uint64_t shape_hash(const JoinOp *j)
         op_shape_mix(&h, (uint64_t)j->side[s].ncols);
         for (int c = 0; c < j->side[s].ncols; c++) op_shape_mix(&h, j->side[s].types[c].id);
     }
+    if (j->side[0].off_front) op_shape_mix(&h, 0x66726f6e74ull); /* rows keep their frontier */
     return h;
 }
 
 typedef struct SortRow {
     const Value *cells;
-    int64_t mult, nmatch;
+    int64_t mult, nmatch, front;
 } SortRow;
 
 static int cmp_sort_rows(const void *a, const void *b, void *ctx)
@@ -705,7 +749,8 @@ static int cmp_sort_rows(const void *a, const void *b, void *ctx)
     /* copies of one row (an insert-only side stores each insertion): their counts
      * decide, so the bytes depend only on the content */
     if (x->mult != y->mult) return x->mult < y->mult ? -1 : 1;
-    return (x->nmatch > y->nmatch) - (x->nmatch < y->nmatch);
+    if (x->nmatch != y->nmatch) return x->nmatch < y->nmatch ? -1 : 1;
+    return (x->front > y->front) - (x->front < y->front);
 }
 
 /* The side's linked rows decoded, in op_row_order (checkpoints write state in an order
@@ -726,6 +771,7 @@ static SortRow *sorted_rows(JSide *sd, int64_t *n, Value **cells)
                 rows[k].cells = c;
                 rows[k].mult = r->mult;
                 rows[k].nmatch = jr_count(sd, r);
+                rows[k].front = jr_front(sd, r);
                 k++;
             }
     }
@@ -749,6 +795,7 @@ static bool join_serialize(const Op *op, StrBuf *sb)
             op_put_row(sb, sd->types, sd->ncols, rows[k].cells);
             op_put_i64(sb, rows[k].mult);
             op_put_i64(sb, rows[k].nmatch);
+            if (sd->off_front) op_put_i64(sb, rows[k].front);
         }
         free(rows);
         free(cells);
@@ -793,6 +840,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         for (uint64_t k = 0; k < n && ok && !r.bad; k++) {
             op_get_row(&r, sd->types, sd->ncols, row);
             int64_t mult = op_get_i64(&r), nmatch = op_get_i64(&r);
+            int64_t front = sd->off_front ? op_get_i64(&r) : INT64_MIN;
             if (r.bad) break;
             int64_t texp = 0;
             if (mult == 0 || !eval_keys(j, s, row) || (!sd->indexed && mult < 0)) {
@@ -826,6 +874,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             }
             e->mult = mult;
             if (sd->counts) *jr_nmatch(sd, e) = nmatch;
+            jr_set_front(sd, e, front);
             link_row(j, s, e);
             if (j->bound != B_NONE) iqueue_push(&sd->expiry, jr_heap(sd, e), texp);
         }
@@ -860,6 +909,14 @@ static void join_free(Op *op)
     free(j);
 }
 
+/* Once the pipeline knows whether an operator below reads the pairs' frontiers: then
+ * every stored row keeps its own (no row is stored yet). */
+static void join_prepare(Op *op)
+{
+    JoinOp *j = (JoinOp *)op;
+    for (int s = 0; s < 2; s++) layout(&j->side[s], j->bound != B_NONE, op->need_frontier);
+}
+
 /* ---------- versions ---------- */
 
 /* The current result of an unbounded INNER or SEMI join: every matching pair of stored
@@ -880,7 +937,7 @@ static bool join_emit_current(Op *op, char *err, size_t errsize)
         for (JRow *l = lb->head; l; l = l->next) {
             memcpy(lrow, jr_decode(ls, l), sizeof(Value) * (size_t)ls->ncols);
             if (j->type == JOIN_SEMI) {
-                if (jr_count(ls, l) > 0) emit(j, lrow, NULL, l->mult, NULL, 0);
+                if (jr_count(ls, l) > 0) emit(j, lrow, NULL, l->mult, NULL, 0, side_front(ls, jr_front(ls, l)));
                 continue;
             }
             for (JRow *r = rb ? rb->head : NULL; r; r = r->next) {
@@ -890,7 +947,8 @@ static bool join_emit_current(Op *op, char *err, size_t errsize)
                     memcpy(j->pair + j->nl, rrow, sizeof(Value) * (size_t)j->nr);
                     if (eval_pred(j->pred, j->pair, &j->ec) <= 0) continue;
                 }
-                emit(j, lrow, rrow, l->mult * r->mult, NULL, 0);
+                emit(j, lrow, rrow, l->mult * r->mult, NULL, 0,
+                     max64(side_front(ls, jr_front(ls, l)), side_front(rs, jr_front(rs, r))));
             }
         }
     }
@@ -900,6 +958,8 @@ static bool join_emit_current(Op *op, char *err, size_t errsize)
 
 static const OpVtbl join_vt = {
     .kind = "join",
+    .frontier = FR_PASS,
+    .prepare = join_prepare,
     .step = join_step,
     .free = join_free,
     .state_stats = join_stats,
@@ -911,6 +971,8 @@ static const OpVtbl join_vt = {
 /* The same for the joins whose state holds their result (unbounded INNER and SEMI). */
 static const OpVtbl join_derivable_vt = {
     .kind = "join",
+    .frontier = FR_PASS,
+    .prepare = join_prepare,
     .step = join_step,
     .free = join_free,
     .state_stats = join_stats,
@@ -1006,6 +1068,8 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         j->bound = B_INTERVAL;
         j->side[0].exp_off = -pn->lower_us == INT64_MIN ? INT64_MAX : -pn->lower_us;
         j->side[1].exp_off = pn->upper_us;
+        j->side[0].front_off = pn->upper_us == INT64_MIN ? INT64_MAX : -pn->upper_us;
+        j->side[1].front_off = pn->lower_us;
     } else {
         /* a window join: a key pair that is the same window bound on both sides */
         int best_kind;
@@ -1027,8 +1091,9 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         JSide *sd = &j->side[s];
         sd->indexed = n->inputs[s]->mode != CL_INSERT_ONLY;
         sd->unlinkable = sd->indexed || j->bound != B_NONE;
-        layout(sd, j->bound != B_NONE);
+        layout(sd, j->bound != B_NONE, false);
     }
+    if (j->bound != B_NONE) j->base.frontier = FR_JUDGE;
     if (j->bound == B_NONE && !j->null_aware && (j->type == JOIN_INNER || j->type == JOIN_SEMI))
         j->base.vt = &join_derivable_vt;
     return &j->base;

@@ -22,10 +22,10 @@
  *
  * State: the buffer (a keyed table over the whole row -> {multiplicity, first arrival,
  * t}, in a min-heap by t; a retraction of a buffered row cancels it) and per partition
- * the accumulators and the kept rows. A row whose time is below the watermark in force
- * before the step is late: its predecessors have already been emitted, so it goes to
- * the dead letters with reason "late", as does a row whose time is NULL ("event time
- * is NULL"). */
+ * the accumulators and the kept rows. A row whose time is below the watermark that held
+ * before it in its source (op_judge_wm) is late: rows after it may already have been
+ * emitted, so it goes to the dead letters with reason "late", as does a row whose
+ * time is NULL ("event time is NULL"). */
 #include "engine/agg_accum.h"
 #include "engine/iheap.h"
 #include "engine/keyed_table.h"
@@ -205,7 +205,7 @@ static bool over_step(Op *op, OpCtx *ctx)
             op_dead_letter(op, 0, i, "event time is NULL");
             continue;
         }
-        if (t < op->in_wm) {
+        if (t < op_judge_wm(op->in_wm, in, i)) {
             o->late_rows++;
             op_dead_letter(op, 0, i, "late");
             continue;
@@ -340,10 +340,11 @@ static bool value_at(OverOp *o, int j, const KRow *k, Value *out, EvalCtx *ec, O
     return true;
 }
 
-/* Emit row (the partition's row of logical index idx; last: the frame's last row)
- * with the values of every call. */
-static bool emit(OverOp *o, PState *ps, const Value *row, int64_t idx, const Value *last, int64_t w, EvalCtx *ec,
-                 OpCtx *ctx)
+/* Emit row (the partition's row of logical index idx and time t; last: the frame's
+ * last row) with the values of every call. Its frontier is t: the watermark passed t
+ * when it was released. */
+static bool emit(OverOp *o, PState *ps, const Value *row, int64_t t, int64_t idx, const Value *last, int64_t w,
+                 EvalCtx *ec, OpCtx *ctx)
 {
     Batch *out = o->base.out;
     if (!aggacc_row(&o->acc, ps->acc, row, o->nin, o->outrow, &out->arena, ctx->err, ctx->errsize)) return false;
@@ -386,6 +387,7 @@ static bool emit(OverOp *o, PState *ps, const Value *row, int64_t idx, const Val
     }
     /* text copied: kept rows and buffer rows are freed, extremes replaced */
     op_append_copy(out, o->outrow, o->base.out_types, w);
+    if (o->base.need_frontier) batch_set_frontier(out, out->n - 1, t);
     trim(o, ps, idx);
     return true;
 }
@@ -423,7 +425,7 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
                 bool applied;
                 ok = add_row(o, ps, row, t, 1, &applied, &ec, ctx);
                 if (!ok || !applied) break;
-                ok = slide(o, ps, t, &ec, ctx) && emit(o, ps, row, ps->nadded - 1, row, 1, &ec, ctx);
+                ok = slide(o, ps, t, &ec, ctx) && emit(o, ps, row, t, ps->nadded - 1, row, 1, &ec, ctx);
             }
         } else {
             /* every peer is added before any is emitted; each remembers its first index */
@@ -451,7 +453,7 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
                 if (!ps) continue;
                 ok = slide(o, ps, t, &ec, ctx);
                 /* the frame's last row: the last peer of this partition */
-                for (int64_t c = 0; c < b->w && ok; c++) ok = emit(o, ps, row, b->seq + c, ps->peer_last, 1, &ec, ctx);
+                for (int64_t c = 0; c < b->w && ok; c++) ok = emit(o, ps, row, t, b->seq + c, ps->peer_last, 1, &ec, ctx);
             }
         }
         i = j;
@@ -628,6 +630,7 @@ static void over_free(Op *op)
 
 static const OpVtbl over_vt = {
     .kind = "over_aggregate",
+    .frontier = FR_JUDGE,
     .step = over_step,
     .on_watermark = over_on_watermark,
     .free = over_free,

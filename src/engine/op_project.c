@@ -35,7 +35,7 @@ static bool proj_op_step(Op *op, OpCtx *ctx)
             op_dead_letter(op, 0, i, ec.err);
             continue;
         }
-        op_copy_origin(out, in, i);
+        op_copy_meta(out, in, i);
     }
     return true;
 }
@@ -48,6 +48,7 @@ static void proj_op_free(Op *op)
 
 static const OpVtbl proj_op_vt = {
     .kind = "project",
+    .frontier = FR_PASS,
     .step = proj_op_step,
     .free = proj_op_free,
 };

@@ -20,6 +20,7 @@ static void ref_free(Op *op)
 
 static const OpVtbl ref_vt = {
     .kind = "ref",
+    .frontier = FR_PASS,
     .step = ref_step,
     .free = ref_free,
 };

@@ -66,7 +66,7 @@ static bool setop_step(Op *op, OpCtx *ctx)
             int64_t d = out_mult(s, e->l, e->r) - before;
             if (d != 0) {
                 op_append_copy(out, ktab_key(&s->tab, e), op->out_types, d);
-                op_copy_origin(out, in, i);
+                op_copy_meta(out, in, i);
             }
             if (e->l == 0 && e->r == 0) ktab_remove(&s->tab, e);
         }
@@ -166,6 +166,7 @@ static void setop_free(Op *op)
 
 static const OpVtbl setop_vt = {
     .kind = "setop",
+    .frontier = FR_PASS,
     .step = setop_step,
     .free = setop_free,
     .state_stats = setop_stats,

@@ -20,6 +20,7 @@ static void source_free(Op *op)
 
 static const OpVtbl source_vt = {
     .kind = "source",
+    .frontier = FR_PASS,
     .step = source_step,
     .free = source_free,
 };

@@ -13,7 +13,7 @@ static bool union_step(Op *op, OpCtx *ctx)
         const Batch *in = op->in[k]->out;
         for (int i = 0; i < in->n; i++) {
             batch_append_row(out, batch_row(in, i), in->weights[i]);
-            op_copy_origin(out, in, i);
+            op_copy_meta(out, in, i);
         }
     }
     return true;
@@ -27,6 +27,7 @@ static void union_free(Op *op)
 
 static const OpVtbl union_vt = {
     .kind = "union_all",
+    .frontier = FR_PASS,
     .step = union_step,
     .free = union_free,
 };

@@ -17,13 +17,16 @@
  * earliest possible close. Retractions cancel their events, so sessions stay exact
  * under updating inputs (a retraction can split a session).
  *
- * Lateness: rows are judged against the watermark in force before the step. A row is
- * late when its window is already closed: window_end <= watermark (TUMBLE/HOP); for
- * SESSION when its own session [t, t + gap) is closed and it touches no open session
- * of its key, or when it falls before the end of a session of its key that was
- * already emitted (a key remembers that end until no row could reach it). Late rows
+ * Lateness: a row is judged against the watermark that held before it in its source
+ * (op_judge_wm), whatever else the step holds: it is late when its window is already
+ * closed under that watermark: window_end <= watermark (TUMBLE/HOP); for SESSION when
+ * it falls before the end of a session of its key that has closed (emitted, or ended
+ * by that watermark and emitted at the end of the step), or when its own session
+ * [t, t + gap) is closed and it touches no open session of its key (a key remembers
+ * the end of its last emitted session until no row could reach it). Late rows
  * (insertions and retractions alike) are counted and sent to the dead letters with
- * reason "late"; nothing is dropped silently. */
+ * reason "late"; nothing is dropped silently. An emitted row's frontier is its window's
+ * end - 1: the largest watermark under which it was not emitted yet. */
 #include "engine/agg_accum.h"
 #include "engine/iheap.h"
 #include "engine/keyed_table.h"
@@ -102,12 +105,13 @@ static inline bool *ev_active(const WAggOp *a, SEvent *e) { return (bool *)(e->a
 /* ---------- output ---------- */
 
 /* Append keys ++ the accumulators' values as an insertion, text copied (the state it
- * points into is freed right after). */
-static bool emit_row(WAggOp *a, const Value *keys, const Acc *accs, OpCtx *ctx)
+ * points into is freed right after), for the window that ends at `end`. */
+static bool emit_row(WAggOp *a, const Value *keys, const Acc *accs, int64_t end, OpCtx *ctx)
 {
     Batch *out = a->base.out;
     if (!aggacc_row(&a->acc, accs, keys, a->ngroup, a->rowbuf, &out->arena, ctx->err, ctx->errsize)) return false;
     op_append_copy(out, a->rowbuf, a->base.out_types, 1);
+    if (a->base.need_frontier) batch_set_frontier(out, out->n - 1, op_sat_add(end, -1));
     return true;
 }
 
@@ -149,7 +153,7 @@ static bool close_windows(WAggOp *a, int64_t wm, OpCtx *ctx)
         WGroup *g = w->head;
         while (g) {
             WGroup *next = g->wnext;
-            if (g->nrows > 0 && !emit_row(a, ktab_key(&a->groups, g), g->acc, ctx)) return false;
+            if (g->nrows > 0 && !emit_row(a, ktab_key(&a->groups, g), g->acc, it->key, ctx)) return false;
             aggacc_release(&a->acc, g->acc);
             ktab_remove(&a->groups, g);
             g = next;
@@ -200,7 +204,7 @@ static bool step_windows(WAggOp *a, OpCtx *ctx)
         bool ok = true;
         int64_t we = fail ? 0 : window_end_us(a, a->keybuf, &ok);
         if (!fail && !ok) fail = "window bounds are NULL";
-        if (!fail && we <= op->in_wm) {
+        if (!fail && we <= op_judge_wm(op->in_wm, in, i)) {
             late(a, i);
             continue;
         }
@@ -273,6 +277,17 @@ static int lower_bound(const SKey *k, int64_t t)
 static bool session_late(const WAggOp *a, const SKey *k, int64_t t, int64_t wm)
 {
     if (k && t < k->closed_end) return true;
+    /* sessions that ended by wm are closed for this row although they are emitted only
+     * at the end of the step: it may neither join them nor fall before their end */
+    if (k && k->nev > 0 && k->h.key <= wm) {
+        int64_t end = INT64_MIN;
+        for (int from = 0, last; from < k->nev; from = last) {
+            int64_t e = session_end(a, k, from, &last);
+            if (e > wm) break;
+            end = e;
+        }
+        if (t < end) return true;
+    }
     if (op_sat_add(t, a->gap) > wm) return false;
     if (!k || k->nev == 0) return true;
     /* an open session absorbs it when some event lies within gap of t */
@@ -385,7 +400,7 @@ static bool step_sessions(WAggOp *a, OpCtx *ctx)
         }
         uint64_t h = ktab_hash(&a->skeys, a->skeybuf);
         SKey *k = ktab_find(&a->skeys, a->skeybuf, h);
-        if (session_late(a, k, t, op->in_wm)) {
+        if (session_late(a, k, t, op_judge_wm(op->in_wm, in, i))) {
             late(a, i);
             continue;
         }
@@ -433,7 +448,7 @@ static bool close_key_sessions(WAggOp *a, SKey *k, int64_t wm, OpCtx *ctx)
                 else if (g == a->we_k) a->keybuf[g] = op_time_value(a->key_types[g], end);
                 else a->keybuf[g] = skey[s++];
             }
-            if (!emit_row(a, a->keybuf, a->scratch, ctx)) {
+            if (!emit_row(a, a->keybuf, a->scratch, end, ctx)) {
                 aggacc_release(&a->acc, a->scratch);
                 return false;
             }
@@ -649,6 +664,7 @@ static void wagg_free(Op *op)
 
 static const OpVtbl wagg_vt = {
     .kind = "window_aggregate",
+    .frontier = FR_JUDGE,
     .step = wagg_step,
     .on_watermark = wagg_on_watermark,
     .free = wagg_free,

@@ -36,7 +36,7 @@ static void emit(TvfOp *t, const Batch *in, int i, int64_t ws, int64_t we)
     Type wt = t->base.out_types[nin];
     o[nin] = op_time_value(wt, ws);
     o[nin + 1] = op_time_value(wt, we);
-    op_copy_origin(out, in, i);
+    op_copy_meta(out, in, i);
 }
 
 static bool tvf_step(Op *op, OpCtx *ctx)
@@ -57,7 +57,7 @@ static bool tvf_step(Op *op, OpCtx *ctx)
             memcpy(o, row, sizeof(Value) * (size_t)in->ncols);
             o[in->ncols] = value_null();
             o[in->ncols + 1] = value_null();
-            op_copy_origin(out, in, i);
+            op_copy_meta(out, in, i);
             continue;
         }
         int64_t us = op_time_us(t->time_type, tv);
@@ -85,6 +85,7 @@ static void tvf_free(Op *op)
 
 static const OpVtbl tvf_vt = {
     .kind = "window_tvf",
+    .frontier = FR_PASS,
     .step = tvf_step,
     .free = tvf_free,
 };

@@ -147,6 +147,16 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
         p->ops[p->nops++] = op;
     }
     free(needed);
+    /* consumers come after their inputs: walking backwards, an operator knows whether
+     * anything downstream reads its rows' frontiers before it tells its inputs */
+    for (int i = p->nops - 1; i >= 0; i--) {
+        Op *op = p->ops[i];
+        if (op->frontier == FR_JUDGE || (op->frontier == FR_PASS && op->need_frontier))
+            for (int k = 0; k < op->nin; k++) op->in[k]->need_frontier = true;
+        if (op->need_frontier && op->node && op->node->plan->kind == PL_SOURCE) p->src[op->node->source].need_frontier = true;
+    }
+    for (int i = 0; i < p->nops; i++)
+        if (p->ops[i]->vt->prepare) p->ops[i]->vt->prepare(p->ops[i]);
     return p;
 fail:
     free(needed);
@@ -186,8 +196,13 @@ Batch *eng_source_batch(EngPipeline *p, int source)
     return &p->src[source].batch;
 }
 
+bool eng_source_needs_frontier(const EngPipeline *p, int source)
+{
+    return source >= 0 && source < p->nsrc && p->src[source].need_frontier;
+}
+
 bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row,
-                       const RowOrigin *origin, char *err, size_t errsize)
+                       const RowOrigin *origin, int64_t frontier, char *err, size_t errsize)
 {
     if (source < 0 || source >= p->nsrc) {
         snprintf(err, errsize, "unknown source %d", source);
@@ -205,6 +220,7 @@ bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row
         }
         batch_append_row_copy(&slot->batch, row, slot->types, op == CHANGE_DELETE ? -1 : 1);
         if (origin) batch_set_origin(&slot->batch, slot->batch.n - 1, origin);
+        if (frontier != INT64_MIN) batch_set_frontier(&slot->batch, slot->batch.n - 1, frontier);
         return true;
     }
     for (int k = 0; k < sd->npk; k++)
@@ -214,13 +230,18 @@ bool eng_source_upsert(EngPipeline *p, int source, ChangeOp op, const Value *row
             return false;
         }
     if (!slot->norm) make_norm(p, source);
-    return op_normalize_apply(slot->norm, op, row, origin, err, errsize);
+    return op_normalize_apply(slot->norm, op, row, origin, frontier, err, errsize);
 }
 
 void eng_source_watermark(EngPipeline *p, int source, int64_t wm_us)
 {
     if (source < 0 || source >= p->nsrc) return;
     if (wm_us > p->src[source].wm) p->src[source].wm = wm_us;
+}
+
+int64_t eng_source_current_watermark(const EngPipeline *p, int source)
+{
+    return source >= 0 && source < p->nsrc ? p->src[source].wm : INT64_MIN;
 }
 
 void eng_emit_dead_letter(EngPipeline *p, const EngDeadLetter *dl)

@@ -13,6 +13,7 @@ typedef struct SourceSlot {
     const char *norm_id;
     Type *types;             /* the source's column types (pipeline arena) */
     int64_t wm;              /* watermark (event-time microseconds), INT64_MIN = none */
+    bool need_frontier;      /* some scan of it feeds an operator that judges event time */
 } SourceSlot;
 
 struct EngPipeline {

@@ -129,10 +129,10 @@ static bool replay_listener(void *ctx, int model, const EngChange *changes, int 
     return true;
 }
 
-static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
-                   size_t errsize)
+static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, int64_t frontier,
+                   char *err, size_t errsize)
 {
-    return eng_source_upsert(ctx, source, op, row, origin, err, errsize);
+    return eng_source_upsert(ctx, source, op, row, origin, frontier, err, errsize);
 }
 
 /* Run the replay pipeline over every source it reads, from where the deployment began
@@ -161,7 +161,8 @@ static bool run_replay(Apply *a, const bool *wanted, char *err, size_t errsize)
         if (!until) continue;  /* the old version did not read it: nothing to read again */
         snprintf(key, sizeof key, "origin/%s", name);
         const Blob *origin = carried(a, key);
-        SrcOptions so = {.discard_dead_letters = true, .until = until->data, .until_len = until->len};
+        SrcOptions so = {.discard_dead_letters = true, .until = until->data, .until_len = until->len,
+                         .record_frontier = eng_source_needs_frontier(a->replay, s)};
         if (origin) {
             so.resume = origin->data;
             so.resume_len = origin->len;
@@ -185,13 +186,14 @@ static bool run_replay(Apply *a, const bool *wanted, char *err, size_t errsize)
             if (got < 0) ok = false;
             else a->res->replayed_records += got;
         }
-        if (ok) ok = eng_step(a->replay, err, errsize);
+        /* as in a run: the watermarks after the rows read, before the step */
         finished = true;
         for (int i = 0; i < nsrc && ok; i++) {
             int64_t wm = src_watermark(srcs[i]);
             if (wm != INT64_MIN && wm != INT64_MAX) eng_source_watermark(a->replay, src_index(srcs[i]), wm);
             if (!src_done(srcs[i])) finished = false;
         }
+        if (ok) ok = eng_step(a->replay, err, errsize);
     }
     if (ok) {
         /* the watermarks the original run reached (a bounded input's end, idle partitions) */

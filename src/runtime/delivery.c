@@ -2,6 +2,7 @@
 #include "runtime/delivery.h"
 
 #include "base/bytes.h"
+#include "base/fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,7 @@ static bool apply(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t bas
             ch[k] = (EngChange){(ChangeOp)op, row, op == CHANGE_UPDATE ? old : NULL};
         }
         ok = ok ? sink_write(sink, ch, k, err, errsize) : malformed(sink, err, errsize);
+        if (ok) fault_point("delivery");
     }
     if (ok && !bytes_done(&r)) ok = malformed(sink, err, errsize);
     free(rows);

@@ -55,7 +55,7 @@ static DlWriter *model_writer(Run *r, int slot, const char *name)
         r->model_dl[slot] = dl_open_project(r->p, r->dl_suffix ? arena_printf(&r->p->arena, "%s%s", name, r->dl_suffix) : name,
                                             r->resumed);
         char e2[512];
-        if (r->durable && !run_durable_adopt_dl(r, r->model_dl[slot], name, e2, sizeof e2) && !r->dl_err[0])
+        if (r->durable && !run_durable_adopt_dl(r, r->model_dl[slot], e2, sizeof e2) && !r->dl_err[0])
             snprintf(r->dl_err, sizeof r->dl_err, "%s", e2);
     }
     return r->model_dl[slot];
@@ -72,10 +72,10 @@ static bool until_position(StateStore *st, const char *name, SrcOptions *so)
     return true;
 }
 
-static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
-                   size_t errsize)
+static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, int64_t frontier,
+                   char *err, size_t errsize)
 {
-    return eng_source_upsert(ctx, source, op, row, origin, err, errsize);
+    return eng_source_upsert(ctx, source, op, row, origin, frontier, err, errsize);
 }
 
 static void dead_letter(void *ctx, const EngDeadLetter *d)
@@ -286,6 +286,16 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     bool ok = true;
     err[0] = '\0';
 
+    /* a signal stops the run gracefully from the start, also while a resumed run
+     * makes its checkpoint's deliveries again */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_requested = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
     Run r = {0};
     StateStore *until = NULL;    /* RunOptions.until_store, while the sources open */
     r.p = p;
@@ -361,7 +371,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             stdin_taken = true;
         }
         SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed, .dead_letter_suffix = r.dl_suffix,
-                         .record_origins = !opts->no_origins, .until_caught_up = opts->until_caught_up};
+                         .record_origins = !opts->no_origins, .record_frontier = eng_source_needs_frontier(r.pipe, s),
+                         .until_caught_up = opts->until_caught_up};
         if (r.resumed) so.resume = run_durable_source_position(&r, p->sources[s].name, &so.resume_len);
         if (until && !until_position(until, p->sources[s].name, &so)) {
             snprintf(err, errsize, "source %s: the store %s has no position for it", p->sources[s].name, opts->until_store);
@@ -411,14 +422,6 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     }
     double ckpt_interval = opts->checkpoint_interval_s > 0 ? opts->checkpoint_interval_s : 10.0;
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    stop_requested = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
     bool show = opts->progress && isatty(2);
     double last_progress = t0;
     bool finished = r.nsources == 0;
@@ -433,6 +436,14 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             }
         }
         if (!ok) break;
+        /* the watermarks after the rows just read: the step judges each row by the
+         * watermark before it (its frontier) and closes windows once the rows are in */
+        finished = true;
+        for (int i = 0; i < r.nsources; i++) {
+            int64_t wm = src_watermark(r.sources[i]);
+            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
+            if (!src_done(r.sources[i])) finished = false;
+        }
         if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) {
             ok = false;
             break;
@@ -441,13 +452,6 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         if (r.durable && run_durable_due(&r, ckpt_interval) && !run_durable_checkpoint(&r, err, errsize)) {
             ok = false;
             break;
-        }
-        /* watermarks seen in this step take effect from the next one */
-        finished = true;
-        for (int i = 0; i < r.nsources; i++) {
-            int64_t wm = src_watermark(r.sources[i]);
-            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
-            if (!src_done(r.sources[i])) finished = false;
         }
         if (show && now_s() - last_progress >= 0.5) {
             last_progress = now_s();
@@ -468,11 +472,11 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         fflush(stderr);
     }
     out->interrupted = ok && !finished && stop_requested;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     if (!ok) code = 3;
 
 done:
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     store_close(until);
     fill_summary(&r, out, t0);
     if (!teardown(&r, code == 0, err, errsize) && code == 0) code = 3;

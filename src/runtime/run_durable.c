@@ -5,7 +5,9 @@
  *   meta                 checkpoint id, time, project, step count
  *   pipeline, state/...  the engine's state (eng_checkpoint_save)
  *   source/<name>        every source's position after the records of the checkpoint
- *   dl/<name>            the length of every dead-letter file written
+ *   dl/<name>            the length of every dead-letter file the run and the runs
+ *                        before it wrote (a file this run has not written keeps the
+ *                        length the previous checkpoint recorded)
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
  *   stats/state          entries and bytes per state id (for weir inspect)
  *   manifest             the running project's manifest (what weir plan compares with)
@@ -22,6 +24,7 @@
 #include "runtime/run_internal.h"
 
 #include "base/bytes.h"
+#include "base/fault.h"
 #include "lifecycle/manifest.h"
 #include "runtime/deployments.h"
 
@@ -186,11 +189,12 @@ void run_durable_origin(Run *r, int i)
     sb_free(&k);
 }
 
-bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize)
+bool run_durable_adopt_dl(Run *r, DlWriter *w, char *err, size_t errsize)
 {
+    /* checkpoints name a file by its writer's name (a deployment's suffix included) */
     int64_t length = 0;
     for (int i = 0; i < r->ndl_lengths; i++)
-        if (strcmp(r->dl_lengths[i].name, name) == 0) length = r->dl_lengths[i].length;
+        if (strcmp(r->dl_lengths[i].name, dl_name(w)) == 0) length = r->dl_lengths[i].length;
     /* fresh: truncated at the first write, as in any run; resumed: keep what the
      * checkpoint had written */
     if (!r->resumed) return true;
@@ -205,9 +209,19 @@ bool run_durable_resume_outputs(Run *r, char *err, size_t errsize)
     }
     store_foreach(r->store, "dl/", collect_dl, r);
     for (int i = 0; i < r->nsources; i++)
-        if (!run_durable_adopt_dl(r, src_dead_letter_writer(r->sources[i]), src_def(r->sources[i])->name, err,
-                                  errsize))
-            return false;
+        if (!run_durable_adopt_dl(r, src_dead_letter_writer(r->sources[i]), err, errsize)) return false;
+    /* a model's dead-letter file is cut back now, not at its first dead letter: this
+     * run may write none, and its checkpoints go on recording the file's length */
+    for (int m = 0; m < r->p->nmodels; m++) {
+        if (r->model_dl[m]) continue;
+        const char *name = r->dl_suffix ? arena_printf(&r->p->arena, "%s%s", r->p->models[m].name, r->dl_suffix)
+                                        : r->p->models[m].name;
+        for (int i = 0; i < r->ndl_lengths && !r->model_dl[m]; i++) {
+            if (strcmp(r->dl_lengths[i].name, name) != 0) continue;
+            r->model_dl[m] = dl_open_project(r->p, name, true);
+            if (!dl_resume(r->model_dl[m], r->dl_lengths[i].length, err, errsize)) return false;
+        }
+    }
     bool ok = true;
     const void *data;
     size_t len;
@@ -238,17 +252,32 @@ bool run_durable_due(const Run *r, double interval_s)
     return pending >= PENDING_LIMIT || mono_s() - r->last_ckpt_s >= interval_s;
 }
 
-static bool put_dl_length(Run *r, DlWriter *w, char *err, size_t errsize)
+static bool put_length(Run *r, const char *name, int64_t length, char *err, size_t errsize)
 {
-    if (!w || !dl_name(w)) return true;
-    if (!dl_sync(w, err, errsize)) return false;
     StrBuf k = STRBUF_INIT, v = STRBUF_INIT;
-    sb_printf(&k, "dl/%s", dl_name(w));
-    bytes_put_u64(&v, (uint64_t)dl_length(w));
+    sb_printf(&k, "dl/%s", name);
+    bytes_put_u64(&v, (uint64_t)length);
     bool ok = store_put(r->store, sb_cstr(&k), v.data, v.len, err, errsize);
     sb_free(&k);
     sb_free(&v);
     return ok;
+}
+
+static bool put_dl_length(Run *r, DlWriter *w, char *err, size_t errsize)
+{
+    if (!w || !dl_name(w)) return true;
+    if (!dl_sync(w, err, errsize)) return false;
+    return put_length(r, dl_name(w), dl_length(w), err, errsize);
+}
+
+/* Was the length of dead-letter file `name` written by one of this run's writers? */
+static bool has_writer(const Run *r, const char *name)
+{
+    for (int i = 0; i < r->nsources; i++)
+        if (strcmp(dl_name(src_dead_letter_writer(r->sources[i])), name) == 0) return true;
+    for (int m = 0; m <= r->p->nmodels; m++)
+        if (r->model_dl[m] && strcmp(dl_name(r->model_dl[m]), name) == 0) return true;
+    return false;
 }
 
 bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize)
@@ -299,6 +328,10 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         if (ok) ok = put_dl_length(r, src_dead_letter_writer(r->sources[i]), err, errsize);
     }
     for (int m = 0; m <= r->p->nmodels && ok; m++) ok = put_dl_length(r, r->model_dl[m], err, errsize);
+    /* files of earlier runs that no writer of this run has (a name no longer run) */
+    for (int i = 0; i < r->ndl_lengths && ok; i++)
+        if (!has_writer(r, r->dl_lengths[i].name))
+            ok = put_length(r, r->dl_lengths[i].name, r->dl_lengths[i].length, err, errsize);
     for (int m = 0; m < r->p->nmodels && ok; m++) {
         if (!r->sinks[m]) continue;
         bases[m] = sink_delivery_base(r->sinks[m]);
@@ -335,9 +368,11 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
     uint64_t id = r->ckpt + 1;
     r->ckpt_bytes = 0;
     uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));
-    bool ok = store_write_begin(r->store, true, err, errsize) && write_checkpoint(r, id, bases, err, errsize) &&
-              store_write_commit(r->store, err, errsize);
+    bool ok = store_write_begin(r->store, true, err, errsize) && write_checkpoint(r, id, bases, err, errsize);
+    if (ok) fault_point("checkpoint-commit");
+    ok = ok && store_write_commit(r->store, err, errsize);
     if (!ok) store_write_abort(r->store);
+    if (ok) fault_point("checkpoint-committed");
     if (ok) {
         r->ckpt = id;
         r->checkpoints++;

@@ -83,8 +83,8 @@ void run_durable_origin(Run *r, int i);
  * checkpoint and make the checkpoint's deliveries again; ends reading the store. */
 bool run_durable_resume_outputs(Run *r, char *err, size_t errsize);
 /* A dead-letter writer of a durable run, opened in append mode and, when resumed, cut
- * back to the checkpoint's length. */
-bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize);
+ * back to the length the checkpoint recorded for its name. */
+bool run_durable_adopt_dl(Run *r, DlWriter *w, char *err, size_t errsize);
 /* Is a checkpoint due (interval passed, or too many pending changes)? */
 bool run_durable_due(const Run *r, double interval_s);
 /* Write a checkpoint (state, positions, dead-letter lengths, deliveries) and deliver it. */

@@ -3,6 +3,9 @@
  * Semantics (documented in docs/testing.md):
  * - `given` entries are processed in order; every row is one engine step, and so is
  *   every watermark entry. Bare rows feed the model's only source.
+ * - Event time moves as in `weir run`: a row is judged against its source's watermark
+ *   before it (its frontier), then the watermark becomes max(event time) -
+ *   watermark_delay; `watermark` entries move it further.
  * - Rows of updating sources carry `op` (insert|update|delete); other sources take
  *   inserts only. Omitted columns are NULL.
  * - `expect` is the exact changelog of the model; `expect_final` the rows it holds at
@@ -432,8 +435,9 @@ static bool feed_rows(Runner *r, EngPipeline **pl, const TestStep *st)
     for (int i = 0; i < st->nrows; i++) {
         ChangeOp op;
         if (!convert_row(r, st->rows[i], cols, src->ncolumns, what, row, &op, false)) return false;
+        int64_t front = eng_source_current_watermark(*pl, s);
         if (updating) {
-            if (!eng_source_upsert(*pl, s, op, row, NULL, err, sizeof err))
+            if (!eng_source_upsert(*pl, s, op, row, NULL, front, err, sizeof err))
                 return fail_at(r, st->rows[i]->pos, "%s", err);
         } else {
             if (op != CHANGE_INSERT)
@@ -441,9 +445,14 @@ static bool feed_rows(Runner *r, EngPipeline **pl, const TestStep *st)
                                "source '%s' (format %s) is insert-only; `op: %s` needs an updating format "
                                "(changelog-json or debezium-json)", src->name, data_format_name(src->format), op_name(op));
             Batch *b = eng_source_batch(*pl, s);
-            batch_append_row(b, row, 1);
+            if (b) {
+                batch_append_row(b, row, 1);
+                batch_set_frontier(b, b->n - 1, front);
+            }
             /* text cells point into the runner's arena, which outlives the step */
         }
+        int64_t t, d = src->watermark_delay_us;
+        if (eng_event_time(src, row, &t) && !(d > 0 && t < INT64_MIN + d)) eng_source_watermark(*pl, s, t - d);
         if (!step(r, pl, err, sizeof err)) return fail_at(r, st->rows[i]->pos, "engine error: %s", err);
     }
     return true;

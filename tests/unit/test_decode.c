@@ -989,8 +989,8 @@ typedef struct UpsertLog {
     bool reject_unknown_delete;
 } UpsertLog;
 
-static bool log_upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
-                       size_t errsize)
+static bool log_upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin,
+                       int64_t frontier, char *err, size_t errsize)
 {
     UpsertLog *l = ctx;
     if (l->reject_unknown_delete && op == CHANGE_DELETE && row[C_ID].i == 99) {

@@ -479,35 +479,35 @@ static void test_changelog_normalize(void **state)
     char err[256];
     Value row[2];
     parse_row(&tb, s, "1|a", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
     parse_row(&tb, s, "2|a", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "latest:I 1|a; latest:I 2|a; per_name:I a|2");
     parse_row(&tb, s, "1|b", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "latest:U 1|b <- 1|a; per_name:U a|1 <- a|2; per_name:I b|1");
     /* an insert of an existing key acts as an update */
     parse_row(&tb, s, "1|c", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "latest:U 1|c <- 1|b; per_name:D b|1; per_name:I c|1");
     /* an identical update changes nothing */
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "");
     assert_int_equal(stat_entries(&tb, "source:cdc/changelog_normalize", NULL), 2);
     /* a delete carries (at least) the key; the stored row is retracted */
     parse_row(&tb, s, "1|NULL", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "latest:D 1|c; per_name:D c|1");
     /* a delete of an unknown key is reported and ignored */
     parse_row(&tb, s, "7|zz", row);
-    assert_false(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_false(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, INT64_MIN, err, sizeof err));
     assert_non_null(strstr(err, "unknown key"));
     assert_non_null(strstr(err, "id=7"));
     assert_string_equal(step(&tb), "");
     /* update then delete of one key in the same step: net zero */
     parse_row(&tb, s, "3|q", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "");
     assert_int_equal(stat_entries(&tb, "source:cdc/changelog_normalize", NULL), 1);
     tb_fini(&tb);
@@ -526,12 +526,12 @@ static void test_keyless_updating_source(void **state)
     char err[256];
     Value row[2];
     parse_row(&tb, s, "1|a", row);
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "I 1|a; I 1|a");
-    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+    assert_true(eng_source_upsert(tb.p, s, CHANGE_DELETE, row, NULL, INT64_MIN, err, sizeof err));
     assert_string_equal(step(&tb), "D 1|a");
-    assert_false(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, err, sizeof err));
+    assert_false(eng_source_upsert(tb.p, s, CHANGE_UPDATE, row, NULL, INT64_MIN, err, sizeof err));
     assert_non_null(strstr(err, "no primary_key"));
     assert_string_equal(step(&tb), "");
     tb_fini(&tb);
@@ -894,7 +894,7 @@ static void test_serialize_distinct_normalize(void **state)
     const char *ins[] = {"1|a", "2|a", "3|b", "4|NULL"};
     for (int i = 0; i < 4; i++) {
         parse_row(&t1, s, ins[i], row);
-        assert_true(eng_source_upsert(t1.p, s, CHANGE_INSERT, row, NULL, err, sizeof err));
+        assert_true(eng_source_upsert(t1.p, s, CHANGE_INSERT, row, NULL, INT64_MIN, err, sizeof err));
     }
     assert_string_equal(step(&t1), "I a; I b; I NULL");
     Op *ops1[2] = {eng_pipeline_normalize_op(t1.p, s), eng_pipeline_op(t1.p, dn->index)};
@@ -910,9 +910,9 @@ static void test_serialize_distinct_normalize(void **state)
     for (int i = 0; i < 2; i++) {
         TB *tb = tbs[i];
         parse_row(tb, s, "1|NULL", row);
-        assert_true(eng_source_upsert(tb->p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+        assert_true(eng_source_upsert(tb->p, s, CHANGE_DELETE, row, NULL, INT64_MIN, err, sizeof err));
         parse_row(tb, s, "3|NULL", row);
-        assert_true(eng_source_upsert(tb->p, s, CHANGE_DELETE, row, NULL, err, sizeof err));
+        assert_true(eng_source_upsert(tb->p, s, CHANGE_DELETE, row, NULL, INT64_MIN, err, sizeof err));
         assert_string_equal(step(tb), "D b");
         assert_int_equal(stat_entries(tb, "source:cdc/changelog_normalize", NULL), 2);
     }
