@@ -618,7 +618,7 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
             destroy(s);
             return NULL;
         }
-        sqlite3_busy_timeout(db, 5000);
+        sqlite3_busy_timeout(db, 60000);
         s->shared = xcalloc(1, sizeof *s->shared);
         s->shared->path = xstrdup(path);
         s->shared->db = db;
@@ -646,7 +646,7 @@ static sqlite3 *open_db(const char *path, char *err, size_t errsize)
         sqlite3_close(db);
         return NULL;
     }
-    sqlite3_busy_timeout(db, 5000);
+    sqlite3_busy_timeout(db, 60000);
     return db;
 }
 
