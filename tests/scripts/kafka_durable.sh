@@ -315,7 +315,7 @@ t_locked() {
   local P=$TMP/term pid rc=0 deadline
   "$WEIR" --project-dir "$P" run --no-progress > /dev/null 2>&1 &
   pid=$!
-  deadline=$((SECONDS + 30))
+  deadline=$((SECONDS + 120))
   # wait until the first run holds the state directory's lock
   until [ -f "$P/.weir/dev/run.lock" ] && ! flock -n "$P/.weir/dev/run.lock" true; do
     [ $SECONDS -ge $deadline ] && { kill $pid; echo "the first run never took the lock"; return 1; }
