@@ -28,6 +28,12 @@ typedef struct CliOptions {
     bool checkpoint_each_step; /* test: checkpoint round trip after every step */
     const char *against;       /* plan: a manifest file to compare with */
     double checkpoint_interval_s; /* run: 0 = default */
+    bool staged;               /* apply: build beside the running version (ClickHouse) */
+    const char *deployment;    /* audit, publish: a deployment id */
+    bool force;                /* publish */
+    double retention_s;        /* janitor: -1 = default */
+    bool verbose;              /* ClickHouse verbs: every statement on stderr */
+    const char *ch_url, *ch_database, *ch_user; /* --clickhouse-url/-database/-user */
     const char **args;         /* positional arguments after the command */
     int nargs;
 } CliOptions;
@@ -74,5 +80,22 @@ int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
+/* The lifecycle verbs of a ClickHouse target (cmd_clickhouse.c): name is apply, build,
+ * backfill, audit, publish, rollback, doctor, repair or janitor. */
+int cmd_lifecycle(const CliOptions *o, const char *name);
+int cmd_apply(const CliOptions *o);
+int cmd_build(const CliOptions *o);
+int cmd_backfill(const CliOptions *o);
+int cmd_audit(const CliOptions *o);
+int cmd_publish(const CliOptions *o);
+int cmd_rollback(const CliOptions *o);
+int cmd_doctor(const CliOptions *o);
+int cmd_repair(const CliOptions *o);
+int cmd_janitor(const CliOptions *o);
+/* plan, explain and compile on a ClickHouse target */
+bool cli_is_clickhouse(const CliProject *cp);
+int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp);
+void cli_explain_clickhouse(const CliProject *cp, StrBuf *out);
+bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize);
 
 #endif

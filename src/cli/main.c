@@ -17,6 +17,13 @@ static const char USAGE[] =
     "  run              run the pipeline on the native runtime\n"
     "  plan             what the project now does to the running state: a verdict per model\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
+    "  apply            deploy the project to the target (ClickHouse: build and publish)\n"
+    "  audit            is a staged deployment ready to publish (ClickHouse)\n"
+    "  publish          switch readers to a staged deployment in one step (ClickHouse)\n"
+    "  rollback         return readers to the version before the last publish (ClickHouse)\n"
+    "  doctor, repair   find / fix drift between the metadata and the live objects (ClickHouse)\n"
+    "  janitor          drop superseded deployments after their retention (ClickHouse)\n"
+    "  build, backfill  StreamBuild's names for apply and apply --staged\n"
     "\n"
     "global options:\n"
     "  --project-dir DIR   project directory (default .)\n"
@@ -30,6 +37,13 @@ static const char USAGE[] =
     "\n"
     "test options:\n"
     "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
+    "\n"
+    "apply / lifecycle options (ClickHouse targets, docs/clickhouse.md):\n"
+    "  --staged            apply: build beside the running version; publish later\n"
+    "  --deployment ID     audit, publish: the deployment (default: the latest staged)\n"
+    "  --retention D       janitor: keep superseded deployments this long (7d)\n"
+    "  --clickhouse-url URL, --clickhouse-database DB, --clickhouse-user USER\n"
+    "  --verbose           print every statement sent to ClickHouse on stderr\n"
     "\n"
     "run options:\n"
     "  --no-progress       no progress line on the terminal\n"
@@ -49,7 +63,10 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
-    {"inspect", cmd_inspect}, {"plan", cmd_plan},
+    {"inspect", cmd_inspect}, {"plan", cmd_plan},       {"apply", cmd_apply},
+    {"build", cmd_build},     {"backfill", cmd_backfill}, {"audit", cmd_audit},
+    {"publish", cmd_publish}, {"rollback", cmd_rollback}, {"doctor", cmd_doctor},
+    {"repair", cmd_repair},   {"janitor", cmd_janitor},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
@@ -73,6 +90,7 @@ int main(int argc, char **argv)
 {
     CliOptions o = {0};
     o.project_dir = ".";
+    o.retention_s = -1;
     const char *command = NULL;
     const char *positional[64];
     int npos = 0;
@@ -113,6 +131,32 @@ int main(int argc, char **argv)
         } else if (take_value(argc, argv, &i, "--against", &v)) {
             if (!v) return EXIT_USAGE;
             o.against = v;
+        } else if (strcmp(a, "--staged") == 0) {
+            o.staged = true;
+        } else if (strcmp(a, "--force") == 0) {
+            o.force = true;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o.verbose = true;
+        } else if (take_value(argc, argv, &i, "--deployment", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.deployment = v;
+        } else if (take_value(argc, argv, &i, "--clickhouse-url", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.ch_url = v;
+        } else if (take_value(argc, argv, &i, "--clickhouse-database", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.ch_database = v;
+        } else if (take_value(argc, argv, &i, "--clickhouse-user", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.ch_user = v;
+        } else if (take_value(argc, argv, &i, "--retention", &v)) {
+            if (!v) return EXIT_USAGE;
+            int64_t us;
+            if (!project_parse_duration(v, &us) || us < 0) {
+                cli_error("--retention must be a duration such as 0s, 12h or 7d, not '%s'", v);
+                return EXIT_USAGE;
+            }
+            o.retention_s = (double)us / 1e6;
         } else if (strcmp(a, "--checkpoint-each-step") == 0) {
             o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {

@@ -11,7 +11,7 @@
 
 static const char *const file_keys[] = {"models"};
 static const char *const config_keys[] = {"materialized", "key", "state_ttl", "sink",
-                                          "description", "columns"};
+                                          "description", "columns", "clickhouse"};
 /* index order matches Materialization */
 static const char *const materializations[] = {"view", "ephemeral", "append", "upsert",
                                                "retract", "table"};
@@ -206,6 +206,8 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
     if ((n = yaml_get(v, "state_ttl"))) project_expect_duration(L, n, "`state_ttl`", &c->state_ttl_us);
     if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
     if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");
+    /* the ClickHouse backend validates the keys inside (it knows engines and settings) */
+    if ((n = yaml_get(v, "clickhouse")) && project_expect_map(L, n, "`clickhouse`")) c->clickhouse = n;
     if ((n = yaml_get(v, "columns")) && !yaml_is_null(n))
         project_expect_map(L, n, "`columns` (a mapping of column name -> documentation)");
 }
@@ -347,5 +349,6 @@ void project_finish_models(ProjectLoader *L)
         if (c->key) m->key_pos = c->key_pos;
         m->state_ttl_us = c->state_ttl_us;
         m->sink = c->sink;
+        m->clickhouse = c->clickhouse;
     }
 }

@@ -22,6 +22,7 @@ typedef struct ModelConfig {
     SrcPos key_pos;
     int64_t state_ttl_us;
     SinkDef *sink;
+    YNode *clickhouse;
 } ModelConfig;
 
 /* Loader state while a project is being built. All memory is in p->arena. */

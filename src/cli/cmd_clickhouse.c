@@ -1,0 +1,97 @@
+/* The lifecycle verbs on a ClickHouse target (backends/clickhouse/ch_deploy.h):
+ * apply [--staged], audit, publish, rollback, doctor, repair, janitor, and plan,
+ * explain and compile when the target's runtime is clickhouse. `build` and `backfill`
+ * are StreamBuild's names for apply and apply --staged. The native runtime has no
+ * staged rollout yet: these verbs refuse a native target with the reason. */
+#include "backends/clickhouse/ch_deploy.h"
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool cli_is_clickhouse(const CliProject *cp)
+{
+    return cp->project && cp->project->target && cp->project->target->runtime &&
+           strcmp(cp->project->target->runtime, "clickhouse") == 0;
+}
+
+static void options(const CliOptions *o, ChOptions *co)
+{
+    memset(co, 0, sizeof *co);
+    co->flags.url = o->ch_url;
+    co->flags.database = o->ch_database;
+    co->flags.user = o->ch_user;
+    co->json = o->format == OUT_JSON;
+    co->staged = o->staged;
+    co->deployment = o->deployment;
+    co->force = o->force;
+    co->retention_s = o->retention_s < 0 ? -1 : (int64_t)o->retention_s;
+    co->log = o->verbose ? stderr : NULL;
+}
+
+typedef int (*Verb)(Project *, const IrGraph *, const ChOptions *, StrBuf *, char *, size_t);
+
+static int run_verb(const CliOptions *o, CliProject *cp, Verb verb, const char *name, bool staged)
+{
+    ChOptions co;
+    options(o, &co);
+    if (staged) co.staged = true;
+    StrBuf out = STRBUF_INIT;
+    char err[2048] = "";
+    fflush(stdout);
+    int rc = verb(cp->project, cp->graph, &co, &out, err, sizeof err);
+    cli_write_stdout(out.data, out.len);
+    if (rc && err[0]) cli_error("weir %s: %s", name, err);
+    sb_free(&out);
+    return rc;
+}
+
+int cmd_lifecycle(const CliOptions *o, const char *name)
+{
+    static const struct {
+        const char *name;
+        Verb verb;
+        bool staged;
+    } verbs[] = {
+        {"apply", ch_verb_apply, false},     {"build", ch_verb_apply, false},     {"backfill", ch_verb_apply, true},
+        {"audit", ch_verb_audit, false},     {"publish", ch_verb_publish, false}, {"rollback", ch_verb_rollback, false},
+        {"doctor", ch_verb_doctor, false},   {"repair", ch_verb_repair, false},   {"janitor", ch_verb_janitor, false},
+    };
+    CliProject cp;
+    if (!cli_load_project(o, &cp)) return EXIT_USAGE;
+    if (cli_stop_on_errors(&cp, o, NULL)) return EXIT_FAILURES;
+    int rc = EXIT_USAGE;
+    if (!cli_is_clickhouse(&cp)) {
+        cli_error("weir %s: target %s runs on the native runtime; %s needs a `runtime: clickhouse` target (the native "
+                  "runtime continues from its checkpoint with `weir run`)",
+                  name, cp.project->target ? cp.project->target->name : "?", name);
+    } else {
+        for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+            if (strcmp(verbs[i].name, name) == 0) rc = run_verb(o, &cp, verbs[i].verb, name, verbs[i].staged);
+    }
+    cli_project_free(&cp);
+    return rc;
+}
+
+int cmd_apply(const CliOptions *o) { return cmd_lifecycle(o, "apply"); }
+int cmd_build(const CliOptions *o) { return cmd_lifecycle(o, "build"); }
+int cmd_backfill(const CliOptions *o) { return cmd_lifecycle(o, "backfill"); }
+int cmd_audit(const CliOptions *o) { return cmd_lifecycle(o, "audit"); }
+int cmd_publish(const CliOptions *o) { return cmd_lifecycle(o, "publish"); }
+int cmd_rollback(const CliOptions *o) { return cmd_lifecycle(o, "rollback"); }
+int cmd_doctor(const CliOptions *o) { return cmd_lifecycle(o, "doctor"); }
+int cmd_repair(const CliOptions *o) { return cmd_lifecycle(o, "repair"); }
+int cmd_janitor(const CliOptions *o) { return cmd_lifecycle(o, "janitor"); }
+
+int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp) { return run_verb(o, cp, ch_verb_plan, "plan", false); }
+
+void cli_explain_clickhouse(const CliProject *cp, StrBuf *out)
+{
+    sb_putc(out, '\n');
+    ch_verb_explain(cp->graph, out);
+}
+
+bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize)
+{
+    return ch_verb_compile(cp->graph, o->project_dir, err, errsize);
+}
