@@ -167,14 +167,9 @@ static bool request(ChConn *c, const char *sql, StrBuf *out, int *code, char *er
 {
     if (code) *code = 0;
     StrBuf url = STRBUF_INIT, resp = STRBUF_INIT;
-    sb_printf(&url, "%s/?database=", c->cfg.url);
-    /* the database name in the query string, percent-encoded */
-    for (const unsigned char *s = (const unsigned char *)c->cfg.database; *s; s++) {
-        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')
-            sb_putc(&url, (char)*s);
-        else
-            sb_printf(&url, "%%%02X", *s);
-    }
+    /* every name weir sends is qualified with its database, so the request names none
+     * (the database may not exist yet) */
+    sb_printf(&url, "%s/", c->cfg.url);
     char hu[512], hk[512];
     snprintf(hu, sizeof hu, "X-ClickHouse-User: %s", c->cfg.user);
     snprintf(hk, sizeof hk, "X-ClickHouse-Key: %s", c->cfg.password);

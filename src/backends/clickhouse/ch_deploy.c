@@ -9,6 +9,7 @@
 #include "lifecycle/manifest.h"
 #include "lifecycle/manifest_read.h"
 #include "lifecycle/plan.h"
+#include "connectors/source.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -44,8 +45,10 @@ typedef struct Obj {
     int index;
     const char *physical;      /* model: physical table; source: raw landing table */
     const char *mv;            /* model: its materialized view; source: the landing view */
-    const char *kafka;         /* source: Kafka engine table */
+    const char *kafka;         /* the Kafka engine table of the view (NULL: adopted source) */
+    const char *group;         /* its consumer group */
     const char *input;         /* model: the qualified table its view reads */
+    const char *replay_from;   /* model: the qualified table its history is replayed from */
     const char *signature;     /* what must match for the objects to be reused */
     const char *view_sql;      /* model: the stable view's SELECT */
     bool create;               /* this deployment creates the objects */
@@ -55,7 +58,7 @@ typedef struct Obj {
 } Obj;
 
 typedef struct Active {
-    const char *deployment, *physical, *input, *signature, *view_sql, *mv, *kafka;
+    const char *deployment, *physical, *input, *signature, *view_sql, *mv, *kafka, *group;
 } Active;
 
 /* ---- small helpers ---- */
@@ -196,8 +199,8 @@ static bool ensure_meta(Dep *d)
         {"_weir_meta_version", "`version` UInt32, `at_ms` UInt64"},
         {"_weir_deployments", "`deployment_id` String, `state` String, `detail` String, `at_ms` UInt64"},
         {"_weir_objects", "`deployment_id` String, `kind` String, `name` String, `physical` String, `mv` String, "
-                          "`kafka` String, `input` String, `signature` String, `view_sql` String, "
-                          "`created` UInt8, `replay` UInt8, `action` String, `at_ms` UInt64"},
+                          "`kafka` String, `grp` String, `input` String, `replay_from` String, `signature` String, "
+                          "`view_sql` String, `created` UInt8, `replay` UInt8, `action` String, `at_ms` UInt64"},
         {"_weir_manifests", "`deployment_id` String, `manifest` String, `at_ms` UInt64"},
         {"_weir_replays", "`deployment_id` String, `model` String, `rows` UInt64, `at_ms` UInt64"},
         {"_weir_publications", "`publication_id` String, `deployment_id` String, `operation` String, "
@@ -346,7 +349,7 @@ static bool load_active(Dep *d, const char *dep, const char *kind, const char *n
     memset(a, 0, sizeof *a);
     ChRows r;
     if (!rows(d, &r,
-              "SELECT physical, input, signature, view_sql, mv, kafka FROM %s WHERE deployment_id = %s AND kind = %s "
+              "SELECT physical, input, signature, view_sql, mv, kafka, grp FROM %s WHERE deployment_id = %s AND kind = %s "
               "AND name = %s LIMIT 1",
               qn(d, "_weir_objects"), lit(d, dep), lit(d, kind), lit(d, name)))
         return false;
@@ -358,6 +361,7 @@ static bool load_active(Dep *d, const char *dep, const char *kind, const char *n
         a->view_sql = arena_strdup(&d->a, ch_cell(&r, 0, 3));
         a->mv = arena_strdup(&d->a, ch_cell(&r, 0, 4));
         a->kafka = arena_strdup(&d->a, ch_cell(&r, 0, 5));
+        a->group = arena_strdup(&d->a, ch_cell(&r, 0, 6));
     }
     ch_rows_free(&r);
     return true;
@@ -398,16 +402,20 @@ static const char *kafka_brokers(Dep *d, const SourceDef *s)
     return v;
 }
 
-static const char *source_group(Dep *d, const ChSource *s, const char *dep)
+static const char *group_name(Dep *d, const char *object, const char *dep)
 {
-    /* scoped per project, target and database; a new landing gets a new group, so it
-     * reads the topic from its earliest offset */
+    /* scoped per project, target and database; a new view gets a new group, which
+     * starts at the earliest offset or where weir commits it */
     return arena_printf(&d->a, "weir_%s_%s_%s_%s_%s", d->p->name ? d->p->name : "project",
-                        d->p->target ? d->p->target->name : "target", d->db, s->object, dep);
+                        d->p->target ? d->p->target->name : "target", d->db, object, dep);
 }
 
 /* Plan the objects of deployment `dep` against the active state. objs: sources first
- * (project order), then models (topological order). */
+ * (project order), then models (topological order). Every view fed by Kafka has a
+ * Kafka engine table and a consumer group of its own: the only consumer of each, it
+ * starts exactly where its group's offsets say (18.16 pushes a Kafka block to the views
+ * of the Kafka table only, not on to the views of their target tables, and a Kafka
+ * table with several views could feed one before the next exists). */
 static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *nout)
 {
     const Project *p = d->p;
@@ -424,7 +432,7 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
         o->is_source = true;
         o->index = i;
         if (s->adopted) {
-            /* adopted: read in place, never created */
+            /* read in place, never created */
             StrBuf b = STRBUF_INIT;
             if (strchr(p->sources[i].table, '.')) sb_puts(&b, s->table);
             else ch_qual(&b, d->db, p->sources[i].table);
@@ -444,11 +452,13 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
             o->physical = a.physical;
             o->mv = a.mv;
             o->kafka = a.kafka;
+            o->group = a.group;
             o->action = "unchanged";
         } else {
             o->physical = arena_printf(&d->a, "raw__%s__%s", s->object, dep);
             o->mv = arena_printf(&d->a, "mv__%s__%s", s->object, dep);
             o->kafka = arena_printf(&d->a, "kafka__%s__%s", s->object, dep);
+            o->group = group_name(d, s->object, dep);
             o->create = true;
             o->action = a.physical ? "rebuild" : "new";
             o->reason = a.physical ? "the source's definition changed: a new landing reads the topic from its earliest "
@@ -463,8 +473,9 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
         }
         src_raw[i] = qn(d, o->physical);
     }
-    const char **mod_phys = ARENA_ARRAY(&d->a, const char *, p->nmodels + 1);
-    bool *mod_new = ARENA_ARRAY(&d->a, bool, p->nmodels + 1);
+    Binding *bs = NULL;
+    int nb = base ? load_bindings(d, &bs) : 0;
+    if (nb < 0) return 3;
     const BoundProject *bp = d->g->bound;
     for (int t = 0; t < bp->ntopo; t++) {
         int mi = bp->topo[t];
@@ -478,40 +489,43 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
             o->reason = m->why;
             continue;
         }
-        const char *in = m->in_source >= 0 ? src_raw[m->in_source] : mod_phys[m->in_model];
-        bool in_new = m->in_source >= 0 ? src_new[m->in_source] : mod_new[m->in_model];
-        o->input = in;
+        const ChSource *s = &cp->sources[m->in_source];
+        o->replay_from = src_raw[m->in_source];
         /* the table's signature: everything but the physical names */
-        const char *tddl = ch_table_ddl(cp, m, "D", "T");
-        o->signature = arena_printf(&d->a, "%s\n%s\ninput=%s", tddl, m->mv_select, in);
+        o->signature = arena_printf(&d->a, "%s\n%s\nlanding=%s", ch_table_ddl(cp, m, "D", "T"), m->mv_select,
+                                    o->replay_from);
         Active a = {0};
         bool have = false;
-        for (int k = 0; base && k < 1; k++) {
-            Binding *bs;
-            int nb = load_bindings(d, &bs);
-            if (nb < 0) return 3;
-            for (int j = 0; j < nb; j++)
-                if (strcmp(bs[j].logical, m->name) == 0) {
-                    if (!load_active(d, bs[j].deployment, "model", m->name, &a)) return 3;
-                    have = a.physical != NULL;
-                }
-        }
-        if (have && !in_new && strcmp(a.signature, o->signature) == 0 && table_exists(d, a.physical)) {
+        for (int j = 0; j < nb; j++)
+            if (strcmp(bs[j].logical, m->name) == 0) {
+                if (!load_active(d, bs[j].deployment, "model", m->name, &a)) return 3;
+                have = a.physical != NULL;
+            }
+        if (have && strcmp(a.signature, o->signature) == 0 && table_exists(d, a.physical)) {
             o->physical = a.physical;
             o->mv = a.mv;
+            o->kafka = a.kafka;
+            o->group = a.group;
+            o->input = a.input;
             o->action = "unchanged";
         } else {
             o->physical = arena_printf(&d->a, "%s__%s", m->name, dep);
             o->mv = arena_printf(&d->a, "%s__%s__mv", m->name, dep);
+            if (s->managed) {
+                o->kafka = arena_printf(&d->a, "%s__%s__kafka", m->name, dep);
+                o->group = group_name(d, m->name, dep);
+                o->input = qn(d, o->kafka);
+            } else {
+                o->input = o->replay_from;
+            }
             o->create = true;
-            o->replay = !in_new;
+            o->replay = !src_new[m->in_source];
             o->action = have ? "rebuild" : "new";
             if (have)
-                o->reason = in_new ? "its input is rebuilt" : "its table or materialized view changed";
-            mod_new[mi] = true;
+                o->reason = src_new[m->in_source] ? "its source has a new landing"
+                                                  : "its table or materialized view changed";
         }
-        mod_phys[mi] = qn(d, o->physical);
-        o->view_sql = ch_view_select(cp, m, qn(d, o->physical), in);
+        o->view_sql = ch_view_select(cp, m, qn(d, o->physical), o->input);
         if (!o->create && have && strcmp(a.view_sql, o->view_sql) != 0) o->action = "view";
     }
     *out = objs;
@@ -525,10 +539,11 @@ static bool insert_objects(Dep *d, const char *dep, const Obj *objs, int n)
         const Obj *o = &objs[i];
         if (!o->physical) continue;
         StrBuf b = STRBUF_INIT;
-        sb_printf(&b, "INSERT INTO %s SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s",
+        sb_printf(&b, "INSERT INTO %s SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s",
                   qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : "'model'", lit(d, o->name),
-                  lit(d, o->physical), lit(d, o->mv), lit(d, o->kafka), lit(d, o->input), lit(d, o->signature),
-                  lit(d, o->view_sql), o->create ? 1 : 0, o->replay ? 1 : 0, lit(d, o->action), now_ms_sql);
+                  lit(d, o->physical), lit(d, o->mv), lit(d, o->kafka), lit(d, o->group), lit(d, o->input),
+                  lit(d, o->replay_from), lit(d, o->signature), lit(d, o->view_sql), o->create ? 1 : 0,
+                  o->replay ? 1 : 0, lit(d, o->action), now_ms_sql);
         bool ok = exec(d, sb_cstr(&b));
         sb_free(&b);
         if (!ok) return false;
@@ -540,7 +555,8 @@ static int load_objects(Dep *d, const char *dep, Obj **out)
 {
     ChRows r;
     if (!rows(d, &r,
-              "SELECT kind, name, physical, mv, kafka, input, signature, view_sql, created, replay, action FROM %s "
+              "SELECT kind, name, physical, mv, kafka, grp, input, replay_from, signature, view_sql, created, replay, "
+              "action FROM %s "
               "WHERE deployment_id = %s ORDER BY at_ms, kind, name",
               qn(d, "_weir_objects"), lit(d, dep)))
         return -1;
@@ -553,12 +569,14 @@ static int load_objects(Dep *d, const char *dep, Obj **out)
         o->physical = C(2);
         o->mv = C(3);
         o->kafka = C(4);
-        o->input = C(5);
-        o->signature = C(6);
-        o->view_sql = C(7);
-        o->create = atoi(C(8)) != 0;
-        o->replay = atoi(C(9)) != 0;
-        o->action = C(10);
+        o->group = C(5);
+        o->input = C(6);
+        o->replay_from = C(7);
+        o->signature = C(8);
+        o->view_sql = C(9);
+        o->create = atoi(C(10)) != 0;
+        o->replay = atoi(C(11)) != 0;
+        o->action = C(12);
 #undef C
         o->index = -1;
         if (o->is_source) {
@@ -702,29 +720,27 @@ int ch_verb_plan(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, 
 
 /* ---- apply: stage ---- */
 
-static bool create_landing_raw(Dep *d, const Obj *o)
+static const SourceDef *obj_source(Dep *d, const Obj *o)
 {
-    const ChSource *s = &d->cp.sources[o->index];
-    return exec(d, ch_raw_ddl(&d->cp, s, d->db, o->physical));
-}
-
-static bool start_landing(Dep *d, const Obj *o, const char *dep)
-{
-    const ChSource *s = &d->cp.sources[o->index];
-    const char *brokers = kafka_brokers(d, &d->p->sources[o->index]);
-    return exec(d, ch_kafka_ddl(&d->cp, s, d->db, o->kafka, brokers ? brokers : "", source_group(d, s, dep))) &&
-           exec(d, ch_landing_mv_ddl(&d->cp, s, d->db, o->mv, o->physical, o->kafka));
+    const ModelDef *md = o->is_source ? NULL : project_find_model(d->p, o->name);
+    if (o->is_source) return &d->p->sources[o->index];
+    int mi = md ? (int)(md - d->p->models) : -1;
+    return mi >= 0 && d->cp.models[mi].in_source >= 0 ? &d->p->sources[d->cp.models[mi].in_source] : NULL;
 }
 
 /* Copy every active partition of `from` into `to` (created AS `from`): instant, by hard
  * links. */
-static bool snapshot(Dep *d, const char *from_q, const char *from_name, const char *from_db, const char *to)
+static bool snapshot(Dep *d, const char *from_q, const char *to)
 {
+    const char *fdb, *fname;
+    const char *dot = strstr(from_q, "`.`");
+    fdb = arena_strndup(&d->a, from_q + 1, (size_t)(dot - from_q - 1));
+    fname = arena_strndup(&d->a, dot + 3, strlen(dot + 3) - 1);
     if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, to)) || !execf(d, "CREATE TABLE %s AS %s", qn(d, to), from_q))
         return false;
     ChRows r;
     if (!rows(d, &r, "SELECT DISTINCT partition_id FROM system.parts WHERE database = %s AND table = %s AND active",
-              lit(d, from_db), lit(d, from_name)))
+              lit(d, fdb), lit(d, fname)))
         return false;
     bool ok = true;
     for (int i = 0; ok && i < r.nrows; i++)
@@ -733,29 +749,47 @@ static bool snapshot(Dep *d, const char *from_q, const char *from_name, const ch
     return ok;
 }
 
-/* "`db`.`t`" -> db and t (names weir generated: no backquotes inside) */
-static void split_qual(Dep *d, const char *q, const char **db, const char **name)
+static const char *snap_name(Dep *d, const char *dep, const char *source_object)
 {
-    const char *dot = strstr(q, "`.`");
-    if (q[0] == '`' && dot) {
-        *db = arena_strndup(&d->a, q + 1, (size_t)(dot - q - 1));
-        *name = arena_strndup(&d->a, dot + 3, strlen(dot + 3) - 1);
-    } else {
-        *db = d->db;
-        *name = q;
+    return arena_printf(&d->a, "_weir_snap__%s__%s", dep, source_object);
+}
+
+/* Wait until a paused landing is still: its group's committed offsets and the raw
+ * table's row count read the same twice in a row (a detached view finishes the block
+ * it is writing). Returns the offsets. */
+static int settle(Dep *d, const SourceDef *sd, const Obj *src, int64_t **offsets)
+{
+    int64_t *prev = NULL;
+    long long prev_rows = -2;
+    int n = -1;
+    for (int attempt = 0; attempt < 600; attempt++) {
+        int64_t *cur = NULL;
+        n = kafka_group_offsets(d->p, sd, src->group, &cur, d->err, d->errsize);
+        if (n < 0) {
+            free(prev);
+            return -1;
+        }
+        long long rows_now = count_of(d, "SELECT count() FROM %s", qn(d, src->physical));
+        if (rows_now < 0) {
+            free(cur);
+            free(prev);
+            return -1;
+        }
+        if (prev && rows_now == prev_rows && memcmp(prev, cur, sizeof(int64_t) * (size_t)n) == 0) {
+            free(prev);
+            *offsets = cur;
+            return n;
+        }
+        free(prev);
+        prev = cur;
+        prev_rows = rows_now;
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
-}
-
-static const char *snap_name(Dep *d, const char *dep, const char *input_name)
-{
-    return arena_printf(&d->a, "_weir_snap__%s__%s", dep, input_name);
-}
-
-static const Obj *find_obj(const Obj *objs, int n, bool src, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (objs[i].is_source == src && strcmp(objs[i].name, name) == 0) return &objs[i];
-    return NULL;
+    free(prev);
+    snprintf(d->err, d->errsize, "the landing of source %s did not come to rest after its view was detached",
+             src->name);
+    return -1;
 }
 
 static int stage(Dep *d, const char *dep, Obj *objs, int n)
@@ -766,63 +800,75 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
         for (int i = 0; i < n; i++) {
             const Obj *o = &objs[i];
             if (!o->create) continue;
-            if (o->is_source) {
-                if (!create_landing_raw(d, o)) return 3;
-            } else if (!exec(d, ch_table_ddl(cp, &cp->models[o->index], d->db, o->physical))) {
-                return 3;
-            }
+            const char *ddl = o->is_source ? ch_raw_ddl(cp, &cp->sources[o->index], d->db, o->physical)
+                                           : ch_table_ddl(cp, &cp->models[o->index], d->db, o->physical);
+            if (!exec(d, ddl)) return 3;
         }
         if (!record_state(d, dep, "prepared", NULL)) return 3;
         crash_point("prepared");
     }
-    /* capturing: pause the landings the replays read, create the new views, snapshot
-     * what they will not see, resume */
-    const char **paused = ARENA_ARRAY(&d->a, const char *, n + 1);
-    int npaused = 0;
+    /* the landings whose history is replayed: not new, and read by a replayed model */
+    bool *paused = ARENA_ARRAY(&d->a, bool, n + 1);
     for (int i = 0; i < n; i++) {
         const Obj *o = &objs[i];
         if (!o->is_source || o->create || !o->mv || !*o->mv) continue;
-        bool needed = false;
         for (int j = 0; j < n; j++)
-            if (objs[j].replay) needed = true;
-        if (needed) paused[npaused++] = o->mv;
+            if (objs[j].replay && strcmp(objs[j].replay_from, qn(d, o->physical)) == 0) paused[i] = true;
     }
+    /* capturing: pause those landings, snapshot what they landed, hand their position
+     * to the new views' consumer groups; the new views start there */
     if (!dep_reached(d, dep, "captured")) {
-        for (int i = 0; i < npaused; i++)
-            if (!exec_ok(d, arena_printf(&d->a, "DETACH TABLE %s", qn(d, paused[i])), 60, 0)) return 3;
-        if (npaused) crash_point("paused");
+        for (int i = 0; i < n; i++)
+            if (paused[i] && !exec_ok(d, arena_printf(&d->a, "DETACH TABLE %s", qn(d, objs[i].mv)), 60, 0)) return 3;
+        crash_point("paused");
         for (int i = 0; i < n; i++) {
-            const Obj *o = &objs[i];
-            if (!o->create || o->is_source) continue;
-            if (!exec(d, ch_mv_ddl(cp, &cp->models[o->index], d->db, o->mv, o->physical, o->input))) return 3;
-        }
-        /* snapshot every input a replay reads that is not itself new */
-        for (int i = 0; i < n; i++) {
-            const Obj *o = &objs[i];
-            if (!o->replay) continue;
-            const char *idb, *iname;
-            split_qual(d, o->input, &idb, &iname);
-            bool from_new = false;
-            for (int j = 0; j < n; j++)
-                if (objs[j].create && strcmp(qn(d, objs[j].physical), o->input) == 0) from_new = true;
-            if (from_new) continue;  /* replayed from the upstream model's replay */
-            if (!snapshot(d, o->input, iname, idb, snap_name(d, dep, iname))) return 3;
+            if (!paused[i]) continue;
+            const Obj *src = &objs[i];
+            const SourceDef *sd = &d->p->sources[src->index];
+            int64_t *offsets = NULL;
+            int np = settle(d, sd, src, &offsets);
+            if (np < 0) return 3;
+            bool ok = snapshot(d, qn(d, src->physical), snap_name(d, dep, d->cp.sources[src->index].object));
+            for (int j = 0; ok && j < n; j++)
+                if (objs[j].replay && objs[j].kafka && *objs[j].kafka &&
+                    strcmp(objs[j].replay_from, qn(d, src->physical)) == 0)
+                    ok = kafka_group_commit(d->p, sd, objs[j].group, offsets, np, d->err, d->errsize);
+            free(offsets);
+            if (!ok) return 3;
         }
         if (!record_state(d, dep, "captured", NULL)) return 3;
         crash_point("captured");
     }
-    /* resume (also after a crash between capture and here) */
-    for (int i = 0; i < npaused; i++)
-        if (!exec_ok(d, arena_printf(&d->a, "ATTACH TABLE %s", qn(d, paused[i])), 57, 0)) return 3;
-    /* new landings last: their history flows through the new views as it lands */
+    /* live: the new views (each its own Kafka table), the paused landings again, new
+     * landings (a fresh group reads from the earliest offset) */
+    for (int i = 0; i < n; i++) {
+        const Obj *o = &objs[i];
+        if (!o->create || o->is_source) continue;
+        const ChModel *m = &cp->models[o->index];
+        if (o->kafka && *o->kafka) {
+            const ChSource *s = &cp->sources[m->in_source];
+            const char *brokers = kafka_brokers(d, &d->p->sources[m->in_source]);
+            if (!exec(d, ch_kafka_ddl(cp, s, d->db, o->kafka, brokers ? brokers : "", o->group))) return 3;
+        }
+        if (!exec(d, ch_mv_ddl(cp, m, d->db, o->mv, o->physical, o->input))) return 3;
+    }
     for (int i = 0; i < n; i++)
-        if (objs[i].is_source && objs[i].create && !start_landing(d, &objs[i], dep)) return 3;
+        if (paused[i] && !exec_ok(d, arena_printf(&d->a, "ATTACH TABLE %s", qn(d, objs[i].mv)), 57, 0)) return 3;
+    for (int i = 0; i < n; i++) {
+        const Obj *o = &objs[i];
+        if (!o->is_source || !o->create) continue;
+        const ChSource *s = &cp->sources[o->index];
+        const char *brokers = kafka_brokers(d, &d->p->sources[o->index]);
+        if (!exec(d, ch_kafka_ddl(cp, s, d->db, o->kafka, brokers ? brokers : "", o->group)) ||
+            !exec(d, ch_landing_mv_ddl(cp, s, d->db, o->mv, o->physical, o->kafka)))
+            return 3;
+    }
     if (!dep_reached(d, dep, "live")) {
         if (!record_state(d, dep, "live", NULL)) return 3;
         crash_point("live");
     }
-    /* replaying: per model in dependency order, into a scratch table, then partition
-     * `_weir_replay = 1` of the new table is replaced by it whole */
+    /* replaying: per model, the snapshot through the model's SELECT into a scratch
+     * table, then partition `_weir_replay = 1` of the new table replaced by it whole */
     if (!dep_reached(d, dep, "replayed")) {
         for (int i = 0; i < n; i++) {
             const Obj *o = &objs[i];
@@ -832,12 +878,8 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 continue;
             const ChModel *m = &cp->models[o->index];
             const char *scratch = arena_printf(&d->a, "_weir_replay__%s__%s", dep, o->name);
-            const char *idb, *iname;
-            split_qual(d, o->input, &idb, &iname);
-            const char *from = qn(d, snap_name(d, dep, iname));
-            for (int j = 0; j < n; j++)
-                if (objs[j].create && !objs[j].is_source && strcmp(qn(d, objs[j].physical), o->input) == 0)
-                    from = qn(d, arena_printf(&d->a, "_weir_replay__%s__%s", dep, objs[j].name));
+            const char *from = qn(d, snap_name(d, dep, cp->sources[m->in_source].object));
+            if (cp->sources[m->in_source].adopted) from = o->replay_from;
             if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) ||
                 !execf(d, "CREATE TABLE %s AS %s", qn(d, scratch), qn(d, o->physical)) ||
                 !execf(d, "INSERT INTO %s %s", qn(d, scratch), ch_fill(&d->a, m->mv_select, from, NULL, "1")))
@@ -879,11 +921,10 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
         if (!record_state(d, dep, "staged", NULL)) return 3;
         crash_point("staged");
     }
-    (void)find_obj;
+    (void)obj_source;
     return 0;
 }
 
-/* An unfinished deployment of this very project (same manifest), to resume. */
 static const char *resumable(Dep *d, const char *manifest)
 {
     ChRows r;
@@ -1515,7 +1556,7 @@ int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *ou
                     for (int j = 0; j < nb && !in_use; j++) {
                         Active a;
                         if (load_active(&d, bs[j].deployment, "model", bs[j].logical, &a) && a.input &&
-                            strstr(a.input, ob->physical))
+                            (strstr(a.input, ob->physical) || strstr(a.signature, ob->physical)))
                             in_use = true;
                     }
                 if (in_use) continue;
@@ -1610,15 +1651,25 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
                 sb_printf(&b, "-- model %s: %s (%s)\n\n", m->name, ch_kind_name(m->kind), m->why);
                 continue;
             }
-            const char *in = m->in_source >= 0 ? src_raw[m->in_source] : mod_phys[m->in_model];
-            if (!in) continue;
+            if (m->in_source < 0 || !src_raw[m->in_source]) continue;
+            const ChSource *s = &cp.sources[m->in_source];
             const char *phys = arena_printf(a, "%s__%s", m->name, dep);
             StrBuf q = STRBUF_INIT;
             ch_qual(&q, db, phys);
             mod_phys[m->index] = arena_strdup(a, sb_cstr(&q));
+            sb_clear(&q);
+            const char *in = src_raw[m->in_source];
+            sb_printf(&b, "-- model %s: %s\n%s;\n", m->name, ch_kind_name(m->kind), ch_table_ddl(&cp, m, db, phys));
+            if (s->managed) {
+                /* its own Kafka table and consumer group */
+                const char *k = arena_printf(a, "%s__kafka", phys);
+                ch_qual(&q, db, k);
+                in = arena_strdup(a, sb_cstr(&q));
+                sb_printf(&b, "%s;\n", ch_kafka_ddl(&cp, s, db, k, "${KAFKA_BOOTSTRAP}",
+                                                     arena_printf(a, "weir_<project>_<target>_%s_%s", db, m->name)));
+            }
             sb_free(&q);
-            sb_printf(&b, "-- model %s: %s\n%s;\n%s;\n\n", m->name, ch_kind_name(m->kind), ch_table_ddl(&cp, m, db, phys),
-                      ch_mv_ddl(&cp, m, db, arena_printf(a, "%s__mv", phys), phys, in));
+            sb_printf(&b, "%s;\n\n", ch_mv_ddl(&cp, m, db, arena_printf(a, "%s__mv", phys), phys, in));
             StrBuf v2 = STRBUF_INIT;
             ch_qual(&v2, db, m->name);
             sb_printf(&views, "CREATE VIEW %s AS %s;\n", sb_cstr(&v2), ch_view_select(&cp, m, mod_phys[m->index], in));

@@ -158,7 +158,7 @@ typedef struct Rel {
     const char **env;
     int n;
     StrBuf where;
-    int in_source, in_model;
+    int in_source;
     bool window;
     const char *time_sql;      /* the TUMBLE's time column */
     int64_t size_us;
@@ -218,16 +218,13 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
         int up = bound_model_index(cp->g->bound, p->name);
         if (up < 0 || !n->ninputs) return refuse(c, "an unknown model");
         const ChModel *um = &cp->models[up];
-        if (um->kind == CHK_EPHEMERAL) return rel_of(c, n->inputs[0], r);
-        if (um->kind != CHK_STREAM)
-            return refuse(c, arena_printf(a, "it reads model %s, which ClickHouse keeps as %s: a materialized view "
-                                             "sees inserted rows, not the updates of that result",
-                                          p->name, ch_kind_name(um->kind)));
-        r->env = ARENA_ARRAY(a, const char *, p->ncols);
-        r->n = p->ncols;
-        for (int i = 0; i < p->ncols; i++) r->env[i] = phys_col(a, p->name, p->cols[i].name);
-        r->in_model = up;
-        return true;
+        /* a filter/projection model upstream is computed again in this model's view,
+         * which reads the source itself: views fed by the Kafka engine do not trigger
+         * the views of their target tables on 18.16 */
+        if (um->kind == CHK_EPHEMERAL || um->kind == CHK_STREAM) return rel_of(c, n->inputs[0], r);
+        return refuse(c, arena_printf(a, "it reads model %s, which ClickHouse keeps as %s: a materialized view "
+                                         "sees inserted rows, not the updates of that result",
+                                      p->name, ch_kind_name(um->kind)));
     }
     case PL_FILTER: {
         if (!rel_of(c, n->inputs[0], r)) return false;
@@ -306,7 +303,8 @@ static const char *ident_rewrite(Arena *a, const char *expr, const ChModel *m, c
             bool col = false;
             for (int i = 0; i < ncols; i++)
                 if (strcmp(cols[i].name, w) == 0) col = true;
-            if (col) sb_puts(&b, phys_col(a, m->name, w));
+            /* keys cannot be Nullable columns: a NULL sorts as the type's default */
+            if (col) sb_printf(&b, "assumeNotNull(%s)", phys_col(a, m->name, w));
             else sb_puts(&b, w);
             s = e;
         } else if (*s == ';') {
@@ -464,7 +462,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
     if (agg->inputs[0]->mode != CL_INSERT_ONLY)
         return refuse(c, "its input carries updates or deletes (an aggregate's -State columns only add)");
     Rel r = {0};
-    r.in_source = r.in_model = -1;
+    r.in_source = -1;
     if (!rel_of(c, agg->inputs[0], &r)) {
         sb_free(&r.where);
         return false;
@@ -475,7 +473,6 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
         return refuse(c, "a window aggregate over another model is not translated yet");
     }
     m->in_source = r.in_source;
-    m->in_model = r.in_model;
     StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, grp = STRBUF_INIT, ord = STRBUF_INIT, inner = STRBUF_INIT,
            igrp = STRBUF_INIT;
     const char **env = ARENA_ARRAY(a, const char *, p->ngroup + p->naggs);
@@ -595,9 +592,12 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
         if (ok) {
             StrBuf v = STRBUF_INIT;
             sb_puts(&v, "SELECT ");
-            for (int i = 0; i < noutcols; i++)
-                sb_printf(&v, "%s%s AS %s", i ? ", " : "", chx_cast(env[i], outcols[i].type, &cp->caps, a),
-                          q(a, outcols[i].name));
+            for (int i = 0; i < noutcols; i++) {
+                /* an unconstrained numeric keeps the scale of what computes it */
+                Type t = outcols[i].type;
+                const char *e = t.id == T_NUMERIC && t.scale < 0 ? env[i] : chx_cast(env[i], t, &cp->caps, a);
+                sb_printf(&v, "%s%s AS %s", i ? ", " : "", e, q(a, outcols[i].name));
+            }
             sb_printf(&v, " FROM (%s)", sb_cstr(&inner));
             if (where.len) sb_printf(&v, " WHERE %s", sb_cstr(&where));
             m->view_select = arena_strdup(a, sb_cstr(&v));
@@ -631,13 +631,12 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
     ChProject *cp = c->cp;
     Arena *a = &cp->arena;
     Rel r = {0};
-    r.in_source = r.in_model = -1;
+    r.in_source = -1;
     bool ok = rel_of(c, root, &r);
     if (ok && r.window) ok = refuse(c, "a window without an aggregate over it is not translated yet");
     if (ok) {
         m->in_source = r.in_source;
-        m->in_model = r.in_model;
-        StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, view = STRBUF_INIT, ord = STRBUF_INIT;
+            StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, view = STRBUF_INIT, ord = STRBUF_INIT;
         sb_puts(&sel, "SELECT ");
         sb_puts(&view, distinct ? "SELECT DISTINCT " : "SELECT ");
         for (int i = 0; i < noutcols && ok; i++) {
@@ -684,7 +683,7 @@ static void realize_model(ChProject *cp, int mi)
     ChModel *m = &cp->models[mi];
     m->name = def->name;
     m->index = mi;
-    m->in_source = m->in_model = -1;
+    m->in_source = -1;
     if (def->materialized == MAT_EPHEMERAL) {
         m->kind = CHK_EPHEMERAL;
         m->how = "inlined into the models that read it";
@@ -759,7 +758,7 @@ void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps)
             cp->models[i].index = i;
             cp->models[i].kind = CHK_REFUSED;
             cp->models[i].why = "the model is part of a ref() cycle";
-            cp->models[i].in_source = cp->models[i].in_model = -1;
+            cp->models[i].in_source = -1;
             cp->nrefused++;
         }
 }

@@ -41,7 +41,8 @@ typedef struct ChModel {
     ChKind kind;
     const char *how;           /* one sentence: how it is realized */
     const char *why;           /* native / refused: the reason ClickHouse cannot maintain it */
-    int in_source, in_model;   /* the driving input (one of them >= 0) */
+    int in_source;             /* the source it reads (filter/projection models upstream are
+                                  computed again in its view), -1 when not realized */
     const char *columns;       /* physical column definitions */
     const char *engine, *order_by, *partition_by, *ttl, *settings;  /* settings: "k = v, ..." or NULL */
     const char *mv_select;     /* SELECT ... FROM CH_IN ... (with CH_FLAG) */
