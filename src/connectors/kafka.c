@@ -321,6 +321,12 @@ bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int 
 
 int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize)
 {
+    return kafka_watermarks(p, def, timeout_ms, NULL, ends, err, errsize);
+}
+
+int kafka_watermarks(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
+                     size_t errsize)
+{
     char what[300];
     snprintf(what, sizeof what, "source %s", def->name);
     bool config_error;
@@ -349,6 +355,7 @@ int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t 
     }
     if (n >= 0) {
         *ends = xcalloc((size_t)n + 1, sizeof(int64_t));
+        if (lows) *lows = xcalloc((size_t)n + 1, sizeof(int64_t));
         for (int i = 0; i < n && n >= 0; i++) {
             int64_t lo, hi;
             e = rd_kafka_query_watermark_offsets(rk, def->topic, i, &lo, &hi, timeout_ms);
@@ -356,10 +363,15 @@ int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t 
                 snprintf(err, errsize, "%s: topic %s partition %d: %s", what, def->topic, i, rd_kafka_err2str(e));
                 free(*ends);
                 *ends = NULL;
+                if (lows) {
+                    free(*lows);
+                    *lows = NULL;
+                }
                 n = -1;
                 break;
             }
             (*ends)[i] = hi;
+            if (lows) (*lows)[i] = lo;
         }
     }
     rd_kafka_destroy(rk);

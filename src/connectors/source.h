@@ -108,6 +108,10 @@ bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int 
 /* The high watermark of every partition of the source's topic (malloc'd array), or -1
  * with a message. For `weir inspect`: lag = end - checkpointed offset. */
 int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize);
+/* The same with the low watermarks (the earliest offset retained) of every partition
+ * in *lows (malloc'd) when lows is not NULL. */
+int kafka_watermarks(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
+                     size_t errsize);
 /* The offsets consumer group `group` committed for every partition of the source's
  * topic (malloc'd array; -1 where it committed none), or -1 with a message. */
 int kafka_group_offsets(Project *p, const SourceDef *def, const char *group, int64_t **offsets, char *err,

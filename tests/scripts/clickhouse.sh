@@ -42,7 +42,9 @@ order_line() {
 }
 produce() {  # produce FROM TO [TOPIC]
   local i
-  for ((i = $1; i <= $2; i++)); do order_line "$i"; done | kcat -P -b "$KAFKA_BOOTSTRAP" -t "${3:-orders}"
+  # idempotent: a retried batch is not written twice
+  for ((i = $1; i <= $2; i++)); do order_line "$i"; done |
+    kcat -P -b "$KAFKA_BOOTSTRAP" -t "${3:-orders}" -X enable.idempotence=true
 }
 # A producer that never stops until told: batches of 25 sequence-numbered orders;
 # $TMP/produced holds the last number sent.
@@ -106,6 +108,133 @@ chq "SELECT window_start, window_end, orders, total FROM shop.per_window ORDER B
 if [ -s "$TMP/n1" ] && diff "$TMP/n1" "$TMP/c1" > "$TMP/d1" && [ -s "$TMP/n2" ] && diff "$TMP/n2" "$TMP/c2" > "$TMP/d2"; then
   ok "native runtime and ClickHouse give the same rows (aggregate and tumbling window)"
 else bad "native vs ClickHouse"; cat "$TMP/d1" "$TMP/d2" >&2; fi
+
+
+# ---- staged cut-over under continuous ingestion; only a WHERE clause changes ----
+V10='{"min_amount": 10}'
+start_producer 31
+until [ -f "$TMP/produced" ] && [ "$(cat "$TMP/produced")" -ge 200 ]; do sleep 0.05; done
+weir --vars "$V10" plan > "$TMP/plan1" 2>&1
+if grep -q "model  orders_clean *rebuild" "$TMP/plan1" && grep -q "model  customer_totals *rebuild" "$TMP/plan1" &&
+   grep -q "model  per_window *unchanged" "$TMP/plan1" && grep -q "BACKFILL *customer_totals" "$TMP/plan1"; then
+  ok "plan: a changed WHERE rebuilds the model and the one reading it, and nothing else"
+else bad "plan of a WHERE change" "$TMP/plan1"; fi
+weir --vars "$V10" apply --staged > "$TMP/staged1" 2>&1
+rc=$?
+D2=$(sed -n 's/^deployment \([0-9TZ_a-f]*\)$/\1/p' "$TMP/staged1" | head -1)
+if [ $rc -eq 0 ] && [ -n "$D2" ]; then ok "apply --staged"; else bad "apply --staged (rc $rc)" "$TMP/staged1"; fi
+if [ "$(chq "SELECT count() FROM shop.orders_clean WHERE order_id < 10")" = 8 ]; then ok "readers see the published version while it is staged"
+else bad "readers were switched before publish"; fi
+n0=$(chq "SELECT count() FROM shop.orders_clean__$D2")
+if wait_for "SELECT count() > $n0 FROM shop.orders_clean__$D2" 1; then ok "the staged path stays live before publish"
+else bad "staged path not live (had $n0 rows)"; chq "SELECT _weir_replay, count(), max(orders_clean__order_id) FROM shop.orders_clean__$D2 GROUP BY _weir_replay" >&2; grep -i kafka "$WEIR_CH_DIR/log/error.log" | grep -v '^[0-9]*\. ' | tail -5 >&2; fi
+weir --vars "$V10" audit > "$TMP/audit1" 2>&1
+if [ $? -eq 0 ] && grep -q "ready" "$TMP/audit1"; then ok "audit: ready"; else bad "audit" "$TMP/audit1"; fi
+weir --vars "$V10" publish > "$TMP/pub1" 2>&1
+if [ $? -eq 0 ] && grep -q "switched in one statement" "$TMP/pub1"; then ok "publish"; else bad "publish" "$TMP/pub1"; fi
+N=$(stop_producer)
+wait_landed "$N" || bad "landing did not catch up with $N"
+check_clean "cut-over under continuous ingestion: 0 duplicates, 0 gaps ($N orders)" "$N" 10 "$N"
+weir --vars "$V10" apply > "$TMP/again" 2>&1
+if [ $? -eq 0 ] && grep -q "nothing to deploy" "$TMP/again"; then ok "apply of the published version does nothing"; else bad "apply is not idempotent" "$TMP/again"; fi
+
+# ---- a change of only a downstream model of a published chain ----
+cat > "$P/models/customer_totals.sql" <<'SQL'
+SELECT customer_id, COUNT(*) AS orders, SUM(amount) AS total, MAX(amount) AS biggest, MIN(amount) AS smallest
+FROM ref('orders_clean')
+GROUP BY customer_id
+SQL
+weir --vars "$V10" plan > "$TMP/plan2" 2>&1
+if grep -q "model  orders_clean *unchanged" "$TMP/plan2" && grep -q "model  customer_totals *rebuild" "$TMP/plan2"; then
+  ok "plan: a downstream-only change rebuilds only that model"; else bad "plan of a downstream change" "$TMP/plan2"; fi
+produce $((N + 1)) $((N + 20))
+N=$((N + 20))
+weir --vars "$V10" apply > "$TMP/apply3" 2>&1 || bad "apply downstream change" "$TMP/apply3"
+wait_landed "$N"
+if wait_for "SELECT sum(orders), min(smallest) FROM shop.customer_totals" "$(expect_clean $N 10)	10.25"; then
+  ok "the changed downstream model holds every row, new ones included"; else bad "downstream change"; fi
+
+# ---- rollback of that subtree-only deployment ----
+weir --vars "$V10" rollback > "$TMP/rb" 2>&1
+if [ $? -eq 0 ] && [ "$(chq "SELECT count() FROM system.columns WHERE database = 'shop' AND table = 'customer_totals'")" = 4 ] &&
+   wait_for "SELECT sum(orders) FROM shop.customer_totals" "$(expect_clean $N 10)"; then
+  ok "rollback restores the previous view of the changed model only, and it is current"
+else bad "rollback" "$TMP/rb"; fi
+git -C "$ROOT" show HEAD:tests/clickhouse/shop/models/customer_totals.sql > "$P/models/customer_totals.sql" 2>/dev/null ||
+  cp "$ROOT/tests/clickhouse/shop/models/customer_totals.sql" "$P/models/customer_totals.sql"
+
+# ---- a crash after every workflow step, then a rerun, while orders keep arriving ----
+start_producer $((N + 1))
+k=0
+for step in planned prepared captured live replayed staged publish-intent publish-renamed; do
+  k=$((k + 1))
+  V="{\"min_amount\": $k}"
+  WEIR_CLICKHOUSE_CRASH_AFTER=$step weir --vars "$V" apply > "$TMP/crash-$step" 2>&1
+  rc1=$?
+  weir --vars "$V" apply > "$TMP/rerun-$step" 2>&1
+  rc2=$?
+  got=$(chq "SELECT count() = uniqExact(order_id) FROM shop.orders_clean")
+  if [ $rc1 -eq 9 ] && [ $rc2 -eq 0 ] && grep -q "resuming deployment" "$TMP/rerun-$step" && [ "$got" = 1 ]; then
+    ok "crash after step $step, then a rerun resumes it"
+  else bad "crash after $step (rc $rc1, rerun rc $rc2, distinct $got)" "$TMP/rerun-$step"; fi
+done
+N=$(stop_producer)
+wait_landed "$N"
+check_clean "after a crash at every step and a rerun: 0 duplicates, 0 gaps ($N orders)" "$N" "$k" "$N"
+
+# ---- the lock: a second mutating command is refused ----
+sleep 300 &
+SLEEPER=$!
+chq "CREATE TABLE shop._weir_lock (host String, pid UInt32, command String, at_ms UInt64) ENGINE = Log"
+chq "INSERT INTO shop._weir_lock VALUES ('$(hostname)', $SLEEPER, 'apply', 0)"
+weir --vars '{"min_amount": 2}' apply > "$TMP/locked" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "locked by weir apply (pid $SLEEPER" "$TMP/locked"; then ok "a second mutating command is refused by the lock"
+else bad "lock (rc $rc)" "$TMP/locked"; fi
+kill "$SLEEPER"; wait "$SLEEPER" 2>/dev/null
+weir --vars '{"min_amount": 2}' apply --staged > "$TMP/stale" 2>&1
+if [ $? -eq 0 ]; then ok "a lock left by a process that is gone is taken over"; else bad "stale lock" "$TMP/stale"; fi
+
+# ---- an interrupted publish, finished by doctor ----
+WEIR_CLICKHOUSE_CRASH_AFTER=publish-intent weir --vars '{"min_amount": 2}' publish > "$TMP/pubcrash" 2>&1
+rc=$?
+weir doctor > "$TMP/doctor1" 2>&1
+rc2=$?
+if [ $rc -eq 9 ] && [ $rc2 -eq 0 ] && grep -q "was interrupted: finished" "$TMP/doctor1" &&
+   wait_for "SELECT count() FROM shop.orders_clean WHERE order_id < 3" 2; then
+  ok "an interrupted publish is finished by doctor"
+else bad "doctor after an interrupted publish (rc $rc, $rc2)" "$TMP/doctor1"; fi
+
+# ---- a deleted stable view is reported and repaired ----
+chq "DROP TABLE shop.customer_totals"
+weir doctor > "$TMP/doctor2" 2>&1
+rc=$?
+weir repair > "$TMP/repair" 2>&1
+rc2=$?
+if [ $rc -eq 1 ] && grep -q "stable view customer_totals is missing" "$TMP/doctor2" && [ $rc2 -eq 0 ] &&
+   [ "$(chq "SELECT sum(orders) FROM shop.customer_totals")" = "$(expect_clean $N 2)" ]; then
+  ok "a deleted view is reported by doctor and restored by repair"
+else bad "repair (rc $rc, $rc2)" "$TMP/doctor2"; cat "$TMP/repair" >&2; fi
+
+# ---- a source change is detected, planned and applied ----
+sed -i 's/topic: orders$/topic: orders2/' "$P/sources/shop.yml"
+produce 1 40 orders2
+weir --vars '{"min_amount": 2}' plan > "$TMP/plan3" 2>&1
+if grep -q "source shop.orders *rebuild" "$TMP/plan3" && grep -q "model  per_window *rebuild" "$TMP/plan3" &&
+   grep -q "reads kafka orders2 instead of kafka orders" "$TMP/plan3"; then ok "plan: a changed topic plans a new landing and rebuilds its models"
+else bad "plan of a source change" "$TMP/plan3"; fi
+weir --vars '{"min_amount": 2}' apply > "$TMP/apply4" 2>&1 || bad "apply source change" "$TMP/apply4"
+check_clean "a new landing reads the new topic from its earliest offset" 40 2 40
+
+# ---- janitor ----
+D1=$(sed -n 's/^deployment \([0-9TZ_a-f]*\)$/\1/p' "$TMP/apply1" | head -1)
+weir janitor --retention 0s > "$TMP/jan" 2>&1
+if [ $? -eq 0 ] && [ "$(chq "SELECT count() FROM system.tables WHERE database = 'shop' AND position(name, '$D1') > 0")" = 0 ] &&
+   [ "$(chq "SELECT count() FROM shop.orders_clean")" = "$(expect_clean 40 2)" ]; then
+  ok "janitor drops superseded deployments and keeps what readers use"
+else bad "janitor" "$TMP/jan"; fi
+weir doctor > "$TMP/doctor3" 2>&1
+if [ $? -eq 0 ]; then ok "doctor: healthy at the end"; else bad "doctor at the end" "$TMP/doctor3"; fi
 
 echo "elapsed ${SECONDS}s"
 echo "$passed passed, $failed failed"

@@ -203,6 +203,8 @@ static bool ensure_meta(Dep *d)
                           "`view_sql` String, `created` UInt8, `replay` UInt8, `action` String, `at_ms` UInt64"},
         {"_weir_manifests", "`deployment_id` String, `manifest` String, `at_ms` UInt64"},
         {"_weir_replays", "`deployment_id` String, `model` String, `rows` UInt64, `at_ms` UInt64"},
+        {"_weir_boundaries", "`deployment_id` String, `source` String, `cut` String, `partition` Int32, "
+                             "`offset` Int64, `at_ms` UInt64"},
         {"_weir_publications", "`publication_id` String, `deployment_id` String, `operation` String, "
                                "`phase` String, `logical` String, `physical` String, `view_sql` String, "
                                "`previous_physical` String, `previous_sql` String, `at_ms` UInt64"},
@@ -815,25 +817,64 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
         for (int j = 0; j < n; j++)
             if (objs[j].replay && strcmp(objs[j].replay_from, qn(d, o->physical)) == 0) paused[i] = true;
     }
-    /* capturing: pause those landings, snapshot what they landed, hand their position
-     * to the new views' consumer groups; the new views start there */
+    /* capturing: the cut between history and live rows, per landing (docs/clickhouse.md):
+     *   offsets  (servers with Kafka virtual columns) the landing's consumer group's
+     *            committed offsets O are handed to the new views' groups; their history
+     *            is the raw rows below O. Nothing pauses.
+     *   history  (18.16, the topic still holds every offset from 0) the new views'
+     *            groups read the topic from its earliest offset: Kafka replays it.
+     *   pause    (18.16, the topic lost offsets to retention) the landing view is
+     *            detached, the raw table snapshotted, the landing's offsets handed on,
+     *            the view attached again. */
     if (!dep_reached(d, dep, "captured")) {
-        for (int i = 0; i < n; i++)
-            if (paused[i] && !exec_ok(d, arena_printf(&d->a, "DETACH TABLE %s", qn(d, objs[i].mv)), 60, 0)) return 3;
-        crash_point("paused");
         for (int i = 0; i < n; i++) {
             if (!paused[i]) continue;
             const Obj *src = &objs[i];
             const SourceDef *sd = &d->p->sources[src->index];
+            if (count_of(d, "SELECT count() FROM %s WHERE deployment_id = %s AND source = %s", qn(d, "_weir_boundaries"),
+                         lit(d, dep), lit(d, src->name)) > 0)
+                continue;  /* captured before a crash */
+            const char *cut = "offsets";
+            if (!cp->caps.kafka_virtual) {
+                int64_t *lows = NULL, *highs = NULL;
+                int np = kafka_watermarks(d->p, sd, 10000, &lows, &highs, d->err, d->errsize);
+                if (np < 0) return 3;
+                cut = "history";
+                for (int k = 0; k < np; k++)
+                    if (lows[k] > 0) cut = "pause";
+                free(lows);
+                free(highs);
+            }
             int64_t *offsets = NULL;
-            int np = settle(d, sd, src, &offsets);
-            if (np < 0) return 3;
-            bool ok = snapshot(d, qn(d, src->physical), snap_name(d, dep, d->cp.sources[src->index].object));
+            int np = 0;
+            if (strcmp(cut, "pause") == 0) {
+                if (!exec_ok(d, arena_printf(&d->a, "DETACH TABLE %s", qn(d, src->mv)), 60, 0)) return 3;
+                crash_point("paused");
+                np = settle(d, sd, src, &offsets);
+                if (np < 0) return 3;
+                if (!snapshot(d, qn(d, src->physical), snap_name(d, dep, d->cp.sources[src->index].object))) {
+                    free(offsets);
+                    return 3;
+                }
+            } else if (strcmp(cut, "offsets") == 0) {
+                np = kafka_group_offsets(d->p, sd, src->group, &offsets, d->err, d->errsize);
+                if (np < 0) return 3;
+            }
+            bool ok = true;
             for (int j = 0; ok && j < n; j++)
-                if (objs[j].replay && objs[j].kafka && *objs[j].kafka &&
+                if (offsets && objs[j].replay && objs[j].kafka && *objs[j].kafka &&
                     strcmp(objs[j].replay_from, qn(d, src->physical)) == 0)
                     ok = kafka_group_commit(d->p, sd, objs[j].group, offsets, np, d->err, d->errsize);
+            StrBuf b = STRBUF_INIT;
+            sb_printf(&b, "INSERT INTO %s (deployment_id, source, cut, partition, offset, at_ms) VALUES ",
+                      qn(d, "_weir_boundaries"));
+            sb_printf(&b, "(%s, %s, %s, -1, -1, 0)", lit(d, dep), lit(d, src->name), lit(d, cut));
+            for (int k = 0; k < np; k++)
+                sb_printf(&b, ", (%s, %s, %s, %d, %lld, 0)", lit(d, dep), lit(d, src->name), lit(d, cut), k,
+                          (long long)offsets[k]);
             free(offsets);
+            if (ok) ok = exec(d, sb_cstr(&b));
+            sb_free(&b);
             if (!ok) return 3;
         }
         if (!record_state(d, dep, "captured", NULL)) return 3;
@@ -852,8 +893,11 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
         }
         if (!exec(d, ch_mv_ddl(cp, m, d->db, o->mv, o->physical, o->input))) return 3;
     }
+    /* a landing detached by the pause cut (attaching an attached view is harmless) */
     for (int i = 0; i < n; i++)
-        if (paused[i] && !exec_ok(d, arena_printf(&d->a, "ATTACH TABLE %s", qn(d, objs[i].mv)), 57, 0)) return 3;
+        if (paused[i] && !table_exists(d, objs[i].mv) &&
+            !exec_ok(d, arena_printf(&d->a, "ATTACH TABLE %s", qn(d, objs[i].mv)), 57, 0))
+            return 3;
     for (int i = 0; i < n; i++) {
         const Obj *o = &objs[i];
         if (!o->is_source || !o->create) continue;
@@ -878,8 +922,35 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 continue;
             const ChModel *m = &cp->models[o->index];
             const char *scratch = arena_printf(&d->a, "_weir_replay__%s__%s", dep, o->name);
-            const char *from = qn(d, snap_name(d, dep, cp->sources[m->in_source].object));
-            if (cp->sources[m->in_source].adopted) from = o->replay_from;
+            const char *srcname = cp->sources[m->in_source].name;
+            ChRows br;
+            if (!rows(d, &br, "SELECT cut, partition, offset FROM %s WHERE deployment_id = %s AND source = %s ORDER BY "
+                              "partition",
+                      qn(d, "_weir_boundaries"), lit(d, dep), lit(d, srcname)))
+                return 3;
+            const char *cut = br.nrows ? arena_strdup(&d->a, ch_cell(&br, 0, 0)) : "history";
+            const char *from = o->replay_from;
+            if (strcmp(cut, "pause") == 0) {
+                from = qn(d, snap_name(d, dep, cp->sources[m->in_source].object));
+            } else if (strcmp(cut, "offsets") == 0) {
+                /* the raw rows below the offsets the new view started at */
+                StrBuf w = STRBUF_INIT;
+                sb_printf(&w, "(SELECT * FROM %s WHERE multiIf(", o->replay_from);
+                for (int k = 1; k < br.nrows; k++)
+                    sb_printf(&w, "`_replay_partition` = %s, `_replay_offset` < %s, ", ch_cell(&br, k, 1),
+                              ch_cell(&br, k, 2));
+                sb_puts(&w, "0))");
+                from = arena_strdup(&d->a, sb_cstr(&w));
+                sb_free(&w);
+            }
+            ch_rows_free(&br);
+            if (strcmp(cut, "history") == 0) {
+                /* Kafka delivers the history to the new view */
+                if (!execf(d, "INSERT INTO %s SELECT %s, %s, 0, %s", qn(d, "_weir_replays"), lit(d, dep),
+                           lit(d, o->name), now_ms_sql))
+                    return 3;
+                continue;
+            }
             if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) ||
                 !execf(d, "CREATE TABLE %s AS %s", qn(d, scratch), qn(d, o->physical)) ||
                 !execf(d, "INSERT INTO %s %s", qn(d, scratch), ch_fill(&d->a, m->mv_select, from, NULL, "1")))
@@ -925,13 +996,62 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
     return 0;
 }
 
+/* Whether the new views of a deployment have caught up with their landings: each
+ * view's consumer group must reach the offsets the landing's group had committed when
+ * the check began (under continuous ingestion both keep moving). Waits up to wait_s
+ * seconds; returns the messages still missing (0: caught up), -1 on an error. Appends
+ * one line per view to report (when not NULL). */
+static long long lag_of(Dep *d, const Obj *objs, int n, StrBuf *report, int wait_s)
+{
+    long long total = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n; i++) {
+        const Obj *o = &objs[i];
+        if (o->is_source || !o->create || !o->kafka || !*o->kafka || o->index < 0) continue;
+        int si = d->cp.models[o->index].in_source;
+        const Obj *src = NULL;
+        for (int j = 0; j < n; j++)
+            if (objs[j].is_source && objs[j].index == si) src = &objs[j];
+        if (!src || !src->group || !*src->group) continue;
+        const SourceDef *sd = &d->p->sources[si];
+        int64_t *lo = NULL;
+        int nl = kafka_group_offsets(d->p, sd, src->group, &lo, d->err, d->errsize);
+        if (nl < 0) return -1;
+        long long lag;
+        for (;;) {
+            int64_t *mo = NULL;
+            int nm = kafka_group_offsets(d->p, sd, o->group, &mo, d->err, d->errsize);
+            if (nm < 0) {
+                free(lo);
+                return -1;
+            }
+            lag = 0;
+            for (int k = 0; k < nl && k < nm; k++)
+                if (lo[k] > 0 && mo[k] < lo[k]) lag += lo[k] - (mo[k] < 0 ? 0 : mo[k]);
+            free(mo);
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (lag == 0 || now.tv_sec - t0.tv_sec >= wait_s) break;
+            struct timespec ts = {0, 200 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        free(lo);
+        if (report)
+            sb_printf(report, "  %-24s %s\n", o->name,
+                      lag ? arena_printf(&d->a, "%lld messages behind its landing", lag) : "caught up with its landing");
+        total += lag;
+    }
+    return total;
+}
+
+/* An unfinished deployment of this very project (same manifest), to resume. */
 static const char *resumable(Dep *d, const char *manifest)
 {
     ChRows r;
     if (!rows(d, &r,
               "SELECT m.deployment_id FROM %s AS m WHERE m.manifest = %s AND m.deployment_id NOT IN (SELECT "
-              "deployment_id FROM %s WHERE state IN ('staged', 'abandoned', 'failed')) ORDER BY m.deployment_id DESC "
-              "LIMIT 1",
+              "deployment_id FROM %s WHERE state IN ('active', 'superseded', 'rolled_back', 'retired', 'abandoned', "
+              "'failed')) ORDER BY m.deployment_id DESC LIMIT 1",
               qn(d, "_weir_manifests"), lit(d, manifest), qn(d, "_weir_deployments")))
         return NULL;
     const char *s = r.nrows ? arena_strdup(&d->a, ch_cell(&r, 0, 0)) : NULL;
@@ -946,7 +1066,7 @@ static bool abandon_others(Dep *d, const char *keep)
     ChRows r;
     if (!rows(d, &r,
               "SELECT deployment_id FROM %s WHERE deployment_id NOT IN (SELECT deployment_id FROM %s WHERE state IN "
-              "('staged', 'abandoned', 'failed'))",
+              "('staged', 'active', 'superseded', 'rolled_back', 'retired', 'abandoned', 'failed'))",
               qn(d, "_weir_manifests"), qn(d, "_weir_deployments")))
         return false;
     bool ok = true;
@@ -989,7 +1109,13 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
     Obj *objs = NULL;
     int n = 0;
     if (dep) {
-        sb_printf(out, "resuming deployment %s (last step: %s)\n", dep, dep_state(&d, dep));
+        const char *st = dep_state(&d, dep);
+        if (o->staged && strcmp(st, "staged") == 0) {
+            sb_printf(out, "deployment %s of this version is staged already\n", dep);
+            close_dep(&d);
+            return 0;
+        }
+        sb_printf(out, "resuming deployment %s (last step: %s)\n", dep, st);
         n = load_objects(&d, dep, &objs);
         if (n < 0) rc = 3;
     } else {
@@ -1030,7 +1156,15 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
     }
     if (!rc) rc = stage(&d, dep, objs, n);
     if (!rc) sb_printf(out, "staged: every new table is live and holds its replayed history\n");
-    if (!rc && !o->staged) rc = do_publish(&d, dep, "publish", out);
+    if (!rc && !o->staged) {
+        long long lag = lag_of(&d, objs, n, NULL, 600);
+        if (lag != 0) {
+            if (lag > 0)
+                snprintf(err, errsize, "the new views are still %lld messages behind their landings after 600 s", lag);
+            rc = 3;
+        }
+        if (!rc) rc = do_publish(&d, dep, "publish", out);
+    }
     if (!rc && o->staged)
         sb_printf(out, "next: weir audit --deployment %s, then weir publish --deployment %s\n", dep, dep);
     if (rc == 3 && dep) {
@@ -1089,12 +1223,13 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
             continue;
         }
         if (!has_next) {
-            /* already switched by an earlier, interrupted run when the old name exists */
-            if (table_exists(d, old) || (live && count_of(d, "SELECT count() FROM system.tables WHERE database = %s "
-                                                             "AND name = %s AND position(create_table_query, %s) > 0",
-                                                          lit(d, d->db), lit(d, sw[i].logical),
-                                                          lit(d, sw[i].physical)) > 0 &&
-                                         !sw[i].prev_sql[0]))
+            /* already switched by an earlier, interrupted run: the old view is still
+             * there, or the live one reads the new table */
+            if (table_exists(d, old) ||
+                (live && strcmp(sw[i].physical, sw[i].prev_physical) != 0 &&
+                 count_of(d, "SELECT count() FROM system.tables WHERE database = %s AND name = %s AND "
+                             "position(create_table_query, %s) > 0",
+                          lit(d, d->db), lit(d, sw[i].logical), lit(d, sw[i].physical)) > 0))
                 continue;
             if (!execf(d, "CREATE VIEW %s AS %s", qn(d, next), sw[i].view_sql)) return 3;
         }
@@ -1184,6 +1319,19 @@ int ch_verb_publish(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *ou
     if (!rc && !dep) {
         snprintf(err, errsize, "no staged deployment to publish (run weir apply --staged)");
         rc = 1;
+    }
+    if (!rc && !o->force) {
+        /* readers switch only to views that have caught up with their landings */
+        Obj *objs;
+        int n = load_objects(&d, dep, &objs);
+        long long lag = n < 0 ? -1 : lag_of(&d, objs, n, NULL, 60);
+        if (lag < 0) rc = 3;
+        else if (lag > 0) {
+            snprintf(err, errsize, "deployment %s is %lld messages behind its landings; wait for weir audit to say "
+                                   "ready, or publish with --force",
+                     dep, lag);
+            rc = 1;
+        }
     }
     if (!rc) rc = do_publish(&d, dep, "publish", out);
     close_dep(&d);
@@ -1289,6 +1437,13 @@ int ch_verb_audit(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
     sb_printf(out, "audit of deployment %s: ", dep);
     StrBuf body = STRBUF_INIT;
     if (!ready) sb_printf(&body, "  not staged yet (last step: %s)\n", dep_state(&d, dep));
+    long long lag = lag_of(&d, objs, n, &body, 60);
+    if (lag < 0) {
+        sb_free(&body);
+        close_dep(&d);
+        return 3;
+    }
+    if (lag > 0) ready = false;
     for (int i = 0; i < n; i++) {
         const Obj *ob = &objs[i];
         if (ob->is_source || !ob->view_sql || !*ob->view_sql) continue;
@@ -1315,20 +1470,30 @@ int ch_verb_audit(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
             sb_printf(&body, "  %-24s ready: %lld rows (new)\n", ob->name, staged);
             continue;
         }
-        /* rows that differ between the staged and the active result (as a bag) */
+        /* rows that differ between the staged and the active result, as a bag: a hash of
+         * every row's text, +1 staged and -1 active (18.16 crashes grouping by a
+         * Decimal128 column, so rows are grouped by their hash) */
         long long active = count_of(&d, "SELECT count() FROM (%s)", cur->view_sql);
-        long long diff = count_of(&d,
-                                  "SELECT count() FROM (SELECT * FROM (SELECT * FROM (%s) UNION ALL SELECT * FROM "
-                                  "(%s)) GROUP BY * HAVING count() != 2)",
-                                  ob->view_sql, cur->view_sql);
-        if (diff < 0) {
-            /* GROUP BY * is not known to every server: compare counts only */
-            d.err[0] = '\0';
-            sb_printf(&body, "  %-24s ready: %lld rows (active %lld)\n", ob->name, staged, active);
-        } else {
-            sb_printf(&body, "  %-24s ready: %lld rows (active %lld, %lld rows differ)\n", ob->name, staged, active,
-                      diff);
+        const PlanNode *root = ob->index >= 0 && d.g->models[ob->index].root ? d.g->models[ob->index].root->plan : NULL;
+        StrBuf h = STRBUF_INIT;
+        sb_puts(&h, "cityHash64(concat(''");
+        for (int c = 0; root && c < root->ncols; c++) {
+            sb_puts(&h, ", '|', ifNull(toString(");
+            ch_ident(&h, root->cols[c].name);
+            sb_puts(&h, "), '\\N')");
         }
+        sb_puts(&h, "))");
+        long long diff = count_of(&d,
+                                  "SELECT count() FROM (SELECT h, sum(s) AS n FROM (SELECT %s AS h, toInt64(1) AS s "
+                                  "FROM (%s) UNION ALL SELECT %s AS h, toInt64(-1) AS s FROM (%s)) GROUP BY h HAVING "
+                                  "n != 0)",
+                                  sb_cstr(&h), ob->view_sql, sb_cstr(&h), cur->view_sql);
+        sb_free(&h);
+        if (diff < 0) {
+            rc = 3;
+            break;
+        }
+        sb_printf(&body, "  %-24s ready: %lld rows (active %lld, %lld rows differ)\n", ob->name, staged, active, diff);
     }
     if (!rc) {
         sb_puts(out, ready ? "ready\n" : "not ready\n");

@@ -817,6 +817,9 @@ const char *ch_kafka_ddl(const ChProject *cp, const ChSource *s, const char *db,
     ch_strz(&b, group);
     sb_puts(&b, ", kafka_format = ");
     ch_strz(&b, s->format);
+    /* blocks of at most this many messages: each block is inserted and its offsets
+     * committed, so a view's position is never far behind what it has written */
+    sb_puts(&b, ", kafka_max_block_size = 8192");
     char *r = arena_strdup(a, sb_cstr(&b));
     sb_free(&b);
     return r;
