@@ -5,6 +5,7 @@
 
 #include "base/diag.h"
 #include "ir/ir.h"
+#include "lifecycle/backend.h"
 #include "project/project.h"
 #include "sql/binder.h"
 
@@ -26,9 +27,12 @@ typedef struct CliOptions {
     int batch_size;            /* run: records per source per step, 0 = default */
     bool fresh;                /* run: discard the checkpoint of a durable run */
     bool checkpoint_each_step; /* test: checkpoint round trip after every step */
-    const char *against;       /* plan: a manifest file to compare with */
+    const char *state_path;    /* plan: a manifest (or a target/ directory) to compare with */
+    const char *fail_on;       /* plan: exit 1 when a verdict reaches this level */
+    bool yes;                  /* apply: do not ask */
+    bool allow_rebuild;        /* apply: carry out rebuild verdicts too */
+    bool staged;               /* apply: build beside the running version */
     double checkpoint_interval_s; /* run: 0 = default */
-    bool staged;               /* apply: build beside the running version (ClickHouse) */
     const char *deployment;    /* audit, publish: a deployment id */
     bool force;                /* publish */
     double retention_s;        /* janitor: -1 = default */
@@ -45,6 +49,7 @@ typedef struct CliProject {
     Arena arena;               /* plans and IR */
     BoundProject *bound;
     IrGraph *graph;
+    const CliOptions *opts;    /* the options it was loaded with */
 } CliProject;
 
 /* Load, bind and analyse. Returns false only when there is no project at all
@@ -65,6 +70,11 @@ bool cli_stop_on_errors(CliProject *cp, const CliOptions *o, const char *why);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write all of buf to stdout. */
 void cli_write_stdout(const char *s, size_t n);
+/* A whole file (malloc'd, NUL-terminated; *len its length), NULL when unreadable. */
+char *cli_read_file(const char *path, size_t *len);
+/* The lifecycle backend of the selected target's runtime (lifecycle/backend.h); NULL
+ * with a message for a runtime this weir cannot deploy to. Close with ops->close. */
+LcBackend *cli_backend_open(CliProject *cp, char *err, size_t errsize);
 /* --select lists: comma-separated names. cli_select_next yields the entries in order:
  * start with *pos = the list; each call sets *name / *len to the next entry (not
  * NUL-terminated; an empty entry has len 0) and returns false when none is left (a
@@ -92,7 +102,8 @@ int cmd_rollback(const CliOptions *o);
 int cmd_doctor(const CliOptions *o);
 int cmd_repair(const CliOptions *o);
 int cmd_janitor(const CliOptions *o);
-/* plan, explain and compile on a ClickHouse target */
+/* plan, explain and compile on a ClickHouse target, and its lifecycle backend */
+LcBackend *cli_clickhouse_backend_open(CliProject *cp);
 bool cli_is_clickhouse(const CliProject *cp);
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp);
 void cli_explain_clickhouse(const CliProject *cp, StrBuf *out);

@@ -1,9 +1,10 @@
 /* The lifecycle verbs on a ClickHouse target (backends/clickhouse/ch_deploy.h):
- * apply [--staged], audit, publish, rollback, doctor, repair, janitor, and plan,
- * explain and compile when the target's runtime is clickhouse. `build` and `backfill`
- * are StreamBuild's names for apply and apply --staged. The native runtime has no
- * staged rollout yet: these verbs refuse a native target with the reason. */
-#include "backends/clickhouse/ch_deploy.h"
+ * the lifecycle backend behind `weir apply [--staged]` (and `build` / `backfill`,
+ * StreamBuild's names for them), the staged rollout's audit, publish, rollback,
+ * doctor, repair and janitor, and plan, explain and compile when the target's runtime
+ * is clickhouse. The native runtime has no staged rollout verbs yet: they refuse a
+ * native target with the reason. */
+#include "backends/clickhouse/ch_backend.h"
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -27,6 +28,15 @@ static void options(const CliOptions *o, ChOptions *co)
     co->force = o->force;
     co->retention_s = o->retention_s < 0 ? -1 : (int64_t)o->retention_s;
     co->log = o->verbose ? stderr : NULL;
+    Verdict v;
+    co->fail_on = o->fail_on && verdict_parse(o->fail_on, &v) ? (int)v : -1;
+}
+
+LcBackend *cli_clickhouse_backend_open(CliProject *cp)
+{
+    ChOptions co;
+    options(cp->opts, &co);
+    return ch_backend_open(cp->project, cp->graph, &co);
 }
 
 typedef int (*Verb)(Project *, const IrGraph *, const ChOptions *, StrBuf *, char *, size_t);
@@ -53,7 +63,6 @@ int cmd_lifecycle(const CliOptions *o, const char *name)
         Verb verb;
         bool staged;
     } verbs[] = {
-        {"apply", ch_verb_apply, false},     {"build", ch_verb_apply, false},     {"backfill", ch_verb_apply, true},
         {"audit", ch_verb_audit, false},     {"publish", ch_verb_publish, false}, {"rollback", ch_verb_rollback, false},
         {"doctor", ch_verb_doctor, false},   {"repair", ch_verb_repair, false},   {"janitor", ch_verb_janitor, false},
     };
@@ -73,9 +82,13 @@ int cmd_lifecycle(const CliOptions *o, const char *name)
     return rc;
 }
 
-int cmd_apply(const CliOptions *o) { return cmd_lifecycle(o, "apply"); }
-int cmd_build(const CliOptions *o) { return cmd_lifecycle(o, "build"); }
-int cmd_backfill(const CliOptions *o) { return cmd_lifecycle(o, "backfill"); }
+int cmd_build(const CliOptions *o) { return cmd_apply(o); }
+int cmd_backfill(const CliOptions *o)
+{
+    CliOptions staged = *o;
+    staged.staged = true;
+    return cmd_apply(&staged);
+}
 int cmd_audit(const CliOptions *o) { return cmd_lifecycle(o, "audit"); }
 int cmd_publish(const CliOptions *o) { return cmd_lifecycle(o, "publish"); }
 int cmd_rollback(const CliOptions *o) { return cmd_lifecycle(o, "rollback"); }

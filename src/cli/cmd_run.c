@@ -29,6 +29,40 @@ static bool select_models(const CliOptions *o, const Project *p, bool *wanted)
     return true;
 }
 
+/* A durable target runs the version it was deployed with: a project that differs from
+ * it (other than in ways that change nothing, such as reformatted SQL) goes through
+ * weir apply. Returns false with a message when the run must not start. */
+static bool runs_deployed_version(CliProject *cp, char *err, size_t errsize)
+{
+    LcBackend *be = cli_backend_open(cp, err, errsize);
+    if (!be) return true;  /* another runtime: run reports it */
+    LcDeployed dep;
+    int code;
+    bool ok = true;
+    if (be->ops->deployed(be, &dep, &code, err, errsize) && dep.exists) {
+        Manifest running, next;
+        if (manifest_parse(dep.manifest, dep.manifest_len, dep.description, &running, err, errsize)) {
+            if (manifest_of_graph(cp->graph, &next, err, errsize)) {
+                Plan plan;
+                plan_compute(&running, &next, &plan);
+                if (plan_reaches(&plan, VERDICT_SAFE)) {
+                    snprintf(err, errsize, "the project differs from the version that runs on target %s (%s): "
+                             "`weir plan` shows how, `weir apply` deploys it, --fresh starts over",
+                             cp->project->target ? cp->project->target->name : "?", dep.description);
+                    ok = false;
+                }
+                plan_free(&plan);
+                manifest_free(&next);
+            }
+            manifest_free(&running);
+        }
+    }
+    err[0] = ok ? '\0' : err[0];
+    lc_deployed_free(&dep);
+    be->ops->close(be);
+    return ok;
+}
+
 int cmd_run(const CliOptions *o)
 {
     CliProject cp;
@@ -36,6 +70,12 @@ int cmd_run(const CliOptions *o)
     if (cli_stop_on_errors(&cp, o, "weir run: the project has errors (see above); nothing was run"))
         return EXIT_FAILURES;
     if (cp.dl.warnings) cli_print_diags(&cp, o);
+    char derr[1024] = "";
+    if (!o->fresh && !runs_deployed_version(&cp, derr, sizeof derr)) {
+        cli_error("%s", derr);
+        cli_project_free(&cp);
+        return EXIT_USAGE;
+    }
     bool *wanted = o->select ? xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool)) : NULL;
     if (wanted && !select_models(o, cp.project, wanted)) {
         free(wanted);

@@ -1,5 +1,6 @@
 /* Shared command plumbing (see cli.h). */
 #include "cli/cli.h"
+#include "backends/native/native.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,9 +43,10 @@ bool cli_select_is(const char *name, size_t len, const char *s)
 bool cli_load(const CliOptions *o, CliProject *cp)
 {
     memset(cp, 0, sizeof *cp);
+    cp->opts = o;
     diag_init(&cp->dl);
     arena_init(&cp->arena, 64 * 1024);
-    ProjectOptions po = {o->project_dir, o->target, o->vars_json};
+    ProjectOptions po = {.dir = o->project_dir, .target = o->target, .vars_json = o->vars_json};
     cp->project = project_load(&po, &cp->dl);
     if (!cp->project) return false;
     cp->bound = sql_bind_project(cp->project, &cp->arena, &cp->dl);
@@ -87,4 +89,32 @@ void cli_print_diags(CliProject *cp, const CliOptions *o)
     diag_render_text(&cp->dl, &sb, isatty(2) && !getenv("NO_COLOR"));
     fputs(sb_cstr(&sb), stderr);
     sb_free(&sb);
+}
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    StrBuf b = STRBUF_INIT;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&b, buf, n);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        sb_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data ? sb_take(&b) : xstrdup("");
+}
+
+LcBackend *cli_backend_open(CliProject *cp, char *err, size_t errsize)
+{
+    const TargetDef *t = cp->project->target;
+    const char *rt = t && t->runtime ? t->runtime : "native";
+    if (strcmp(rt, "native") == 0) return native_backend_open(cp->project, cp->graph);
+    if (strcmp(rt, "clickhouse") == 0) return cli_clickhouse_backend_open(cp);
+    snprintf(err, errsize, "target %s: weir cannot deploy to runtime '%s' yet", t ? t->name : "?", rt);
+    return NULL;
 }

@@ -16,8 +16,8 @@ static const char USAGE[] =
     "  test             run tests/*.yml in-process and diff the exact changelogs\n"
     "  run              run the pipeline on the native runtime\n"
     "  plan             what the project now does to the running state: a verdict per model\n"
+    "  apply            deploy the project: carry its plan out on the target\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
-    "  apply            deploy the project to the target (ClickHouse: build and publish)\n"
     "  audit            is a staged deployment ready to publish (ClickHouse)\n"
     "  publish          switch readers to a staged deployment in one step (ClickHouse)\n"
     "  rollback         return readers to the version before the last publish (ClickHouse)\n"
@@ -33,7 +33,14 @@ static const char USAGE[] =
     "  --format FORMAT     text | json (| dot for explain)\n"
     "\n"
     "plan options:\n"
-    "  --against FILE      compare with this manifest instead of the target's checkpoint\n"
+    "  --state PATH        compare with a manifest (or the target/ directory of an earlier\n"
+    "                      `weir compile`) instead of what the target runs\n"
+    "  --fail-on LEVEL     exit 1 when a verdict reaches LEVEL (safe, new, backfill, rebuild)\n"
+    "\n"
+    "apply options:\n"
+    "  --yes               do not ask (needed without a terminal)\n"
+    "  --allow-rebuild     carry out rebuild verdicts (state built anew from history)\n"
+    "  --staged            build the new version beside the running one\n"
     "\n"
     "test options:\n"
     "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
@@ -128,9 +135,16 @@ int main(int argc, char **argv)
             o.no_progress = true;
         } else if (strcmp(a, "--fresh") == 0) {
             o.fresh = true;
-        } else if (take_value(argc, argv, &i, "--against", &v)) {
+        } else if (take_value(argc, argv, &i, "--state", &v)) {
             if (!v) return EXIT_USAGE;
-            o.against = v;
+            o.state_path = v;
+        } else if (take_value(argc, argv, &i, "--fail-on", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.fail_on = v;
+        } else if (strcmp(a, "--yes") == 0) {
+            o.yes = true;
+        } else if (strcmp(a, "--allow-rebuild") == 0) {
+            o.allow_rebuild = true;
         } else if (strcmp(a, "--staged") == 0) {
             o.staged = true;
         } else if (strcmp(a, "--force") == 0) {

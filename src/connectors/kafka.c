@@ -319,14 +319,10 @@ bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int 
     return true;
 }
 
-int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize)
+int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
+                      size_t errsize)
 {
-    return kafka_watermarks(p, def, timeout_ms, NULL, ends, err, errsize);
-}
-
-int kafka_watermarks(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
-                     size_t errsize)
-{
+    if (lows) *lows = NULL;
     char what[300];
     snprintf(what, sizeof what, "source %s", def->name);
     bool config_error;
@@ -458,7 +454,8 @@ static const ConnReaderOps kafka_reader_ops = {
 
 /* Where each partition starts: the resume position's offsets (checked against what the
  * cluster retains), the earliest retained offset otherwise. */
-static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len, char *err, size_t errsize)
+static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len, const int64_t *stops, int nstops,
+                          char *err, size_t errsize)
 {
     ByteReader br = bytes_reader(resume, resume_len);
     uint32_t nsaved = resume ? bytes_get_u32(&br) : 0;
@@ -490,13 +487,24 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
         }
         r->parts[i].next = start;
         r->parts[i].end = hi;
+        if (stops) {
+            int64_t stop = i < nstops ? stops[i] : start;
+            if (stop > hi) {
+                snprintf(err, errsize, "%s: topic %s partition %d: the history to read ends at offset %lld, beyond its "
+                         "end (%lld): was the topic recreated?", r->what, r->where, i, (long long)stop, (long long)hi);
+                return false;
+            }
+            r->parts[i].end = stop;
+        }
     }
     return true;
 }
 
 ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
-                                  size_t resume_len, bool *config_error, char *err, size_t errsize)
+                                  size_t resume_len, const int64_t *stops, int nstops, bool *config_error, char *err,
+                                  size_t errsize)
 {
+    if (stops) until_caught_up = true;
     char what[300];
     snprintf(what, sizeof what, "source %s", def->name);
     /* all partitions share one queue, and each partition compares the queue's length
@@ -536,7 +544,7 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
     }
     r->base.npartitions = r->nparts;
     r->parts = xcalloc((size_t)r->nparts, sizeof(KPart));
-    if (!start_offsets(r, resume, resume_len, err, errsize)) {
+    if (!start_offsets(r, resume, resume_len, stops, nstops, err, errsize)) {
         kr_close(&r->base);
         return NULL;
     }
@@ -731,8 +739,14 @@ static bool marker_read(KafkaSink *s, int64_t *out, char *err, size_t errsize)
     return true;
 }
 
-static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+static bool ks_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool replace, bool *already, char *err,
+                              size_t errsize)
 {
+    if (replace) {
+        snprintf(err, errsize, "model %s: kafka sink %s: a topic cannot be rewritten (weir apply --staged writes a "
+                 "versioned topic)", base->model, base->target);
+        return false;
+    }
     (void)at;
     KafkaSink *s = (KafkaSink *)base;
     *already = false;

@@ -57,10 +57,11 @@ bool sink_close(ConnSink *s, char *err, size_t errsize)
     return s->ops->close(s, err, errsize);
 }
 
-bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize)
+bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool replace, bool *already, char *err,
+                         size_t errsize)
 {
     *already = false;
-    return s->ops->begin_delivery(s, ckpt, base, already, err, errsize);
+    return s->ops->begin_delivery(s, ckpt, base, replace, already, err, errsize);
 }
 
 bool sink_end_delivery(ConnSink *s, uint64_t ckpt, char *err, size_t errsize)

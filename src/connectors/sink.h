@@ -62,8 +62,11 @@ typedef struct SinkOps {
     /* Start delivering checkpoint `ckpt`, which begins at `base`: the file sink cuts the
      * file back to base; the sqlite sink opens a transaction and sets *already when its
      * marker says the checkpoint is in (the caller then writes nothing and does not
-     * end the delivery). */
-    bool (*begin_delivery)(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize);
+     * end the delivery). With `replace` the delivery is the sink's whole content (a
+     * restatement by weir apply): the file starts empty, the table is made anew with
+     * the model's columns; a Kafka topic cannot be rewritten (an error). */
+    bool (*begin_delivery)(ConnSink *s, uint64_t ckpt, uint64_t base, bool replace, bool *already, char *err,
+                           size_t errsize);
     /* Make the delivery durable: file fsync, sqlite marker + commit, kafka acknowledged. */
     bool (*end_delivery)(ConnSink *s, uint64_t ckpt, char *err, size_t errsize);
 } SinkOps;
@@ -89,7 +92,8 @@ bool sink_close(ConnSink *s, char *err, size_t errsize);
 /* Deliver the changes of checkpoint `ckpt` (durable runs; see SinkOps):
  * sink_begin_delivery, then (unless *already) sink_write calls and sink_end_delivery.
  * Idempotent, so a delivery interrupted by a crash is simply made again. */
-bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool *already, char *err, size_t errsize);
+bool sink_begin_delivery(ConnSink *s, uint64_t ckpt, uint64_t base, bool replace, bool *already, char *err,
+                         size_t errsize);
 bool sink_end_delivery(ConnSink *s, uint64_t ckpt, char *err, size_t errsize);
 /* The base the next delivery starts from (SinkOps.delivery_base). */
 uint64_t sink_delivery_base(ConnSink *s);

@@ -78,9 +78,11 @@ static bool fs_close(ConnSink *base, char *err, size_t errsize)
 
 static uint64_t fs_delivery_base(ConnSink *base) { return ((FileSink *)base)->written; }
 
-static bool fs_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+static bool fs_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool replace, bool *already, char *err,
+                              size_t errsize)
 {
     (void)ckpt;
+    if (replace) at = 0;  /* the delivery holds the file's whole content */
     FileSink *s = (FileSink *)base;
     *already = false;
     sb_clear(&s->buf);

@@ -61,6 +61,8 @@ typedef struct SqliteSink {
     int nkey;
     bool row_index;              /* keyless: the all-column index exists */
     bool durable, resume;        /* ConnSinkSpec */
+    bool unprepared;             /* resumed over a table of other columns (see build) */
+    char unprepared_why[256];
     sqlite3_stmt *ins, *upd, *del;
     StrBuf tmp;
 } SqliteSink;
@@ -139,44 +141,76 @@ static void where_is(SqliteSink *s, StrBuf *b, const int *cols, int n, int first
     }
 }
 
+/* "CREATE TABLE <t> (<columns>, PRIMARY KEY (...))" of the model's columns. */
+static void table_sql(SqliteSink *s, StrBuf *b)
+{
+    sb_printf(b, "CREATE TABLE %s (", s->table);
+    for (int c = 0; c < s->ncols; c++) {
+        if (c) sb_puts(b, ", ");
+        quote_ident(b, s->cols[c].name);
+        sb_printf(b, " %s", sql_type(s->cols[c].type));
+    }
+    if (s->nkey > 0) {
+        sb_puts(b, ", PRIMARY KEY (");
+        for (int k = 0; k < s->nkey; k++) {
+            if (k) sb_puts(b, ", ");
+            quote_ident(b, s->cols[s->key[k]].name);
+        }
+        sb_putc(b, ')');
+    }
+    sb_puts(b, ")");
+}
+
+static bool prepare_statements(SqliteSink *s, char *err, size_t errsize);
+
 static bool build(SqliteSink *s, char *err, size_t errsize)
 {
     StrBuf b = STRBUF_INIT;
-    bool ok = false;
     /* table */
     sb_puts(&b, "BEGIN; ");
     if (s->durable)
         sb_puts(&b, "CREATE TABLE IF NOT EXISTS _weir_deliveries (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL); ");
     if (s->resume) {
-        sb_printf(&b, "CREATE TABLE IF NOT EXISTS %s (", s->table);
+        sb_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+        StrBuf t = STRBUF_INIT;
+        table_sql(s, &t);
+        sb_puts(&b, sb_cstr(&t) + strlen("CREATE TABLE "));
+        sb_free(&t);
     } else {
         if (s->durable) {
             sb_puts(&b, "DELETE FROM _weir_deliveries WHERE sink = ");
             quote_literal(&b, s->table_raw);
             sb_puts(&b, "; ");
         }
-        sb_printf(&b, "DROP TABLE IF EXISTS %s; CREATE TABLE %s (", s->table, s->table);
+        sb_printf(&b, "DROP TABLE IF EXISTS %s; ", s->table);
+        table_sql(s, &b);
     }
-    for (int c = 0; c < s->ncols; c++) {
-        if (c) sb_puts(&b, ", ");
-        quote_ident(&b, s->cols[c].name);
-        sb_printf(&b, " %s", sql_type(s->cols[c].type));
+    sb_puts(&b, "; COMMIT;");
+    bool ok = exec(s, sb_cstr(&b), err, errsize);
+    if (!ok) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    sb_free(&b);
+    if (!ok) return false;
+    /* a resumed table whose columns are another version's is replaced by the pending
+     * delivery that restates it (sq_begin_delivery with replace); until then nothing
+     * can be written to it */
+    if (!prepare_statements(s, err, errsize)) {
+        if (!s->resume) return false;
+        s->unprepared = true;
+        snprintf(s->unprepared_why, sizeof s->unprepared_why, "%s", err);
+        err[0] = '\0';
     }
-    if (s->nkey > 0) {
-        sb_puts(&b, ", PRIMARY KEY (");
-        for (int k = 0; k < s->nkey; k++) {
-            if (k) sb_puts(&b, ", ");
-            quote_ident(&b, s->cols[s->key[k]].name);
-        }
-        sb_putc(&b, ')');
-    }
-    sb_puts(&b, "); COMMIT;");
-    if (!exec(s, sb_cstr(&b), err, errsize)) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        goto out;
-    }
+    return true;
+}
+
+static bool prepare_statements(SqliteSink *s, char *err, size_t errsize)
+{
+    StrBuf b = STRBUF_INIT;
+    bool ok = false;
+    sqlite3_finalize(s->ins);
+    sqlite3_finalize(s->upd);
+    sqlite3_finalize(s->del);
+    s->ins = s->upd = s->del = NULL;
     /* insert */
-    sb_clear(&b);
     sb_printf(&b, "INSERT INTO %s (", s->table);
     for (int c = 0; c < s->ncols; c++) {
         if (c) sb_puts(&b, ", ");
@@ -229,6 +263,7 @@ static bool build(SqliteSink *s, char *err, size_t errsize)
     }
     if (!prepare(s, &b, &s->del, err, errsize)) goto out;
     ok = true;
+    s->unprepared = false;
 out:
     sb_free(&b);
     return ok;
@@ -342,6 +377,11 @@ static bool do_update(SqliteSink *s, const EngChange *c, char *err, size_t errsi
 static bool sq_write(ConnSink *base, const EngChange *changes, int n, char *err, size_t errsize)
 {
     SqliteSink *s = (SqliteSink *)base;
+    if (s->unprepared) {
+        snprintf(err, errsize, "model %s: sqlite sink %s: table %s does not have the model's columns (%s); weir apply "
+                 "restates it", s->base.model, s->path, s->table_raw, s->unprepared_why);
+        return false;
+    }
     if (!s->shared->in_txn) {
         if (!exec(s, "BEGIN", err, errsize)) return false;
         s->shared->in_txn = true;
@@ -411,7 +451,8 @@ static uint64_t sq_delivery_base(ConnSink *base)
     return 0;
 }
 
-static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *already, char *err, size_t errsize)
+static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool replace, bool *already, char *err,
+                              size_t errsize)
 {
     (void)at;
     SqliteSink *s = (SqliteSink *)base;
@@ -429,6 +470,16 @@ static bool sq_begin_delivery(ConnSink *base, uint64_t ckpt, uint64_t at, bool *
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_error(s, "deliveries", err, errsize);
     if (*already) return sq_commit(base, err, errsize);
+    if (replace) {
+        /* the delivery holds the table's whole content, in the model's columns: the
+         * table is made anew in the delivery's transaction */
+        StrBuf b = STRBUF_INIT;
+        sb_printf(&b, "DROP TABLE IF EXISTS %s; ", s->table);
+        table_sql(s, &b);
+        bool ok = exec(s, sb_cstr(&b), err, errsize) && prepare_statements(s, err, errsize);
+        sb_free(&b);
+        return ok;
+    }
     return true;
 }
 

@@ -40,6 +40,7 @@ struct ConnSource {
     int64_t *part_max;           /* partitioned readers: max event time per partition */
     int64_t raw_records;         /* records the reader returned (positions of line readers) */
     int64_t skip;                /* resuming: records still to pass over */
+    int64_t until;               /* line readers: end after this many records, -1: none */
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
 };
@@ -111,10 +112,20 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->decoder = dec;
     if (o && o->copy_text) conn_decoder_set_copy_text(dec, true);
     s->record_origins = o && o->record_origins;
-    s->dl = dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
+    s->dl = o && o->discard_dead_letters ? dl_open("/dev/null", def->name, true)
+                                         : dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
     s->max_event = INT64_MIN;
     s->keyed = data_format_is_updating(def->format) && def->npk > 0;
     s->skip = skip;
+    s->until = -1;
+    if (o && o->until && !r->ops->position) {
+        int64_t cap = 0;
+        if (!records_to_skip(def, r, o->until, o->until_len, &cap, err, errsize)) {
+            src_close(s, NULL, 0);
+            return NULL;
+        }
+        s->until = cap;
+    }
     if (r->npartitions > 0) {
         s->part_max = xmalloc(sizeof(int64_t) * (size_t)r->npartitions);
         for (int i = 0; i < r->npartitions; i++) s->part_max[i] = INT64_MIN;
@@ -158,11 +169,20 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
             *config_error = true;
             return NULL;
         }
-        const void *pos = NULL;
-        size_t poslen = 0;
+        const void *pos = NULL, *upos = NULL;
+        size_t poslen = 0, uposlen = 0;
         if (o && o->resume && !reader_position(def, o->resume, o->resume_len, &pos, &poslen, err, errsize))
             return NULL;
-        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pos, poslen, config_error, err, errsize);
+        if (o && o->until && !reader_position(def, o->until, o->until_len, &upos, &uposlen, err, errsize)) return NULL;
+        int64_t *stops = NULL;
+        int nstops = 0;
+        if (upos && !kafka_position_offsets(upos, uposlen, &stops, &nstops)) {
+            snprintf(err, errsize, "source %s: the position to read up to is malformed", def->name);
+            return NULL;
+        }
+        r = src_kafka_reader_open(p, def, o && o->until_caught_up, pos, poslen, stops, nstops, config_error, err,
+                                  errsize);
+        free(stops);
         break;
     }
     if (!r) return NULL;
@@ -274,6 +294,10 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
 {
     if (max < 1) max = 1;
     if (s->reader->eof) return 0;
+    if (s->until >= 0) {
+        if (s->raw_records >= s->until) return 0;
+        if (max > s->until - s->raw_records) max = (int)(s->until - s->raw_records);
+    }
     if (max > s->nrecs_cap) {
         s->nrecs_cap = max;
         s->recs = xrealloc(s->recs, sizeof(ConnRecord) * (size_t)max);
@@ -362,7 +386,7 @@ void src_position(const ConnSource *s, StrBuf *out)
     bytes_put_u64(out, s->reader->ino);
 }
 
-bool src_done(const ConnSource *s) { return s->reader->eof; }
+bool src_done(const ConnSource *s) { return s->reader->eof || (s->until >= 0 && s->raw_records >= s->until); }
 bool src_bounded(const ConnSource *s) { return s->reader->bounded; }
 
 /* The partitioned source's event-time high mark: the minimum over partitions that are

@@ -96,22 +96,24 @@ ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize
  * position the reader wrote (ops->position): every partition continues at its offset
  * (partitions added since start at the earliest); an offset the cluster no longer
  * retains, or beyond a partition's end, is an error (records would be lost or the
- * topic was recreated). *config_error tells a
+ * topic was recreated). `stops` (NULL: none; nstops offsets) ends each partition at
+ * that offset instead of at its high watermark (a replay of history up to a checkpoint;
+ * an offset beyond the partition's end is an error). *config_error tells a
  * configuration problem (no bootstrap servers, a bad property) from an unreachable
  * cluster or a missing topic. */
 ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_caught_up, const void *resume,
-                                  size_t resume_len, bool *config_error, char *err, size_t errsize);
+                                  size_t resume_len, const int64_t *stops, int nstops, bool *config_error, char *err,
+                                  size_t errsize);
 
 /* The partitions' next offsets in a position the Kafka reader wrote (malloc'd array of
  * *n). False when the bytes are not such a position. */
 bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n);
-/* The high watermark of every partition of the source's topic (malloc'd array), or -1
- * with a message. For `weir inspect`: lag = end - checkpointed offset. */
-int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **ends, char *err, size_t errsize);
-/* The same with the low watermarks (the earliest offset retained) of every partition
- * in *lows (malloc'd) when lows is not NULL. */
-int kafka_watermarks(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
-                     size_t errsize);
+/* The high watermark of every partition of the source's topic (malloc'd array), and with
+ * `lows` the earliest offset the cluster retains (malloc'd too); returns the number of
+ * partitions, or -1 with a message. For `weir inspect` (lag = end - checkpointed offset)
+ * and `weir plan` (is the history a replay reads still retained?). */
+int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
+                      size_t errsize);
 /* The offsets consumer group `group` committed for every partition of the source's
  * topic (malloc'd array; -1 where it committed none), or -1 with a message. */
 int kafka_group_offsets(Project *p, const SourceDef *def, const char *group, int64_t **offsets, char *err,
@@ -133,6 +135,11 @@ typedef struct SrcOptions {
     bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open */
     const void *resume;          /* a position from src_position: continue after it */
     size_t resume_len;
+    bool discard_dead_letters;   /* bad records are only counted (a replay: they were
+                                    written when the records were first read) */
+    const void *until;           /* a position from src_position: end there (a replay of
+                                    the history up to a checkpoint); NULL: none */
+    size_t until_len;
 } SrcOptions;
 
 typedef struct SrcStats {

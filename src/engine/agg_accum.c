@@ -584,6 +584,20 @@ void aggacc_put(const AggAccs *x, StrBuf *sb, const Acc *accs)
     }
 }
 
+bool aggacc_copy1(AggAccs *dst, int j, Acc *dst_accs, const AggAccs *src, int i, const Acc *src_accs)
+{
+    const AggSpec *d = &dst->specs[j], *s = &src->specs[i];
+    if (d->kind != s->kind || d->cls != s->cls || d->argt.id != s->argt.id || d->distinct || s->distinct ||
+        d->extreme_only != s->extreme_only || d->track_scale != s->track_scale || d->exact_float != s->exact_float)
+        return false;
+    StrBuf b = STRBUF_INIT;
+    put_acc(&b, s, &src_accs[i], NULL);
+    OpReader r = {(const uint8_t *)b.data, (const uint8_t *)b.data + b.len, false};
+    bool ok = get_acc(dst, &r, d, &dst_accs[j], NULL, NULL) && !r.bad && r.p == r.end;
+    sb_free(&b);
+    return ok;
+}
+
 bool aggacc_get(AggAccs *x, OpReader *r, Acc *accs)
 {
     for (int j = 0; j < x->n; j++) {

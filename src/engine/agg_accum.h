@@ -153,6 +153,11 @@ uint64_t aggacc_shape(const AggAccs *x, uint64_t h);
 /* Checkpoint one group's accumulators / read them back into zeroed accs. */
 void aggacc_put(const AggAccs *x, StrBuf *sb, const Acc *accs);
 bool aggacc_get(AggAccs *x, OpReader *r, Acc *accs);
+/* Copy accumulator i of src_accs (calls `src`) into accumulator j of dst_accs (calls
+ * `dst`), which is empty. False when the two calls keep different accumulators (kind,
+ * argument class or layout), or for DISTINCT calls, whose value sets are shared by the
+ * calls over one argument. */
+bool aggacc_copy1(AggAccs *dst, int j, Acc *dst_accs, const AggAccs *src, int i, const Acc *src_accs);
 /* The general result path of aggregate j (conversions to the result type). */
 bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize);
 

@@ -119,4 +119,32 @@ bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, siz
  * partly restored and must be freed. State of operators that no longer run is ignored. */
 bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize);
 
+/* ---- versions (snapshot.c): what `weir apply` needs to move a running pipeline to a
+ * new version of the project ---- */
+
+/* Can model m's current rows be derived from the pipeline's state (every path from
+ * its root reaches an operator whose state holds its result before a source)? */
+bool eng_model_derivable(EngPipeline *p, int model);
+/* Model m's current rows -- what its sink holds -- re-derived from the state, minus the
+ * rows of `minus` (NULL: none; rows of m's column types, each taken with its weight
+ * negated), consolidated as a step's output and handed to fn (not called when empty):
+ * with minus = another version's rows of the model, the changes that turn its sink into
+ * this version's. Call between steps; the state does not change. */
+bool eng_model_rows(EngPipeline *p, int model, const Batch *minus, EngListener fn, void *ctx, char *err,
+                    size_t errsize);
+/* Give operator op_id of dst (a pipeline that has not run a step) the state and
+ * event-time frontier of the operator of the same id in src (another version's
+ * pipeline, or a replay of this one): as it is, or with `map` through the operator's
+ * adopt hook (an aggregate without the accumulators dst no longer has). Fails with a
+ * message when src has no such operator or the state does not fit. */
+bool eng_adopt_state(EngPipeline *dst, EngPipeline *src, const char *op_id, bool map, char *err, size_t errsize);
+/* Does the pipeline run operator (or hold state) op_id? */
+bool eng_has_op(const EngPipeline *p, const char *op_id);
+/* dst continues where src stopped: its step count and the watermarks of the sources
+ * both read (by name). */
+void eng_adopt_progress(EngPipeline *dst, const EngPipeline *src);
+/* Every operator and state id of the pipeline in topological order (normalize states of
+ * updating sources last); valid while the pipeline lives. Returns how many exist. */
+int eng_op_ids(const EngPipeline *p, const char **out, int max);
+
 #endif

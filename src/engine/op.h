@@ -54,6 +54,15 @@ typedef struct OpVtbl {
      * their input frontier (an interval join's NULL-padded rows) hold it back, so
      * downstream operators do not judge those rows late. */
     int64_t (*out_watermark)(const Op *op, int64_t in_wm);
+    /* The operator's current result appended to op->out as insertions (weight =
+     * multiplicity): what `weir apply` re-derives a model's rows from. NULL when the
+     * state does not hold the result (window and OVER aggregates, bounded, outer and
+     * anti joins emit rows and let them go) or the operator keeps no state. */
+    bool (*emit_current)(Op *op, char *err, size_t errsize);
+    /* Take over the state of src, the operator of the same id in another version's
+     * pipeline, whose layout differs only by accumulators this one no longer has.
+     * NULL when the operator cannot (its state is then rebuilt instead). */
+    bool (*adopt)(Op *dst, const Op *src, char *err, size_t errsize);
 } OpVtbl;
 
 struct Op {

@@ -274,6 +274,64 @@ static bool agg_step(Op *op, OpCtx *ctx)
     return finish(a, ctx);
 }
 
+/* ---------- versions ---------- */
+
+/* Every group's row (a global aggregate's one row once it was emitted). */
+static bool agg_emit_current(Op *op, char *err, size_t errsize)
+{
+    AggOp *a = (AggOp *)op;
+    uint32_t pos = 0;
+    Group *g;
+    while ((g = ktab_next(&a->tab, &pos))) {
+        if (!had_row(a, g)) continue;
+        Value *dst = batch_append(op->out, 1);
+        if (!group_row(a, g, dst, &op->out->arena, err, errsize)) return false;
+    }
+    return true;
+}
+
+/* src's groups with the accumulators of the calls this version still has (matched by
+ * the call names of the state descriptors). */
+static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
+{
+    AggOp *a = (AggOp *)dst;
+    const AggOp *b = (const AggOp *)src;
+    const StateDesc *ds = a->base.node->nstate ? &a->base.node->state[0] : NULL;
+    const StateDesc *ss = b->base.node->nstate ? &b->base.node->state[0] : NULL;
+    if (!ds || !ss || !ds->calls || !ss->calls || a->ngroup != b->ngroup) {
+        snprintf(err, errsize, "state of %s: the aggregates cannot be matched", a->state_id);
+        return false;
+    }
+    int *from = xcalloc((size_t)a->naggs + 1, sizeof(int));
+    bool ok = true;
+    for (int j = 0; j < a->naggs && ok; j++) {
+        from[j] = -1;
+        for (int i = 0; i < b->naggs && from[j] < 0; i++)
+            if (strcmp(ds->calls[j], ss->calls[i]) == 0) from[j] = i;
+        if (from[j] < 0) {
+            snprintf(err, errsize, "state of %s: %s was not computed before", a->state_id, ds->calls[j]);
+            ok = false;
+        }
+    }
+    clear_groups(a);
+    uint32_t pos = 0;
+    Group *g;
+    while (ok && (g = ktab_next(&b->tab, &pos))) {
+        const Value *key = ktab_key(&b->tab, g);
+        Group *ng = a->global ? (ensure_global(a), a->gg) : new_group(a, key, ktab_hash(&a->tab, key));
+        ng->nrows = g->nrows;
+        for (int j = 0; j < a->naggs && ok; j++)
+            if (!aggacc_copy1(&a->acc, j, ng->acc, &b->acc, from[j], g->acc)) {
+                snprintf(err, errsize, "state of %s: %s cannot be carried over", a->state_id, ds->calls[j]);
+                ok = false;
+            }
+    }
+    a->initial_pending = b->initial_pending;
+    free(from);
+    ensure_global(a);
+    return ok;
+}
+
 /* ---------- stats and checkpoints ---------- */
 
 static int agg_stats(const Op *op, EngStateStats *out, int max)
@@ -388,6 +446,8 @@ static const OpVtbl agg_vt = {
     .state_stats = agg_stats,
     .serialize = agg_serialize,
     .deserialize = agg_deserialize,
+    .emit_current = agg_emit_current,
+    .adopt = agg_adopt,
 };
 
 Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)

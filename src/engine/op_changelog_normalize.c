@@ -190,6 +190,18 @@ static void norm_free(Op *op)
     free(n);
 }
 
+/* The source's current rows: the latest row of every key. */
+static bool norm_emit_current(Op *op, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    NormOp *n = (NormOp *)op;
+    uint32_t pos = 0;
+    const NormEntry *e;
+    while ((e = ktab_next(&n->tab, &pos))) batch_append_row_copy(op->out, e->row, op->out_types, 1);
+    return true;
+}
+
 static const OpVtbl norm_vt = {
     .kind = "changelog_normalize",
     .step = norm_step,
@@ -197,6 +209,7 @@ static const OpVtbl norm_vt = {
     .state_stats = norm_stats,
     .serialize = norm_serialize,
     .deserialize = norm_deserialize,
+    .emit_current = norm_emit_current,
 };
 
 Op *op_normalize_new(EngPipeline *p, const SourceDef *src, const char *state_id, Batch *out)

@@ -113,6 +113,19 @@ static void distinct_free(Op *op)
     free(d);
 }
 
+/* The rows present: each distinct row once. */
+static bool distinct_emit_current(Op *op, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    DistinctOp *d = (DistinctOp *)op;
+    uint32_t pos = 0;
+    const DistinctEntry *e;
+    while ((e = ktab_next(&d->tab, &pos)))
+        if (e->count > 0) batch_append_row_copy(op->out, ktab_key(&d->tab, e), op->out_types, 1);
+    return true;
+}
+
 static const OpVtbl distinct_vt = {
     .kind = "distinct",
     .step = distinct_step,
@@ -120,6 +133,7 @@ static const OpVtbl distinct_vt = {
     .state_stats = distinct_stats,
     .serialize = distinct_serialize,
     .deserialize = distinct_deserialize,
+    .emit_current = distinct_emit_current,
 };
 
 Op *op_distinct_new(EngPipeline *p, const IrNode *n, Op **inputs)

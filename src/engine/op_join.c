@@ -860,6 +860,44 @@ static void join_free(Op *op)
     free(j);
 }
 
+/* ---------- versions ---------- */
+
+/* The current result of an unbounded INNER or SEMI join: every matching pair of stored
+ * rows (SEMI: every left row with a match), with the product of their multiplicities.
+ * Rows with a NULL key are not stored, and they contribute nothing to these two kinds. */
+static bool join_emit_current(Op *op, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    JoinOp *j = (JoinOp *)op;
+    JSide *ls = &j->side[0], *rs = &j->side[1];
+    uint32_t pos = 0;
+    JBucket *lb;
+    Value *lrow = xcalloc((size_t)ls->ncols + 1, sizeof(Value));
+    while ((lb = ktab_next(&ls->keys, &pos))) {
+        const Value *key = ktab_key(&ls->keys, lb);
+        JBucket *rb = j->type == JOIN_SEMI ? NULL : ktab_find(&rs->keys, key, ktab_hash(&rs->keys, key));
+        for (JRow *l = lb->head; l; l = l->next) {
+            memcpy(lrow, jr_decode(ls, l), sizeof(Value) * (size_t)ls->ncols);
+            if (j->type == JOIN_SEMI) {
+                if (jr_count(ls, l) > 0) emit(j, lrow, NULL, l->mult, NULL, 0);
+                continue;
+            }
+            for (JRow *r = rb ? rb->head : NULL; r; r = r->next) {
+                const Value *rrow = jr_decode(rs, r);
+                if (j->pred) {
+                    memcpy(j->pair, lrow, sizeof(Value) * (size_t)j->nl);
+                    memcpy(j->pair + j->nl, rrow, sizeof(Value) * (size_t)j->nr);
+                    if (eval_pred(j->pred, j->pair, &j->ec) <= 0) continue;
+                }
+                emit(j, lrow, rrow, l->mult * r->mult, NULL, 0);
+            }
+        }
+    }
+    free(lrow);
+    return true;
+}
+
 static const OpVtbl join_vt = {
     .kind = "join",
     .step = join_step,
@@ -868,6 +906,18 @@ static const OpVtbl join_vt = {
     .serialize = join_serialize,
     .deserialize = join_deserialize,
     .out_watermark = join_out_watermark,
+};
+
+/* The same for the joins whose state holds their result (unbounded INNER and SEMI). */
+static const OpVtbl join_derivable_vt = {
+    .kind = "join",
+    .step = join_step,
+    .free = join_free,
+    .state_stats = join_stats,
+    .serialize = join_serialize,
+    .deserialize = join_deserialize,
+    .out_watermark = join_out_watermark,
+    .emit_current = join_emit_current,
 };
 
 /* ---------- construction ---------- */
@@ -979,5 +1029,7 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         sd->unlinkable = sd->indexed || j->bound != B_NONE;
         layout(sd, j->bound != B_NONE);
     }
+    if (j->bound == B_NONE && !j->null_aware && (j->type == JOIN_INNER || j->type == JOIN_SEMI))
+        j->base.vt = &join_derivable_vt;
     return &j->base;
 }

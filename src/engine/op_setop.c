@@ -101,6 +101,21 @@ static bool setop_serialize(const Op *op, StrBuf *sb)
     return true;
 }
 
+/* Every row with its output multiplicity. */
+static bool setop_emit_current(Op *op, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    SetOp *s = (SetOp *)op;
+    uint32_t pos = 0;
+    const SetEntry *e;
+    while ((e = ktab_next(&s->tab, &pos))) {
+        int64_t m = out_mult(s, e->l, e->r);
+        if (m > 0) batch_append_row_copy(op->out, ktab_key(&s->tab, e), op->out_types, m);
+    }
+    return true;
+}
+
 static void clear_state(SetOp *s)
 {
     ktab_clear(&s->tab);
@@ -156,6 +171,7 @@ static const OpVtbl setop_vt = {
     .state_stats = setop_stats,
     .serialize = setop_serialize,
     .deserialize = setop_deserialize,
+    .emit_current = setop_emit_current,
 };
 
 Op *op_setop_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)

@@ -416,6 +416,23 @@ static bool topn_step(Op *op, OpCtx *ctx)
     return true;
 }
 
+/* The top region of every partition, as the last step left it. */
+static bool topn_emit_current(Op *op, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    TopNOp *t = (TopNOp *)op;
+    uint32_t pos = 0;
+    Part *pt;
+    while ((pt = ktab_next(&t->parts, &pos))) {
+        t->ncur = 0;
+        top_region(t, pt->root, &t->cur, &t->ncur, &t->cap_cur);
+        for (int k = 0; k < t->ncur; k++) emit(t, &t->cur[k], t->cur[k].count, false);
+    }
+    t->ncur = 0;
+    return true;
+}
+
 /* ---------- stats and checkpoints ---------- */
 
 static int topn_stats(const Op *op, EngStateStats *out, int max)
@@ -538,6 +555,7 @@ static const OpVtbl topn_vt = {
     .state_stats = topn_stats,
     .serialize = topn_serialize,
     .deserialize = topn_deserialize,
+    .emit_current = topn_emit_current,
 };
 
 Op *op_topn_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)

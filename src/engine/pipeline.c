@@ -425,8 +425,8 @@ static void push_change(EngPipeline *p, int64_t *n, ChangeOp op, const Value *ro
     c->old_row = old;
 }
 
-/* Consolidate model m's output batch and hand it to the listener. */
-static bool present(EngPipeline *p, int m, const Op *root, char *err, size_t errsize)
+/* Consolidate model m's output batch (root's) and hand it to fn. */
+bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn_ctx, char *err, size_t errsize)
 {
     const Batch *b = root->out;
     if (b->n == 0) return true;
@@ -507,7 +507,7 @@ static bool present(EngPipeline *p, int m, const Op *root, char *err, size_t err
     }
     if (nch == 0) return true;
     char lerr[512] = "";
-    if (!p->opts.listener(p->opts.listener_ctx, m, p->ch, (int)nch, lerr, sizeof lerr)) {
+    if (!fn(fn_ctx, m, p->ch, (int)nch, lerr, sizeof lerr)) {
         snprintf(err, errsize, "%s", lerr[0] ? lerr : "the output of the model failed");
         return false;
     }
@@ -516,7 +516,7 @@ static bool present(EngPipeline *p, int m, const Op *root, char *err, size_t err
 
 /* ---------- steps ---------- */
 
-static void reset_batches(EngPipeline *p)
+void eng_reset_batches(EngPipeline *p)
 {
     for (int i = 0; i < p->nops; i++) batch_clear(&p->ops[i]->own);
     for (int s = 0; s < p->nsrc; s++)
@@ -551,10 +551,11 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize)
     if (ok && p->opts.listener) {
         for (int m = 0; m < p->g->nmodels && ok; m++) {
             if (!p->running[m]) continue;
-            ok = present(p, m, p->node_ops[p->g->models[m].root->index], err, errsize);
+            ok = eng_present(p, m, p->node_ops[p->g->models[m].root->index], p->opts.listener, p->opts.listener_ctx,
+                             err, errsize);
         }
     }
-    reset_batches(p);
+    eng_reset_batches(p);
     return ok;
 }
 

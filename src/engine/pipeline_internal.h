@@ -37,4 +37,9 @@ struct EngPipeline {
     int64_t chcap;
 };
 
+/* Consolidate model m's output (root->out) as a step presents it and hand it to fn. */
+bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn_ctx, char *err, size_t errsize);
+/* Empty every operator's and source's batch (the end of a step). */
+void eng_reset_batches(EngPipeline *p);
+
 #endif

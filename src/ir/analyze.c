@@ -7,8 +7,12 @@
  * a model's own plan, its config, the sources it reads and its upstream models, so
  * they do not move when unrelated parts of the project change:
  *   node.logic_fp    = kind + payload (expressions, names, output schema) + inputs' logic_fp
+ *                      (+ the sources' event_time and watermark_delay, for operators
+ *                      that depend on event time)
  *   state.schema_fp  = kind + key types + accumulator types   (changes => rebuild)
- *   state.logic_fp   = schema_fp + node.logic_fp              (changes => backfill)
+ *   state.logic_fp   = schema_fp + the lineage of what feeds the state (lineage.c:
+ *                      only what it reads) + the TTL          (changes => backfill)
+ *   model.output_fp  = the lineage of the model's output + materialization + key + ttl
  *   model.fingerprint = root logic_fp + materialization + key + ttl */
 #include "base/hash.h"
 #include "ir/ir_internal.h"
@@ -60,22 +64,29 @@ static uint64_t hash_source_def(const SourceDef *s, uint64_t h)
         h = hash_str(s->columns[i].name, h);
         h = hash_type(s->columns[i].type, h);
     }
-    h = hash_u64((uint64_t)(int64_t)s->event_time_col, h);
-    h = hash_u64((uint64_t)s->watermark_delay_us, h);
     for (int i = 0; i < s->npk; i++) h = hash_u64((uint64_t)s->pk_cols[i], h);
     return h;
 }
 
-/* The node's own content. With `names` its output column names count too: they
- * matter to whatever reads the node, but not to the state it keeps (an aggregate keeps
- * the same accumulators whatever its output columns are called). */
-static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n, bool names)
+/* Does the operator depend on event time (it waits for watermarks or judges lateness)?
+ * Only those carry their sources' event-time configuration in their fingerprints, so a
+ * changed watermark delay leaves a plain GROUP BY's state as it is. */
+bool ir_uses_event_time(const IrNode *n)
+{
+    if (n->plan->kind == PL_OVER_AGG || ir_is_window_aggregate(n->plan)) return true;
+    for (int i = 0; i < n->nstate; i++)
+        if (n->state[i].bound == BOUND_WATERMARK) return true;
+    return false;
+}
+
+/* The node's own content: kind, output schema, expressions. */
+static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
 {
     const PlanNode *p = n->plan;
     uint64_t h = hash_u64(p->kind, 0x5745495200000001ull);
     h = hash_u64((uint64_t)p->ncols, h);
     for (int i = 0; i < p->ncols; i++) {
-        if (names) h = hash_str(p->cols[i].name, h);
+        h = hash_str(p->cols[i].name, h);
         h = hash_type(p->cols[i].type, h);
     }
     switch (p->kind) {
@@ -161,16 +172,19 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
         h = hash_type(s->values[i].type, h);
     }
     s->schema_fp = h;
-    s->logic_fp = hash_u64(n->state_logic_fp, h);
     if (s->bound == BOUND_UNBOUNDED && m && m->state_ttl_us > 0) {
         s->bound = BOUND_TTL;
         s->ttl_us = m->state_ttl_us;
     }
+    /* what expires decides what the state holds: a changed TTL changes its content */
+    s->logic_fp = hash_u64(n->col_fp ? ir_state_content_fp(n, s) : 0, h);
+    if (s->bound == BOUND_TTL) s->logic_fp = hash_u64((uint64_t)s->ttl_us, s->logic_fp);
 }
 
-void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
+const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
 {
     const char **names = ARENA_ARRAY(a, const char *, naggs + 1);
+    const char **calls = ARENA_ARRAY(a, const char *, naggs + 1);
     for (int i = 0; i < naggs; i++) {
         const AggCall *ag = &aggs[i];
         /* accumulators are named by the call, not by the output column: renaming a
@@ -181,6 +195,7 @@ void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const P
         for (int k = 0; k < i; k++) same += strcmp(names[k], sb_cstr(&sb)) == 0;
         names[i] = arena_strdup(a, sb_cstr(&sb));
         const char *name = same ? arena_printf(a, "%s#%d", names[i], same + 1) : names[i];
+        calls[i] = name;
         sb_free(&sb);
         Type argt = ag->arg ? ag->arg->type : type_make(T_INT8);
         if (ag->distinct) ir_col_add(v, a, arena_printf(a, "%s.distinct_values", name), argt);
@@ -205,6 +220,7 @@ void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const P
         case AGG__COUNT: break;
         }
     }
+    return calls;
 }
 
 void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
@@ -212,7 +228,8 @@ void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
     ColList v = {0};
     ir_col_add(&v, a, "__rows", type_make(T_INT8));
     const PlanNode *in = p->ninputs > 0 ? p->inputs[0] : NULL;
-    ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0);
+    s->calls = ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0);
+    s->ncalls = p->naggs;
     s->values = v.cols;
     s->nvalues = v.n;
 }
@@ -354,13 +371,22 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
         ir_analyze_stream(g, n, a, m);
         break;
     }
-    uint64_t h = node_payload_hash(g, n, true), hs = node_payload_hash(g, n, false);
+    uint64_t h = node_payload_hash(g, n);
+    /* the event-time configuration of the sources upstream: passed through single-input
+     * operators unchanged, so only the sources (and how inputs meet) decide it */
+    n->time_fp = n->ninputs == 1 ? n->inputs[0]->time_fp : 0x54494d45ull;
+    if (p->kind == PL_SOURCE && n->source >= 0) {
+        const SourceDef *src = &g->project->sources[n->source];
+        n->time_fp = hash_str(src->event_time_col >= 0 ? src->columns[src->event_time_col].name : "", n->time_fp);
+        n->time_fp = hash_u64((uint64_t)src->watermark_delay_us, n->time_fp);
+    }
     for (int i = 0; i < n->ninputs; i++) {
         h = hash_u64(n->inputs[i]->logic_fp, h);
-        hs = hash_u64(n->inputs[i]->logic_fp, hs);
+        if (n->ninputs > 1) n->time_fp = hash_u64(n->inputs[i]->time_fp, n->time_fp);
     }
+    if (ir_uses_event_time(n)) h = hash_u64(n->time_fp, h);
+    ir_lineage(g, n, a);
     n->logic_fp = h;
-    n->state_logic_fp = hs;
     /* state fingerprints need logic_fp: recompute now that it is known */
     /* a source's normalize state belongs to the source, not to the model reading it:
      * the model's state_ttl does not apply to it */
@@ -524,6 +550,12 @@ void ir_analyze(IrGraph *g, Arena *arena, DiagList *dl)
         h = hash_u64((uint64_t)m->state_ttl_us, h);
         im->fingerprint = h;
         ir_fp_hex(h, im->fingerprint_hex);
+        uint64_t o = hash_u64(ir_output_fp(im->root), 0x4f5554ull);
+        o = hash_u64(m->materialized, o);
+        for (int k = 0; k < m->nkey; k++) o = hash_str(m->key[k], o);
+        o = hash_u64((uint64_t)m->state_ttl_us, o);
+        im->output_fp = o;
+        ir_fp_hex(o, im->output_fp_hex);
         check_model(g, im, arena, dl);
     }
 }

@@ -360,6 +360,28 @@ static void names_json(JsonW *w, const char **names, int n)
     jw_end_arr(w);
 }
 
+/* Where the model's output goes: connector, place and format (null without a sink).
+ * Values are as written in the config (a ${ENV:..} reference stays unexpanded). */
+static void sink_json(JsonW *w, const ModelDef *d)
+{
+    const SinkDef *s = d->sink;
+    if (!s) {
+        jw_null(w);
+        return;
+    }
+    jw_obj(w);
+    jw_kstr(w, "connector", sink_connector_name(s->connector));
+    if (s->path) jw_kstr(w, "path", s->path);
+    if (s->connector == SINK_SQLITE || s->connector == SINK_POSTGRES || s->connector == SINK_CLICKHOUSE)
+        jw_kstr(w, "table", s->table ? s->table : d->name);
+    if (s->topic) jw_kstr(w, "topic", s->topic);
+    if (s->database) jw_kstr(w, "database", s->database);
+    if (s->url) jw_kstr(w, "url", s->url);
+    if (s->connector == SINK_FILE || s->connector == SINK_STDOUT || s->connector == SINK_KAFKA)
+        jw_kstr(w, "format", data_format_name(s->format));
+    jw_end_obj(w);
+}
+
 void ir_model_json(JsonW *w, const IrGraph *g, int m)
 {
     Arena a;
@@ -375,6 +397,10 @@ void ir_model_json(JsonW *w, const IrGraph *g, int m)
     else jw_null(w);
     jw_kstr(w, "output_mode", im->root ? changelog_mode_name(im->root->mode) : NULL);
     jw_kstr(w, "fingerprint", im->root ? im->fingerprint_hex : NULL);
+    jw_kstr(w, "output_fingerprint", im->root ? im->output_fp_hex : NULL);
+    if (d->state_ttl_us > 0) jw_kint(w, "state_ttl_seconds", d->state_ttl_us / 1000000);
+    jw_key(w, "sink");
+    sink_json(w, d);
     jw_key(w, "columns");
     if (im->root) cols_json(w, im->root->plan->cols, im->root->plan->ncols);
     else jw_null(w);

@@ -29,6 +29,10 @@ typedef struct StateDesc {
     int nkey;
     PlanColumn *values;      /* per-key accumulator / row columns */
     int nvalues;
+    const char **calls;      /* aggregating states: the name of each aggregate call, in the
+                                order of the plan's calls (how accumulators are matched
+                                between two versions); NULL otherwise */
+    int ncalls;
     StateBound bound;
     int64_t ttl_us;          /* BOUND_TTL */
     const char *bound_detail;/* e.g. "window_end + 5s" or NULL */
@@ -52,8 +56,11 @@ struct IrNode {
     StateDesc *state;        /* stateful nodes: one or more descriptors */
     int nstate;
     uint64_t logic_fp;       /* structural hash of this node and everything upstream */
-    uint64_t state_logic_fp; /* the same without this node's own output column names:
-                                what the content of its state depends on */
+    uint64_t rows_fp;        /* lineage (lineage.c): which rows the output holds, and */
+    uint64_t *col_fp;        /* per output column, what it holds; from what is read only */
+    uint64_t time_fp;        /* the event-time configuration (event_time column, watermark
+                                delay) of every source upstream: part of logic_fp only for
+                                operators that depend on event time */
 };
 
 typedef struct IrModel {
@@ -64,6 +71,9 @@ typedef struct IrModel {
     int nout_key;            /* -1: keyless */
     uint64_t fingerprint;    /* own plan + config + sources + upstream model fingerprints */
     char fingerprint_hex[17];
+    uint64_t output_fp;      /* what the output holds (lineage of its rows and columns) +
+                                config: moves only when the model's result changes */
+    char output_fp_hex[17];
 } IrModel;
 
 typedef struct IrGraph {

@@ -21,8 +21,9 @@ typedef struct ColList {
 } ColList;
 void ir_col_add(ColList *l, Arena *a, const char *name, Type t);
 void ir_set_key(IrNode *n, Arena *a, const int *cols, int k);
-/* Accumulator columns of aggregate calls; out_names[i] names call i. */
-void ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin);
+/* Accumulator columns of aggregate calls, each named by its call's SQL over the input
+ * columns (a second equal call gets "#2"); returns those call names (naggs). */
+const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin);
 /* The values of a GROUP BY state (plain or window aggregate p): __rows, then the
  * accumulator columns of p's calls (named by p's output columns after the keys). */
 void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p);
@@ -40,5 +41,15 @@ bool ir_is_window_aggregate(const PlanNode *p);
 void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl);
 /* Why a node of those kinds emits updates (append contract), or NULL. */
 const char *ir_stream_update_reason(const IrNode *n, Arena *a);
+
+/* Does the operator depend on event time (it waits for watermarks or judges lateness)? */
+bool ir_uses_event_time(const IrNode *n);
+/* Column-level fingerprints of n (lineage.c): n->rows_fp and n->col_fp, from its inputs'.
+ * Needs n's inputs done, its time_fp and its state descriptors' bounds. */
+void ir_lineage(const IrGraph *g, IrNode *n, Arena *a);
+/* What n's output holds: its rows and every column. */
+uint64_t ir_output_fp(const IrNode *n);
+/* What state s of n holds, from the lineage of what feeds it (not its layout). */
+uint64_t ir_state_content_fp(const IrNode *n, const StateDesc *s);
 
 #endif

@@ -51,6 +51,66 @@ static void source_json(JsonW *w, const SourceDef *s)
     jw_end_obj(w);
 }
 
+/* weir.yml as the snapshot keeps it: the name, the selected target (name and runtime
+ * only: connection settings may hold secrets and are taken from the project at hand)
+ * and the effective vars. */
+static void snapshot_weir_yml(const Project *p, StrBuf *b)
+{
+    StrBuf q = STRBUF_INIT;
+    JsonW w;
+    jw_init(&w, &q, false);
+    jw_str(&w, p->name ? p->name : "project");
+    sb_printf(b, "name: %s\n", sb_cstr(&q));
+    if (p->target) {
+        sb_clear(&q);
+        jw_init(&w, &q, false);
+        jw_str(&w, p->target->name);
+        sb_printf(b, "default_target: %s\ntargets:\n  %s: {runtime: %s}\n", sb_cstr(&q), sb_cstr(&q),
+                  p->target->runtime ? p->target->runtime : "native");
+    }
+    if (p->nvars) sb_puts(b, "vars:\n");
+    for (int i = 0; i < p->nvars; i++) {
+        sb_clear(&q);
+        jw_init(&w, &q, false);
+        jw_str(&w, p->vars[i].name);
+        sb_printf(b, "  %s: ", sb_cstr(&q));
+        if (p->vars[i].is_string) {
+            sb_clear(&q);
+            jw_init(&w, &q, false);
+            jw_str(&w, p->vars[i].text);
+            sb_puts(b, sb_cstr(&q));
+        } else {
+            sb_puts(b, p->vars[i].text);
+        }
+        sb_putc(b, '\n');
+    }
+    sb_free(&q);
+}
+
+static void definition_json(JsonW *w, const Project *p)
+{
+    jw_obj(w);
+    jw_key(w, "files");
+    jw_arr(w);
+    StrBuf weir = STRBUF_INIT;
+    snapshot_weir_yml(p, &weir);
+    jw_obj(w);
+    jw_kstr(w, "path", "weir.yml");
+    jw_kstr(w, "text", sb_cstr(&weir));
+    jw_end_obj(w);
+    sb_free(&weir);
+    for (int i = 0; i < p->nfiles; i++) {
+        if (strcmp(p->files[i].path, "weir.yml") == 0) continue;
+        jw_obj(w);
+        jw_kstr(w, "path", p->files[i].path);
+        jw_key(w, "text");
+        jw_strn(w, p->files[i].text, p->files[i].len);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+    jw_end_obj(w);
+}
+
 void manifest_render(const IrGraph *g, StrBuf *out)
 {
     const Project *p = g->project;
@@ -95,6 +155,8 @@ void manifest_render(const IrGraph *g, StrBuf *out)
         jw_end_obj(&w);
     }
     jw_end_arr(&w);
+    jw_key(&w, "definition");
+    definition_json(&w, p);
     jw_end_obj(&w);
 }
 

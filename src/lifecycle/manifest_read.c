@@ -75,6 +75,8 @@ static MfNode *node(Reader *r, json_t *o, int depth)
     n->detail = str(r, o, "detail");
     n->logic_fp = str(r, o, "logic_fingerprint");
     n->ref = str(r, o, "ref");
+    n->source = str(r, o, "source");
+    n->mode = str(r, o, "mode");
     json_t *in = json_object_get(o, "inputs");
     size_t k = json_is_array(in) ? json_array_size(in) : 0;
     n->inputs = ARENA_ARRAY(r->a, MfNode *, k + 1);
@@ -148,6 +150,7 @@ bool manifest_parse(const char *text, size_t len, const char *what, Manifest *ou
         MfModel *m = &out->models[out->nmodels++];
         m->name = str(&r, o, "name");
         m->fingerprint = str(&r, o, "fingerprint");
+        m->output_fp = str(&r, o, "output_fingerprint");
         m->materialized = str(&r, o, "materialized");
         m->output_mode = str(&r, o, "output_mode");
         m->key = strs(&r, json_object_get(o, "key"), &m->nkey);
@@ -156,12 +159,35 @@ bool manifest_parse(const char *text, size_t len, const char *what, Manifest *ou
         m->dep_sources = strs(&r, json_object_get(dep, "sources"), &m->ndep_sources);
         m->dep_models = strs(&r, json_object_get(dep, "models"), &m->ndep_models);
         m->plan = node(&r, json_object_get(o, "plan"), 0);
+        json_t *ttl = json_object_get(o, "state_ttl_seconds");
+        m->ttl_s = json_is_integer(ttl) ? (int64_t)json_integer_value(ttl) : 0;
+        json_t *sk = json_object_get(o, "sink");
+        if (json_is_object(sk)) {
+            m->sink.connector = str(&r, sk, "connector");
+            m->sink.format = str(&r, sk, "format");
+            const char *path = str(&r, sk, "path"), *table = str(&r, sk, "table"), *topic = str(&r, sk, "topic");
+            if (table && path) m->sink.where = arena_printf(r.a, "%s:%s", path, table);
+            else m->sink.where = table ? table : topic ? topic : path;
+        }
         if (!m->name) bad(&r, "a model lacks %s", "its name");
     }
     json_t *states = json_object_get(root, "state");
     size_t nst = json_is_array(states) ? json_array_size(states) : 0;
     out->states = ARENA_ARRAY(&out->arena, MfState, nst + 1);
     for (size_t i = 0; i < nst; i++) state(&r, json_array_get(states, i), &out->states[out->nstates++]);
+    json_t *files = json_object_get(json_object_get(root, "definition"), "files");
+    size_t nf = json_is_array(files) ? json_array_size(files) : 0;
+    out->files = ARENA_ARRAY(&out->arena, ProjectFile, nf + 1);
+    for (size_t i = 0; i < nf; i++) {
+        json_t *f = json_array_get(files, i), *t = json_object_get(f, "text");
+        const char *path = str(&r, f, "path");
+        if (!path || !json_is_string(t)) {
+            bad(&r, "%s", "a definition file lacks its path or text");
+            break;
+        }
+        size_t n = json_string_length(t);
+        out->files[out->nfiles++] = (ProjectFile){path, arena_strndup(r.a, json_string_value(t), n), n};
+    }
     json_decref(root);
     if (r.bad) manifest_free(out);
     return !r.bad;

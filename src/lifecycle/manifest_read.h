@@ -7,6 +7,7 @@
 
 #include "base/arena.h"
 #include "ir/ir.h"
+#include "project/project.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,14 +29,23 @@ typedef struct MfState {
 
 typedef struct MfNode MfNode;
 struct MfNode {
-    const char *id, *op, *detail, *logic_fp;
+    const char *id, *op, *detail, *logic_fp, *mode;
     const char *ref;             /* Ref nodes: the model read */
+    const char *source;          /* Source nodes: the source scanned */
     MfNode **inputs;
     int ninputs;
 };
 
+/* Where a model's output goes (all NULL without a sink). */
+typedef struct MfSink {
+    const char *connector, *format;
+    const char *where;           /* path, table ("file:table" for SQLite) or topic */
+} MfSink;
+
 typedef struct MfModel {
-    const char *name, *fingerprint, *materialized, *output_mode;
+    const char *name, *fingerprint, *output_fp, *materialized, *output_mode;
+    MfSink sink;
+    int64_t ttl_s;               /* state_ttl, 0 when none */
     const char **key;
     int nkey;
     MfColumn *cols;
@@ -63,6 +73,8 @@ typedef struct Manifest {
     int nmodels;
     MfState *states;
     int nstates;
+    ProjectFile *files;          /* the version's definition (project_load_files) */
+    int nfiles;
 } Manifest;
 
 /* Parse manifest JSON. `what` names it in messages ("target/manifest.json"). Returns

@@ -172,14 +172,22 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
     const char *name = project_expect_str(L, k, "a model name");
     if (!name) return;
     const ModelConfig *prev = find_config(L, name);
-    if (prev) {
+    bool overrides = L->override_file && k->pos.file && strcmp(k->pos.file, L->override_file) == 0;
+    if (prev && L->override_file && prev->pos.file && strcmp(prev->pos.file, L->override_file) == 0)
+        return;  /* an override stands */
+    if (prev && !overrides) {
         diag_error(L->dl, k->pos, "duplicate-config", "merge the two entries",
                    "model '%s' is already configured at %s:%d", name,
                    prev->pos.file ? prev->pos.file : "?", prev->pos.line);
         return;
     }
-    PROJECT_GROW(L, L->configs, L->nconfigs, L->cap_configs);
-    ModelConfig *c = &L->configs[L->nconfigs++];
+    ModelConfig *c;
+    if (prev) {
+        c = (ModelConfig *)prev;
+    } else {
+        PROJECT_GROW(L, L->configs, L->nconfigs, L->cap_configs);
+        c = &L->configs[L->nconfigs++];
+    }
     memset(c, 0, sizeof *c);
     c->name = name;
     c->pos = k->pos;

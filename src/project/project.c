@@ -384,6 +384,14 @@ static bool is_yaml_name(const char *name)
 
 typedef void (*FileLoader)(ProjectLoader *L, const char *file, const char *text, size_t len);
 
+/* Keep a definition file's text for the project's snapshot (tests are not part of it). */
+static void remember_file(ProjectLoader *L, const char *rel, const char *text, size_t len)
+{
+    Project *p = L->p;
+    PROJECT_GROW(L, p->files, p->nfiles, p->cap_files);
+    p->files[p->nfiles++] = (ProjectFile){rel, text, len};
+}
+
 static void load_one(ProjectLoader *L, const char *rel, FileLoader fn)
 {
     size_t len = 0;
@@ -394,7 +402,9 @@ static void load_one(ProjectLoader *L, const char *rel, FileLoader fn)
         diag_error(L->dl, pos, "io-error", NULL, "cannot read %s: %s", abs, strerror(errno));
         return;
     }
-    fn(L, arena_strdup(&L->p->arena, rel), text, len);
+    const char *name = arena_strdup(&L->p->arena, rel);
+    if (fn != project_load_tests_text) remember_file(L, name, text, len);
+    fn(L, name, text, len);
 }
 
 /* sources/NAME.yml and tests/NAME.yml: one level, sorted by name */
@@ -472,6 +482,7 @@ Project *project_load(const ProjectOptions *opts, DiagList *dl)
         project_free(p);
         return NULL;
     }
+    remember_file(&L, "weir.yml", text, len);
     project_load_weir_text(&L, "weir.yml", text, len, opts->target, opts->vars_json);
     load_flat_dir(&L, "sources", project_load_sources_text);
     struct stat mst;
@@ -480,6 +491,57 @@ Project *project_load(const ProjectOptions *opts, DiagList *dl)
         load_models_dir(&L, "models", &top);
     }
     load_flat_dir(&L, "tests", project_load_tests_text);
+    project_loader_finish(&L);
+    return p;
+}
+
+/* Contract: see project.h. The files are loaded in the order project_load reads them
+ * (weir.yml, sources/, models/, each sorted by path). */
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(((const ProjectFile *)a)->path, ((const ProjectFile *)b)->path);
+}
+
+Project *project_load_files(const ProjectFile *files, int nfiles, const ProjectOptions *opts, DiagList *dl)
+{
+    ProjectOptions def = {0};
+    if (!opts) opts = &def;
+    Project *p = project_new(opts->dir);
+    ProjectLoader L;
+    project_loader_init(&L, p, dl);
+    L.check_files = false;
+    L.override_file = opts->override_file ? arena_strdup(&p->arena, opts->override_file) : NULL;
+    ProjectFile *fs = ARENA_ARRAY(&p->arena, ProjectFile, nfiles + 1);
+    int n = 0;
+    const ProjectFile *weir = NULL;
+    for (int i = 0; i < nfiles; i++) {
+        ProjectFile f = {arena_strdup(&p->arena, files[i].path), arena_strndup(&p->arena, files[i].text, files[i].len),
+                         files[i].len};
+        if (strcmp(f.path, "weir.yml") == 0) weir = &fs[n];
+        fs[n++] = f;
+    }
+    if (!weir) {
+        SrcPos none = {NULL, 0, 0};
+        diag_error(dl, none, "no-project", NULL, "the project's snapshot has no weir.yml");
+        project_free(p);
+        return NULL;
+    }
+    qsort(fs, (size_t)n, sizeof *fs, cmp_file);
+    for (int i = 0; i < n; i++)
+        if (strcmp(fs[i].path, "weir.yml") == 0) {
+            remember_file(&L, fs[i].path, fs[i].text, fs[i].len);
+            project_load_weir_text(&L, "weir.yml", fs[i].text, fs[i].len, opts->target, opts->vars_json);
+        }
+    for (int i = 0; i < n; i++) {
+        const char *f = fs[i].path;
+        FileLoader fn = NULL;
+        if (strncmp(f, "sources/", 8) == 0 && is_yaml_name(f)) fn = project_load_sources_text;
+        else if (strncmp(f, "models/", 7) == 0 && has_ext(f, ".sql")) fn = project_load_model_sql;
+        else if (strncmp(f, "models/", 7) == 0 && is_yaml_name(f)) fn = project_load_models_config_text;
+        if (!fn) continue;
+        remember_file(&L, fs[i].path, fs[i].text, fs[i].len);
+        fn(&L, fs[i].path, fs[i].text, fs[i].len);
+    }
     project_loader_finish(&L);
     return p;
 }

@@ -130,6 +130,12 @@ typedef struct TestCase {
     YNode **expect_dead;         /* expect_dead_letters: mappings {reason, row?} */
     int nexpect_dead;
     bool has_expect_dead;
+    /* upgrade tests: `given` runs on the previous version, which is then upgraded to the
+     * project's, and `then` runs on it; `expect` is the changelog from the upgrade on */
+    YNode *previous;             /* {models: {NAME: {sql, config}}} or {manifest: PATH}; NULL */
+    TestStep *then;
+    int nthen;
+    YNode *expect_verdict;       /* a verdict (of the test's model) or {MODEL: verdict}; NULL */
 } TestCase;
 
 typedef struct TargetDef {
@@ -149,6 +155,14 @@ typedef struct VarDef {
     bool is_string;              /* quoted in YAML/JSON: inserted as-is (the SQL decides quoting) */
 } VarDef;
 
+/* A file of the project's definition (weir.yml, the sources and models files) as it was read:
+ * what a deployment keeps so that the version it runs can be loaded again later. */
+typedef struct ProjectFile {
+    const char *path;            /* project-relative */
+    const char *text;
+    size_t len;
+} ProjectFile;
+
 typedef struct Project {
     Arena arena;
     const char *dir;             /* project directory as given */
@@ -165,12 +179,17 @@ typedef struct Project {
     int nmodels;
     TestCase *tests;             /* in file order, files sorted by name */
     int ntests;
+    ProjectFile *files;          /* the definition files read, in load order (no tests) */
+    int nfiles, cap_files;
 } Project;
 
 typedef struct ProjectOptions {
     const char *dir;             /* default "." */
     const char *target;          /* NULL = default_target */
     const char *vars_json;       /* --vars; NULL = none */
+    const char *override_file;   /* project_load_files: the model configs of this file take
+                                    the place of other configs of the same models (an
+                                    upgrade test's previous version); NULL = none */
 } ProjectOptions;
 
 /* Load and validate the project. Returns a project (possibly partial) and adds every
@@ -178,6 +197,11 @@ typedef struct ProjectOptions {
  * only when weir.yml is missing or unreadable. Free with project_free. */
 Project *project_load(const ProjectOptions *opts, DiagList *dl);
 void project_free(Project *p);
+/* Load a project from definition files held in memory (a deployment's snapshot: see
+ * ProjectFile; "weir.yml" among them) instead of opts->dir's files. Paths inside the
+ * project still resolve against opts->dir; data files are not looked at. Tests are not
+ * loaded. Diagnostics as project_load; NULL when there is no weir.yml among the files. */
+Project *project_load_files(const ProjectFile *files, int nfiles, const ProjectOptions *opts, DiagList *dl);
 
 const SourceDef *project_find_source(const Project *p, const char *name);
 const ModelDef *project_find_model(const Project *p, const char *name);

@@ -33,6 +33,7 @@ typedef struct ProjectLoader {
     int cap_sources, cap_models, cap_tests, cap_targets, cap_vars;
     ModelConfig *configs;
     int nconfigs, cap_configs;
+    const char *override_file;   /* ProjectOptions.override_file */
 } ProjectLoader;
 
 /* Grow an arena array (the old copy stays in the arena until project_free). */

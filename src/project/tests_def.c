@@ -1,5 +1,6 @@
 /* Test definitions: tests/NAME.yml, a list `tests:` of {name, model, given, expect,
- * expect_final, expect_dead_letters, description}. `given` is a list of steps: {source, rows},
+ * expect_final, expect_dead_letters, description; for upgrade tests previous, then,
+ * expect_verdict}. `given` (and `then`) is a list of steps: {source, rows},
  * {watermark: {SOURCE: time}}, or bare row mappings (consecutive bare rows form one
  * step with source = NULL, resolved later by the layer that knows the model's
  * sources). Only the structure is checked here; values are checked by the runner. */
@@ -11,7 +12,10 @@
 
 static const char *const file_keys[] = {"tests"};
 static const char *const test_keys[] = {"name", "model", "given", "expect", "expect_final",
-                                        "expect_dead_letters", "description"};
+                                        "expect_dead_letters", "description", "previous", "then",
+                                        "expect_verdict"};
+static const char *const previous_keys[] = {"models", "manifest"};
+static const char *const previous_model_keys[] = {"sql", "config"};
 static const char *const dead_keys[] = {"reason", "row"};
 static const char *const rows_step_keys[] = {"source", "rows"};
 static const char *const wm_step_keys[] = {"watermark"};
@@ -158,7 +162,7 @@ static void load_rows_step(ProjectLoader *L, StepList *sl, YNode *item)
     s->rows = load_rows(L, rows, true, "`rows`", &s->nrows);
 }
 
-static void load_given(ProjectLoader *L, TestCase *t, YNode *given)
+static void load_steps(ProjectLoader *L, TestStep **out, int *nout, YNode *given)
 {
     if (!given || yaml_is_null(given)) return;
     if (given->kind != YNODE_SEQ) {
@@ -186,8 +190,39 @@ static void load_given(ProjectLoader *L, TestCase *t, YNode *given)
             bare->rows[bare->nrows++] = item;
         }
     }
-    t->given = sl.items;
-    t->ngiven = sl.n;
+    *out = sl.items;
+    *nout = sl.n;
+}
+
+/* An upgrade test's previous version: {models: {NAME: {sql, config}}} or {manifest: PATH}. */
+static void load_previous(ProjectLoader *L, TestCase *t, YNode *n)
+{
+    if (!project_expect_map(L, n, "`previous`")) return;
+    project_check_keys(L, n, previous_keys, NELEM(previous_keys), "`previous`");
+    YNode *models = yaml_get(n, "models"), *manifest = yaml_get(n, "manifest");
+    if (!models == !manifest) {
+        diag_error(L->dl, n->pos, "bad-value", "give the previous version's models (`models: {NAME: {sql: ...}}`) "
+                   "or a manifest of it (`manifest: target_v1/manifest.json`)",
+                   "`previous` needs exactly one of `models` and `manifest`");
+        return;
+    }
+    if (manifest && !project_expect_str(L, manifest, "`manifest`")) return;
+    if (models && project_expect_map(L, models, "`previous.models`")) {
+        for (int i = 0; i < models->npairs; i++) {
+            YNode *m = models->pairs[i].value;
+            const char *what = arena_printf(&L->p->arena, "the previous version of model '%s'", models->pairs[i].key->str);
+            if (!project_expect_map(L, m, what)) return;
+            project_check_keys(L, m, previous_model_keys, NELEM(previous_model_keys), what);
+            YNode *sql = yaml_get(m, "sql"), *cfg = yaml_get(m, "config");
+            if (!sql) {
+                diag_error(L->dl, m->pos, "missing-key", "add `sql: SELECT ...`", "%s has no `sql`", what);
+                return;
+            }
+            if (!project_expect_str(L, sql, "`sql`")) return;
+            if (cfg && !project_expect_map(L, cfg, "`config`")) return;
+        }
+    }
+    t->previous = n;
 }
 
 static const TestCase *find_test(const Project *p, const char *name)
@@ -229,7 +264,16 @@ static void load_test(ProjectLoader *L, const char *file, YNode *n)
         diag_error(L->dl, n->pos, "missing-key", "add `model: MODEL_NAME`",
                    "test '%s' has no `model`", label);
     }
-    load_given(L, t, yaml_get(n, "given"));
+    load_steps(L, &t->given, &t->ngiven, yaml_get(n, "given"));
+    YNode *prev = yaml_get(n, "previous"), *then = yaml_get(n, "then"), *ev = yaml_get(n, "expect_verdict");
+    if (prev) load_previous(L, t, prev);
+    if ((then || ev) && !prev)
+        diag_error(L->dl, (then ? then : ev)->pos, "missing-key",
+                   "an upgrade test names the version before it: `previous: {models: {...}}`",
+                   "`%s` belongs to an upgrade test, and test '%s' has no `previous`", then ? "then" : "expect_verdict",
+                   name ? name : "(unnamed)");
+    if (then) load_steps(L, &t->then, &t->nthen, then);
+    if (ev && (ev->kind == YNODE_SCALAR || project_expect_map(L, ev, "`expect_verdict`"))) t->expect_verdict = ev;
     YNode *e = yaml_get(n, "expect");
     if (e) {
         t->has_expect = true;

@@ -1,6 +1,7 @@
 /* Reading a durable run's checkpoint for `weir inspect` (see checkpoint_info.h; the
  * blob formats are run_durable.c's). */
 #include "runtime/checkpoint_info.h"
+#include "runtime/run.h"
 
 #include "base/bytes.h"
 #include "base/jsonw.h"
@@ -55,6 +56,7 @@ static void add_dead(void *ctx, const char *name, const void *data, size_t len)
 typedef struct SourceCtx {
     CheckpointInfo *c;
     Project *p;
+    StateStore *st;
     bool lag;
 } SourceCtx;
 
@@ -65,12 +67,22 @@ static void add_source(void *ctx, const char *name, const void *data, size_t len
     CkptSource s = {0};
     s.name = xstrdup(name + strlen("source/"));
     if (!src_position_info(data, len, &s.pos)) s.lag_error = xstrdup("the position is malformed");
+    s.origin.records = -1;
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "origin/%s", s.name);
+    const void *odata;
+    size_t olen;
+    if (store_get(sc->st, sb_cstr(&k), &odata, &olen) && !src_position_info(odata, olen, &s.origin)) {
+        memset(&s.origin, 0, sizeof s.origin);
+        s.origin.records = -1;
+    }
+    sb_free(&k);
     const SourceDef *def = project_find_source(sc->p, s.name);
     if (sc->lag && s.pos.partitioned && !s.lag_error) {
         char err[512];
         if (!def || def->connector != SRC_KAFKA)
             s.lag_error = xstrdup("the source is no longer a Kafka source in the project");
-        else if ((s.nends = kafka_end_offsets(sc->p, def, LAG_TIMEOUT_MS, &s.ends, err, sizeof err)) < 0) {
+        else if ((s.nends = kafka_end_offsets(sc->p, def, LAG_TIMEOUT_MS, &s.lows, &s.ends, err, sizeof err)) < 0) {
             s.nends = 0;
             s.lag_error = xstrdup(err);
         }
@@ -79,10 +91,34 @@ static void add_source(void *ctx, const char *name, const void *data, size_t len
     c->sources[c->nsources++] = s;
 }
 
+static void add_deployment(void *ctx, const char *name, const void *data, size_t len)
+{
+    (void)name;
+    CheckpointInfo *c = ctx;
+    ByteReader r = bytes_reader(data, len);
+    CkptDeployment d = {0};
+    uint32_t magic = bytes_get_u32(&r);
+    d.id = (int64_t)bytes_get_u64(&r);
+    d.at = (int64_t)bytes_get_u64(&r);
+    size_t n;
+    const char *mode = bytes_get_str(&r, &n);
+    size_t nm = n;
+    d.checkpoint = bytes_get_u64(&r);
+    const char *status = bytes_get_str(&r, &n);
+    size_t ns = n;
+    const char *plan = bytes_get_str(&r, &n);
+    if (r.bad || magic != RUN_DEPLOYMENT_MAGIC) return;
+    d.mode = xstrndup(mode, nm);
+    d.status = xstrndup(status, ns);
+    d.plan = xstrndup(plan, n);
+    c->deployments = xrealloc(c->deployments, sizeof(CkptDeployment) * (size_t)(c->ndeployments + 1));
+    c->deployments[c->ndeployments++] = d;
+}
+
 bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, size_t errsize)
 {
     memset(out, 0, sizeof *out);
-    const char *dir = project_path(p, p->target && p->target->state_dir ? p->target->state_dir : ".weir");
+    const char *dir = run_state_dir(p);
     out->state_dir = xstrdup(dir);
     StateStore *st = store_open(dir, false, false, err, errsize);
     if (!st) return err[0] == '\0';  /* no store: nothing to show */
@@ -103,11 +139,12 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
             out->exists = true;
             out->project = xstrndup(proj, pl);
             out->store_bytes = store_file_bytes(st);
-            SourceCtx sc = {out, p, lag};
+            SourceCtx sc = {out, p, st, lag};
             store_foreach(st, "source/", add_source, &sc);
             store_foreach(st, "stats/state", add_state, out);
             store_foreach(st, "sink/", add_sink, out);
             store_foreach(st, "dl/", add_dead, out);
+            store_foreach(st, STORE_JOURNAL_PREFIX "deployment/", add_deployment, out);
             if (store_get(st, "manifest", &data, &len)) {
                 out->manifest = xstrndup(data, len);
                 out->manifest_len = len;
@@ -124,6 +161,8 @@ void checkpoint_info_free(CheckpointInfo *c)
         free(c->sources[i].name);
         free(c->sources[i].pos.offsets);
         free(c->sources[i].ends);
+        free(c->sources[i].lows);
+        free(c->sources[i].origin.offsets);
         free(c->sources[i].lag_error);
     }
     for (int i = 0; i < c->nstates; i++) free(c->states[i].id);
@@ -136,6 +175,12 @@ void checkpoint_info_free(CheckpointInfo *c)
     free(c->state_dir);
     free(c->project);
     free(c->manifest);
+    for (int i = 0; i < c->ndeployments; i++) {
+        free(c->deployments[i].mode);
+        free(c->deployments[i].status);
+        free(c->deployments[i].plan);
+    }
+    free(c->deployments);
     memset(c, 0, sizeof *c);
 }
 
@@ -186,6 +231,12 @@ void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out)
     for (int i = 0; i < c->ndead; i++)
         if (c->dead[i].bytes > 0)
             sb_printf(out, "  dead letters %-22s %lld bytes\n", c->dead[i].name, (long long)c->dead[i].bytes);
+    for (int i = 0; i < c->ndeployments; i++) {
+        const CkptDeployment *d = &c->deployments[i];
+        time_text(d->at, when, sizeof when);
+        sb_printf(out, "  deployment %-4lld %-7s %s from checkpoint %llu, %s%s\n", (long long)d->id, d->mode, d->status,
+                  (unsigned long long)d->checkpoint, when, i == c->ndeployments - 1 ? " (running)" : "");
+    }
 }
 
 void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
@@ -257,6 +308,23 @@ void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
             jw_obj(&w);
             jw_kstr(&w, "name", c->dead[i].name);
             jw_kint(&w, "bytes", c->dead[i].bytes);
+            jw_end_obj(&w);
+        }
+        jw_end_arr(&w);
+        jw_key(&w, "deployments");
+        jw_arr(&w);
+        for (int i = 0; i < c->ndeployments; i++) {
+            const CkptDeployment *d = &c->deployments[i];
+            jw_obj(&w);
+            jw_kint(&w, "id", d->id);
+            jw_kint(&w, "at", d->at);
+            jw_kstr(&w, "mode", d->mode);
+            jw_kint(&w, "checkpoint", (int64_t)d->checkpoint);
+            jw_kstr(&w, "status", d->status);
+            jw_kbool(&w, "running", i == c->ndeployments - 1);
+            jw_key(&w, "plan");
+            if (d->plan[0]) jw_raw(&w, d->plan);
+            else jw_null(&w);
             jw_end_obj(&w);
         }
         jw_end_arr(&w);

@@ -17,6 +17,10 @@
 typedef struct CkptSource {
     char *name;
     SrcPositionInfo pos;
+    SrcPositionInfo origin;      /* where the deployment began reading (no partitions and
+                                    records -1 when the checkpoint does not say) */
+    int64_t *lows;               /* Kafka, with lag: the earliest offset retained per
+                                    partition, NULL when unknown */
     int64_t *ends;               /* Kafka: high watermark per partition, NULL when unknown */
     int nends;
     char *lag_error;             /* why the lag is unknown (cluster unreachable ...) */
@@ -38,6 +42,15 @@ typedef struct CkptDeadLetters {
     int64_t bytes;
 } CkptDeadLetters;
 
+typedef struct CkptDeployment {
+    int64_t id;
+    int64_t at;                  /* unix seconds */
+    char *mode;                  /* "run" (the first version), "direct" (weir apply) */
+    uint64_t checkpoint;         /* the version's first checkpoint */
+    char *status;
+    char *plan;                  /* the plan's JSON, "" when none */
+} CkptDeployment;
+
 typedef struct CheckpointInfo {
     char *state_dir;
     bool exists;                 /* false: no durable run has written a checkpoint */
@@ -55,6 +68,8 @@ typedef struct CheckpointInfo {
     int ndead;
     char *manifest;              /* the running project's manifest JSON, NULL when absent */
     size_t manifest_len;
+    CkptDeployment *deployments; /* the journal, oldest first */
+    int ndeployments;
 } CheckpointInfo;
 
 /* Read the checkpoint of the project's target. With `lag` the Kafka clusters are asked

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DELIVERY_MAGIC 0x4c445357u   /* "WSDL" */
+#define DELIVERY_MAGIC 0x32445357u   /* "WSD2" */
 #define CHUNK 1024                   /* changes decoded per sink_write call */
 
 void delivery_init(Delivery *d, const PlanColumn *cols, int ncols)
@@ -55,6 +55,7 @@ void delivery_header(const Delivery *d, uint64_t ckpt, uint64_t base, StrBuf *ou
     bytes_put_u32(out, DELIVERY_MAGIC);
     bytes_put_u64(out, ckpt);
     bytes_put_u64(out, base);
+    bytes_put_u8(out, d->replace ? 1 : 0);
     bytes_put_u64(out, d->n);
 }
 
@@ -62,6 +63,7 @@ void delivery_clear(Delivery *d)
 {
     sb_clear(&d->changes);
     d->n = 0;
+    d->replace = false;
 }
 
 static bool get_row(const Delivery *d, ByteReader *r, Value *out)
@@ -81,11 +83,11 @@ static bool malformed(ConnSink *sink, char *err, size_t errsize)
     return false;
 }
 
-static bool apply(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, uint64_t n, ByteReader r,
-                  char *err, size_t errsize)
+static bool apply(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, bool replace, uint64_t n,
+                  ByteReader r, char *err, size_t errsize)
 {
     bool already;
-    if (!sink_begin_delivery(sink, ckpt, base, &already, err, errsize)) return false;
+    if (!sink_begin_delivery(sink, ckpt, base, replace, &already, err, errsize)) return false;
     if (already) return true;
     size_t nc = (size_t)(d->ncols > 0 ? d->ncols : 1);
     Value *rows = xmalloc(sizeof(Value) * nc * 2 * CHUNK);
@@ -111,7 +113,7 @@ static bool apply(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t bas
 bool delivery_apply_pending(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
                             size_t errsize)
 {
-    return apply(d, sink, ckpt, base, d->n, bytes_reader(d->changes.data, d->changes.len), err, errsize);
+    return apply(d, sink, ckpt, base, d->replace, d->n, bytes_reader(d->changes.data, d->changes.len), err, errsize);
 }
 
 bool delivery_apply_blob(const Delivery *d, ConnSink *sink, const void *blob, size_t len, char *err, size_t errsize)
@@ -120,9 +122,10 @@ bool delivery_apply_blob(const Delivery *d, ConnSink *sink, const void *blob, si
     uint32_t magic = bytes_get_u32(&r);
     uint64_t ckpt = bytes_get_u64(&r);
     uint64_t base = bytes_get_u64(&r);
+    uint8_t flags = bytes_get_u8(&r);
     uint64_t n = bytes_get_u64(&r);
-    if (r.bad || magic != DELIVERY_MAGIC || n > len) return malformed(sink, err, errsize);
-    return apply(d, sink, ckpt, base, n, r, err, errsize);
+    if (r.bad || magic != DELIVERY_MAGIC || flags > 1 || n > len) return malformed(sink, err, errsize);
+    return apply(d, sink, ckpt, base, flags == 1, n, r, err, errsize);
 }
 
 bool delivery_blob_summary(const void *blob, size_t len, uint64_t *ckpt, uint64_t *n)
@@ -131,6 +134,7 @@ bool delivery_blob_summary(const void *blob, size_t len, uint64_t *ckpt, uint64_
     uint32_t magic = bytes_get_u32(&r);
     *ckpt = bytes_get_u64(&r);
     bytes_get_u64(&r);
+    bytes_get_u8(&r);
     *n = bytes_get_u64(&r);
     return !r.bad && magic == DELIVERY_MAGIC;
 }

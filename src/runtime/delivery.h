@@ -2,7 +2,8 @@
  * last checkpoint, encoded compactly (one byte of op, the row, for an update also the
  * old row, with engine/row_codec.h) into one buffer that is stored in the checkpoint
  * as it is and decoded again for delivery, both right after the checkpoint and after a
- * crash. The blob layout: magic, checkpoint id, delivery base, change count, changes. */
+ * crash. The blob layout: magic, checkpoint id, delivery base, flags (replace), change
+ * count, changes. */
 #ifndef WEIR_RUNTIME_DELIVERY_H
 #define WEIR_RUNTIME_DELIVERY_H
 
@@ -19,6 +20,8 @@ typedef struct Delivery {
     int ncols;
     StrBuf changes;              /* encoded changes since the last checkpoint */
     uint64_t n;                  /* how many */
+    bool replace;                /* the changes are the sink's whole content (weir apply's
+                                    restatement): the sink is emptied first */
 } Delivery;
 
 void delivery_init(Delivery *d, const PlanColumn *cols, int ncols);

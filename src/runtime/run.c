@@ -331,6 +331,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             goto done;
         }
         r.sources[r.nsources++] = src;
+        if (r.durable) run_durable_origin(&r, r.nsources - 1);
     }
 
     for (int m = 0; m < nm; m++) {

@@ -91,6 +91,8 @@ typedef struct RunSummary {
  * run_summary_free. The graph's project is `p`. */
 int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummary *out,
                  char *err, size_t errsize);
+/* The target's state directory (project-joined): where a durable run keeps its store. */
+const char *run_state_dir(Project *p);
 void run_summary_free(RunSummary *s);
 
 /* Human summary, several lines. */

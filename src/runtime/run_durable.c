@@ -9,6 +9,8 @@
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
  *   stats/state          entries and bytes per state id (for weir inspect)
  *   manifest             the running project's manifest (what weir plan compares with)
+ *   origin/<name>        where the deployment began reading the source (the start of the
+ *                        history weir apply replays)
  *   delivered            written after the checkpoint's deliveries are all made: its id
  * Sinks receive their changes only as deliveries, made right after the checkpoint that
  * holds them. After a crash the next run restores the last checkpoint, cuts dead-letter
@@ -36,6 +38,11 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+const char *run_state_dir(Project *p)
+{
+    return project_path(p, p->target && p->target->state_dir ? p->target->state_dir : ".weir");
+}
+
 bool run_is_durable(const Project *p, EngPipeline *pipe)
 {
     for (int s = 0; s < p->nsources; s++)
@@ -57,7 +64,7 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
 
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
 {
-    const char *dir = project_path(r->p, r->p->target && r->p->target->state_dir ? r->p->target->state_dir : ".weir");
+    const char *dir = run_state_dir(r->p);
     r->store = store_open(dir, true, true, err, errsize);
     if (!r->store) {
         *code = 3;
@@ -120,6 +127,21 @@ static void collect_dl(void *ctx, const char *name, const void *data, size_t len
     r->dl_lengths[r->ndl_lengths].name = xstrdup(name + 3);  /* after "dl/" */
     r->dl_lengths[r->ndl_lengths].length = length;
     r->ndl_lengths++;
+}
+
+void run_durable_origin(Run *r, int i)
+{
+    if (!r->origins) r->origins = xcalloc((size_t)r->p->nsources + 1, sizeof(StrBuf));
+    StrBuf *o = &r->origins[i];
+    sb_clear(o);
+    const char *name = src_def(r->sources[i])->name;
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "origin/%s", name);
+    const void *data;
+    size_t len;
+    if (r->resumed && store_get(r->store, sb_cstr(&k), &data, &len)) sb_append(o, data, len);
+    else if (!r->resumed) src_position(r->sources[i], o);
+    sb_free(&k);
 }
 
 bool run_durable_adopt_dl(Run *r, DlWriter *w, const char *name, char *err, size_t errsize)
@@ -187,11 +209,11 @@ static bool put_dl_length(Run *r, DlWriter *w, char *err, size_t errsize)
     return ok;
 }
 
-static bool put_stats(Run *r, char *err, size_t errsize)
+bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize)
 {
-    int n = eng_state_stats(r->pipe, NULL, 0);
+    int n = eng_state_stats(pipe, NULL, 0);
     EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
-    n = eng_state_stats(r->pipe, st, n);
+    n = eng_state_stats(pipe, st, n);
     StrBuf v = STRBUF_INIT;
     bytes_put_u32(&v, (uint32_t)n);
     for (int i = 0; i < n; i++) {
@@ -199,20 +221,25 @@ static bool put_stats(Run *r, char *err, size_t errsize)
         bytes_put_u64(&v, (uint64_t)st[i].entries);
         bytes_put_u64(&v, (uint64_t)st[i].bytes);
     }
-    bool ok = store_put(r->store, "stats/state", v.data, v.len, err, errsize);
+    bool ok = store_put(store, "stats/state", v.data, v.len, err, errsize);
     sb_free(&v);
     free(st);
     return ok;
 }
 
+void run_meta_blob(StrBuf *v, uint64_t id, const char *project)
+{
+    bytes_put_u32(v, RUN_META_MAGIC);
+    bytes_put_u32(v, RUN_META_VERSION);
+    bytes_put_u64(v, id);
+    bytes_put_u64(v, (uint64_t)time(NULL));
+    bytes_put_str(v, project ? project : "", project ? strlen(project) : 0);
+}
+
 static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, size_t errsize)
 {
     StrBuf v = STRBUF_INIT;
-    bytes_put_u32(&v, RUN_META_MAGIC);
-    bytes_put_u32(&v, RUN_META_VERSION);
-    bytes_put_u64(&v, id);
-    bytes_put_u64(&v, (uint64_t)time(NULL));
-    bytes_put_str(&v, r->p->name ? r->p->name : "", r->p->name ? strlen(r->p->name) : 0);
+    run_meta_blob(&v, id, r->p->name);
     bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
     if (ok) ok = eng_checkpoint_save(r->pipe, put_blob, r, err, errsize);
     for (int i = 0; i < r->nsources && ok; i++) {
@@ -221,6 +248,11 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         StrBuf k = STRBUF_INIT;
         sb_printf(&k, "source/%s", src_def(r->sources[i])->name);
         ok = store_put(r->store, sb_cstr(&k), v.data, v.len, err, errsize);
+        if (ok && r->origins && r->origins[i].len) {
+            sb_clear(&k);
+            sb_printf(&k, "origin/%s", src_def(r->sources[i])->name);
+            ok = store_put(r->store, sb_cstr(&k), r->origins[i].data, r->origins[i].len, err, errsize);
+        }
         sb_free(&k);
         if (ok) ok = put_dl_length(r, src_dead_letter_writer(r->sources[i]), err, errsize);
     }
@@ -237,19 +269,19 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         r->ckpt_bytes += (int64_t)(v.len + d->changes.len);
         sb_free(&k);
     }
-    if (ok) ok = put_stats(r, err, errsize);
+    if (ok) ok = run_put_stats(r->store, r->pipe, err, errsize);
     if (ok) ok = store_put(r->store, "manifest", r->manifest.data, r->manifest.len, err, errsize);
     sb_free(&v);
     return ok;
 }
 
-static bool mark_delivered(Run *r, uint64_t id, char *err, size_t errsize)
+bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsize)
 {
     StrBuf v = STRBUF_INIT;
     bytes_put_u64(&v, id);
-    bool ok = store_write_begin(r->store, false, err, errsize) && store_put(r->store, "delivered", v.data, v.len, err, errsize) &&
-              store_write_commit(r->store, err, errsize);
-    if (!ok) store_write_abort(r->store);
+    bool ok = store_write_begin(store, false, err, errsize) && store_put(store, "delivered", v.data, v.len, err, errsize) &&
+              store_write_commit(store, err, errsize);
+    if (!ok) store_write_abort(store);
     sb_free(&v);
     return ok;
 }
@@ -276,7 +308,7 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
     }
     /* all made: a restart need not make them again (it matters for Kafka, where a
      * delivery made twice would be produced twice) */
-    if (ok) ok = mark_delivered(r, id, err, errsize);
+    if (ok) ok = run_mark_delivered(r->store, id, err, errsize);
     free(bases);
     r->ckpt_seconds += mono_s() - t0;
     return ok;
@@ -290,5 +322,7 @@ void run_durable_close(Run *r)
     for (int i = 0; i < r->ndl_lengths; i++) free(r->dl_lengths[i].name);
     free(r->dl_lengths);
     sb_free(&r->manifest);
+    for (int i = 0; r->origins && i < r->p->nsources; i++) sb_free(&r->origins[i]);
+    free(r->origins);
     store_close(r->store);
 }

@@ -14,6 +14,8 @@
 /* The "meta" blob of a checkpoint: magic, version, u64 id, u64 unix time, str project. */
 #define RUN_META_MAGIC 0x54454d57u    /* "WMET" */
 #define RUN_META_VERSION 1u
+/* A deployment's record in the journal (apply.c, checkpoint_info.c). */
+#define RUN_DEPLOYMENT_MAGIC 0x504c4457u  /* "WDLP" */
 
 typedef struct DlLength {
     char *name;
@@ -48,6 +50,8 @@ typedef struct Run {
     int64_t ckpt_bytes;          /* size of the last checkpoint */
     StrBuf manifest;             /* the running project's manifest (kept in every checkpoint
                                     for weir plan) */
+    StrBuf *origins;             /* per open source: the position its deployment began
+                                    reading at (kept in every checkpoint) */
 } Run;
 
 /* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose
@@ -60,6 +64,10 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
 /* A resumed run: the position source `name` had at the checkpoint (NULL: none). Valid
  * until run_durable_resume_outputs. */
 const void *run_durable_source_position(Run *r, const char *name, size_t *len);
+/* Note where open source r->sources[i] begins: a fresh run's first position, or the
+ * origin a resumed run's checkpoint recorded (the start of the history that `weir
+ * apply` replays). Call while the store is being read (before resume_outputs). */
+void run_durable_origin(Run *r, int i);
 /* A resumed run, once sources and sinks are open: cut the dead-letter files back to the
  * checkpoint and make the checkpoint's deliveries again; ends reading the store. */
 bool run_durable_resume_outputs(Run *r, char *err, size_t errsize);
@@ -71,5 +79,12 @@ bool run_durable_due(const Run *r, double interval_s);
 /* Write a checkpoint (state, positions, dead-letter lengths, deliveries) and deliver it. */
 bool run_durable_checkpoint(Run *r, char *err, size_t errsize);
 void run_durable_close(Run *r);
+
+/* Pieces of a checkpoint shared with weir apply (apply.c): the "meta" blob, the
+ * "stats/state" blob of a pipeline, and the "delivered" marker of checkpoint `id`
+ * (its own transaction). */
+void run_meta_blob(StrBuf *v, uint64_t id, const char *project);
+bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize);
+bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsize);
 
 #endif

@@ -164,6 +164,23 @@ void store_read_end(StateStore *s)
     s->rtxn = NULL;
 }
 
+/* Delete every blob of the checkpoint, keeping the journal ("journal/..."). */
+static int drop_checkpoint(StateStore *s)
+{
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(s->wtxn, s->dbi, &c);
+    if (rc != 0) return rc;
+    MDB_val k, v;
+    static const char keep[] = STORE_JOURNAL_PREFIX;
+    for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+        if (k.mv_size >= sizeof keep - 1 && memcmp(k.mv_data, keep, sizeof keep - 1) == 0) continue;
+        rc = mdb_cursor_del(c, 0);
+        if (rc != 0) break;
+    }
+    mdb_cursor_close(c);
+    return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
 bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
 {
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
@@ -173,7 +190,7 @@ bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
         s->wtxn = NULL;
         return lmdb_error("write", rc, err, errsize);
     }
-    rc = replace ? mdb_drop(s->wtxn, s->dbi, 0) : 0;
+    rc = replace ? drop_checkpoint(s) : 0;
     if (rc != 0) {
         store_write_abort(s);
         return lmdb_error("write", rc, err, errsize);

@@ -35,8 +35,10 @@ void store_read_end(StateStore *s);
 
 /* ---- writing a checkpoint ----
  * begin with `replace` empties the store for a new checkpoint (without it, puts add to
- * or overwrite blobs of the current one); nothing is visible until commit, which makes
- * everything written durable (fsync) at once. */
+ * or overwrite blobs of the current one), all but the journal: blobs named
+ * STORE_JOURNAL_PREFIX... (the target's deployments) outlive checkpoints. Nothing is
+ * visible until commit, which makes everything written durable (fsync) at once. */
+#define STORE_JOURNAL_PREFIX "journal/"
 bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize);
 bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize);
 /* A blob made of two parts (a header and a body), written without joining them first. */

@@ -382,23 +382,29 @@ static uint64_t hash_value(Type t, const Value *v, uint64_t h)
     }
 }
 
-uint64_t plan_expr_hash(const Expr *e, uint64_t seed)
+uint64_t plan_expr_hash_cols(const Expr *e, const uint64_t *col_fps, int ncols, uint64_t seed)
 {
     if (!e) {
         uint64_t w = 0xdeadu;
         return hash_words(&w, 1, seed);
     }
+    /* with col_fps a column reference stands for what the column holds, not for where
+     * it sits in the input row */
+    uint64_t col = (uint64_t)(int64_t)e->col;
+    if (col_fps && e->kind == EX_COLUMN) col = e->col >= 0 && e->col < ncols ? col_fps[e->col] : 0x6e6f6e65u;
     uint64_t w[9] = {
         (uint64_t)e->kind, e->type.id, (uint64_t)(uint16_t)e->type.precision, (uint64_t)(uint16_t)e->type.scale,
-        (uint64_t)(int64_t)e->col, (uint64_t)(int64_t)e->op, (uint64_t)(int64_t)e->func,
+        col, (uint64_t)(int64_t)e->op, (uint64_t)(int64_t)e->func,
         (uint64_t)(e->negated | (e->has_else << 1)), (uint64_t)e->nargs,
     };
     uint64_t h = hash_words(w, 9, seed);
     if (e->kind == EX_CONST) h = hash_value(e->type, &e->cval, h);
-    for (int i = 0; i < e->nargs; i++) h = plan_expr_hash(e->args[i], h);
+    for (int i = 0; i < e->nargs; i++) h = plan_expr_hash_cols(e->args[i], col_fps, ncols, h);
     if (e->subplan) h = plan_node_hash(e->subplan, h);
     return h;
 }
+
+uint64_t plan_expr_hash(const Expr *e, uint64_t seed) { return plan_expr_hash_cols(e, NULL, 0, seed); }
 
 static uint64_t hash_exprs(Expr *const *es, int n, uint64_t h)
 {

@@ -258,6 +258,9 @@ const char *plan_duration_text(Arena *a, int64_t us);
 struct StrBuf;
 void plan_expr_sql(const Expr *e, const PlanColumn *incols, int nincols, struct StrBuf *out);
 /* Structural hash of an expression / node (without positions), for fingerprints. */
+/* The same with every column reference hashed as col_fps[col] (what the column holds,
+ * e.g. its lineage fingerprint) instead of its position; col_fps NULL: positions. */
+uint64_t plan_expr_hash_cols(const Expr *e, const uint64_t *col_fps, int ncols, uint64_t seed);
 uint64_t plan_expr_hash(const Expr *e, uint64_t seed);
 /* Structural hash of a plan subtree (kinds, names, column types, expressions,
  * aggregates, inputs; no positions). */

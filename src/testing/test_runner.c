@@ -11,9 +11,20 @@
  *   means NULL.
  * - Rows the engine rejects (late rows, runtime errors) are collected in order;
  *   `expect_dead_letters` lists them exactly: each its reason and, optionally, some
- *   columns of the rejected row as the rejecting operator saw it. */
+ *   columns of the rejected row as the rejecting operator saw it.
+ * - Upgrade tests (`previous`): `given` runs on the previous version; the plan from it
+ *   to the project's version is checked against `expect_verdict`; the new version takes
+ *   the state as weir apply does (kept and mapped by operator id, rebuilt by replaying
+ *   `given`); the model's changelog then records the restatement (the changes from its
+ *   old rows to the new ones, or all its new rows when its columns changed, or the
+ *   replay's whole output when its rows are not kept in state) and the rows of `then`. */
 #include "testing/test_runner.h"
+#include "base/jsonw.h"
 #include "engine/engine.h"
+#include "lifecycle/manifest.h"
+#include "lifecycle/manifest_read.h"
+#include "lifecycle/plan.h"
+#include "sql/binder.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -313,11 +324,18 @@ static void collect_sources(const IrNode *n, bool *seen)
     for (int i = 0; i < n->ninputs; i++) collect_sources(n->inputs[i], seen);
 }
 
+static int model_in(const IrGraph *g, const char *name);
+
 static int resolve_source(Runner *r, const TestStep *st)
 {
     const Project *p = r->g->project;
     bool *seen = xcalloc((size_t)p->nsources + 1, sizeof *seen);
-    collect_sources(r->g->models[r->model].root, seen);
+    /* the sources of the test's model in the graph that runs (an upgrade test's
+     * previous version may not have the model yet: then every source) */
+    int m = model_in(r->g, r->tc->model);
+    if (m >= 0) collect_sources(r->g->models[m].root, seen);
+    else
+        for (int i = 0; i < p->nsources; i++) seen[i] = true;
     int found = -1, count = 0;
     if (st->source) {
         for (int i = 0; i < p->nsources; i++)
@@ -446,6 +464,354 @@ static bool feed_watermark(Runner *r, EngPipeline **pl, const TestStep *st)
     }
     if (!step(r, pl, err, sizeof err)) return fail_at(r, st->pos, "engine error: %s", err);
     return true;
+}
+
+/* ---------- upgrade tests ---------- */
+
+/* The previous version of an upgrade test, loaded and compiled. */
+typedef struct Previous {
+    DiagList dl;
+    Arena arena;
+    Project *p;
+    IrGraph *g;
+    Manifest mf;                 /* the manifest it came from (manifest form) */
+    bool have_mf;
+    char *text;
+} Previous;
+
+/* A YAML subtree as JSON (which YAML reads back as the same tree; scalars as strings). */
+static void yaml_as_json(const YNode *n, JsonW *w)
+{
+    if (n->kind == YNODE_MAP) {
+        jw_obj(w);
+        for (int i = 0; i < n->npairs; i++) {
+            jw_key(w, n->pairs[i].key->str);
+            yaml_as_json(n->pairs[i].value, w);
+        }
+        jw_end_obj(w);
+    } else if (n->kind == YNODE_SEQ) {
+        jw_arr(w);
+        for (int i = 0; i < n->nitems; i++) yaml_as_json(n->items[i], w);
+        jw_end_arr(w);
+    } else {
+        jw_str(w, n->str);
+    }
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), k = strlen(suf);
+    return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+#define OVERRIDE_FILE "models/__previous__.yml"
+
+/* The previous version: the project's definition with the models of `previous.models`
+ * (SQL, and config in place of theirs), or the definition a manifest keeps. */
+static bool load_previous(Runner *r, const IrGraph *g, Previous *v)
+{
+    memset(v, 0, sizeof *v);
+    diag_init(&v->dl);
+    arena_init(&v->arena, 64 * 1024);
+    const YNode *prev = r->tc->previous, *mpath = yaml_get(prev, "manifest"), *models = yaml_get(prev, "models");
+    const Project *cur = g->project;
+    ProjectOptions po = {.dir = cur->dir, .target = cur->target ? cur->target->name : NULL};
+    const ProjectFile *files = cur->files;
+    int nfiles = cur->nfiles;
+    ProjectFile *edited = NULL;
+    if (mpath) {
+        const char *path = project_path((Project *)cur, mpath->str);
+        FILE *f = fopen(path, "rb");
+        StrBuf b = STRBUF_INIT;
+        char buf[65536];
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&b, buf, n);
+        if (f) fclose(f);
+        if (!f) return fail_at(r, mpath->pos, "previous: cannot read %s", path);
+        v->text = sb_take(&b);
+        char err[512];
+        if (!manifest_parse(v->text, strlen(v->text), mpath->str, &v->mf, err, sizeof err))
+            return fail_at(r, mpath->pos, "previous: %s", err);
+        v->have_mf = true;
+        files = v->mf.files;
+        nfiles = v->mf.nfiles;
+    } else {
+        edited = ARENA_ARRAY(&v->arena, ProjectFile, nfiles + models->npairs + 2);
+        memcpy(edited, cur->files, sizeof(ProjectFile) * (size_t)nfiles);
+        StrBuf cfg = STRBUF_INIT;
+        JsonW w;
+        jw_init(&w, &cfg, false);
+        jw_obj(&w);
+        jw_key(&w, "models");
+        jw_obj(&w);
+        int n = nfiles;
+        for (int i = 0; i < models->npairs; i++) {
+            const char *name = models->pairs[i].key->str;
+            const YNode *m = models->pairs[i].value, *sql = yaml_get(m, "sql"), *c = yaml_get(m, "config");
+            const char *file = arena_printf(&v->arena, "/%s.sql", name);
+            int at = -1;
+            for (int k = 0; k < n && at < 0; k++)
+                if (has_suffix(edited[k].path, file)) at = k;
+            if (at < 0) {
+                at = n++;
+                edited[at].path = arena_printf(&v->arena, "models/%s.sql", name);
+            }
+            edited[at].text = sql->str;
+            edited[at].len = strlen(sql->str);
+            if (c) {
+                jw_key(&w, name);
+                yaml_as_json(c, &w);
+            }
+        }
+        jw_end_obj(&w);
+        jw_end_obj(&w);
+        edited[n++] = (ProjectFile){OVERRIDE_FILE, arena_strdup(&v->arena, sb_cstr(&cfg)), cfg.len};
+        sb_free(&cfg);
+        files = edited;
+        nfiles = n;
+        po.override_file = OVERRIDE_FILE;
+    }
+    v->p = project_load_files(files, nfiles, &po, &v->dl);
+    if (v->p) v->g = ir_build(sql_bind_project(v->p, &v->arena, &v->dl), &v->arena, &v->dl);
+    for (int i = 0; i < v->dl.count; i++) {
+        const Diag *d = &v->dl.items[i];
+        if (d->severity != DIAG_ERROR) continue;
+        return fail_at(r, prev->pos, "the previous version does not compile: %s:%d:%d: %s", d->pos.file ? d->pos.file : "?",
+                       d->pos.line, d->pos.col, d->message);
+    }
+    if (!v->p || !v->g) return fail_at(r, prev->pos, "the previous version cannot be loaded");
+    return true;
+}
+
+static void previous_free(Previous *v)
+{
+    if (v->p) project_free(v->p);
+    if (v->have_mf) manifest_free(&v->mf);
+    free(v->text);
+    arena_fini(&v->arena);
+    diag_fini(&v->dl);
+}
+
+static bool feed_steps(Runner *r, EngPipeline **pl, const TestStep *steps, int n)
+{
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++)
+        ok = steps[i].kind == STEP_ROWS ? feed_rows(r, pl, &steps[i]) : feed_watermark(r, pl, &steps[i]);
+    return ok;
+}
+
+/* expect_verdict against the plan: a failure adds lines to the report. */
+static bool check_verdicts(Runner *r, const Plan *plan, StrBuf *report)
+{
+    const YNode *ev = r->tc->expect_verdict;
+    if (!ev) return true;
+    bool ok = true;
+    int n = ev->kind == YNODE_MAP ? ev->npairs : 1;
+    for (int i = 0; i < n; i++) {
+        const char *model = ev->kind == YNODE_MAP ? ev->pairs[i].key->str : r->tc->model;
+        const YNode *want = ev->kind == YNODE_MAP ? ev->pairs[i].value : ev;
+        Verdict v;
+        if (want->kind != YNODE_SCALAR || !verdict_parse(want->str, &v))
+            return fail_at(r, want->pos, "expect_verdict: '%s' is not a verdict (unchanged, safe, new, backfill, "
+                           "rebuild, removed)", want->kind == YNODE_SCALAR ? want->str : "?");
+        const PlanModel *pm = plan_find_model(plan, model);
+        if (!pm) return fail_at(r, want->pos, "expect_verdict: no model '%s' in either version", model);
+        if (pm->verdict != v) {
+            sb_printf(report, "  verdict of %s: expected %s, got %s\n", model, verdict_name(v), verdict_name(pm->verdict));
+            for (int k = 0; k < pm->nreasons; k++) sb_printf(report, "      %s\n", pm->reasons[k]);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static int model_in(const IrGraph *g, const char *name)
+{
+    for (int m = 0; m < g->nmodels; m++)
+        if (strcmp(g->models[m].def->name, name) == 0) return g->models[m].root ? m : -1;
+    return -1;
+}
+
+typedef struct Collect {
+    Batch *b;
+    const Type *types;
+} Collect;
+
+static bool collect_rows(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)model; (void)err; (void)errsize;
+    Collect *c = ctx;
+    for (int i = 0; i < n; i++) batch_append_row_copy(c->b, changes[i].row, c->types, 1);
+    return true;
+}
+
+/* The previous version's rows of the model and the new version's have the same columns. */
+static bool same_columns(const IrGraph *a, int ma, const IrGraph *b, int mb)
+{
+    const PlanNode *x = a->models[ma].root->plan, *y = b->models[mb].root->plan;
+    if (x->ncols != y->ncols || a->models[ma].nout_key != b->models[mb].nout_key) return false;
+    for (int c = 0; c < x->ncols; c++)
+        if (strcmp(x->cols[c].name, y->cols[c].name) != 0 || !type_equal(x->cols[c].type, y->cols[c].type)) return false;
+    return true;
+}
+
+/* Run an upgrade test up to its final rows (see the file's comment). False with r->msg
+ * set when the test itself is wrong; *verdicts_ok tells whether expect_verdict held. */
+static bool append_final(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)model; (void)err; (void)errsize;
+    Runner *r = ((void **)ctx)[0];
+    RowList *fin = ((void **)ctx)[1];
+    for (int i = 0; i < n; i++) copy_row(r, rows_append(fin, CHANGE_INSERT), changes[i].row);
+    return true;
+}
+
+static bool run_upgrade(Runner *r, const IrGraph *g, StrBuf *report, bool *verdicts_ok, RowList *fin, bool *have_fin)
+{
+    Previous v;
+    bool ok = load_previous(r, g, &v);
+    EngPipeline *old = NULL, *replay = NULL, *next = NULL;
+    Manifest ma, mb;
+    bool have_ma = false, have_mb = false, have_plan = false;
+    Plan plan;
+    const char **ids = NULL;
+    bool *wanted = xcalloc((size_t)g->nmodels + 1, sizeof(bool));
+    char err[512];
+    int m = r->model, om = ok ? model_in(v.g, r->tc->model) : -1;
+    if (!ok) goto out;
+    /* the previous version over `given` */
+    r->g = v.g;
+    r->model = -1;
+    EngOptions eo = r->eo;
+    eo.models_wanted = NULL;
+    eo.dead_letter = NULL;
+    r->eo = eo;
+    old = eng_pipeline_new(v.g, &eo, err, sizeof err);
+    if (!old) {
+        ok = fail_at(r, r->tc->previous->pos, "the previous version cannot run: %s", err);
+        goto out;
+    }
+    if (!(ok = feed_steps(r, &old, r->tc->given, r->tc->ngiven))) goto out;
+    /* the plan */
+    if (!manifest_of_graph(v.g, &ma, err, sizeof err) || !(have_ma = true) || !manifest_of_graph(g, &mb, err, sizeof err)) {
+        ok = fail_at(r, r->tc->pos, "%s", err);
+        goto out;
+    }
+    have_mb = true;
+    plan_compute(&ma, &mb, &plan);
+    have_plan = true;
+    *verdicts_ok = check_verdicts(r, &plan, report);
+    if (r->msg.len) {
+        ok = false;
+        goto out;
+    }
+    /* the new version: a replay of `given` for the state the plan rebuilds */
+    r->g = g;
+    EngOptions eo2 = {0};
+    eo2.listener = r->eo.listener;
+    eo2.listener_ctx = r;
+    eo2.dead_letter = on_dead_letter;
+    eo2.dead_letter_ctx = r;
+    bool *want_next = xcalloc((size_t)g->nmodels + 1, sizeof(bool));
+    want_next[m] = true;
+    eo2.models_wanted = want_next;
+    next = eng_pipeline_new(g, &eo2, err, sizeof err);
+    if (!next) {
+        free(want_next);
+        ok = fail_at(r, r->tc->pos, "%s", err);
+        goto out;
+    }
+    int nids = eng_op_ids(next, NULL, 0);
+    ids = xcalloc((size_t)nids + 1, sizeof(char *));
+    eng_op_ids(next, ids, nids);
+    bool any_replay = false;
+    for (int i = 0; i < nids; i++) {
+        if (plan_op_action(&plan, ids[i]) != STATE_REPLAY) continue;
+        any_replay = true;
+        for (int k = 0; k < g->nmodels; k++) {
+            size_t len = strlen(g->models[k].def->name);
+            if (strncmp(ids[i], g->models[k].def->name, len) == 0 && ids[i][len] == '/') wanted[k] = true;
+        }
+        if (strncmp(ids[i], "source:", 7) == 0) wanted[m] = true;
+    }
+    const MfModel *mo = mf_find_model(&ma, r->tc->model), *mn = mf_find_model(&mb, r->tc->model);
+    bool changed = !mo || !mo->output_fp || !mn->output_fp || strcmp(mo->output_fp, mn->output_fp) != 0;
+    bool derivable = eng_model_derivable(next, m);
+    bool from_replay = changed && !derivable;
+    if (from_replay) wanted[m] = any_replay = true;
+    if (any_replay) {
+        EngOptions eo3 = eo2;
+        eo3.models_wanted = wanted;
+        eo3.dead_letter = NULL;
+        r->eo = eo3;
+        replay = eng_pipeline_new(g, &eo3, err, sizeof err);
+        if (!replay) {
+            free(want_next);
+            ok = fail_at(r, r->tc->pos, "%s", err);
+            goto out;
+        }
+        r->model = from_replay ? m : -1;  /* the replay's output is the restatement */
+        if (!(ok = feed_steps(r, &replay, r->tc->given, r->tc->ngiven))) {
+            free(want_next);
+            goto out;
+        }
+    }
+    r->eo = eo2;
+    r->model = m;
+    for (int i = 0; i < nids && ok; i++) {
+        StateAction act = plan_op_action(&plan, ids[i]);
+        EngPipeline *from = act == STATE_REPLAY ? replay : old;
+        if (act != STATE_REPLAY && !eng_has_op(old, ids[i])) from = replay && eng_has_op(replay, ids[i]) ? replay : NULL;
+        if (from && !eng_adopt_state(next, from, ids[i], act == STATE_MAP, err, sizeof err))
+            ok = fail_at(r, r->tc->pos, "upgrade: %s", err);
+    }
+    if (!ok) {
+        free(want_next);
+        goto out;
+    }
+    eng_adopt_progress(next, old);
+    /* the restatement from state */
+    if (changed && derivable) {
+        if (om >= 0 && same_columns(v.g, om, g, m) && eng_model_derivable(old, om)) {
+            const PlanNode *op = v.g->models[om].root->plan;
+            Type *types = xcalloc((size_t)op->ncols + 1, sizeof(Type));
+            for (int c = 0; c < op->ncols; c++) types[c] = op->cols[c].type;
+            Batch rows;
+            batch_init(&rows, op->ncols);
+            Collect c = {&rows, types};
+            ok = eng_model_rows(old, om, NULL, collect_rows, &c, err, sizeof err) &&
+                 eng_model_rows(next, m, &rows, on_changes, r, err, sizeof err);
+            batch_fini(&rows);
+            free(types);
+        } else {
+            ok = eng_model_rows(next, m, NULL, on_changes, r, err, sizeof err);
+        }
+        if (!ok) ok = fail_at(r, r->tc->pos, "upgrade: %s", err);
+    }
+    /* the new version goes on */
+    if (ok) ok = feed_steps(r, &next, r->tc->then, r->tc->nthen);
+    /* the final rows: from the state where it holds them (the changelog starts at the
+     * upgrade), else from the changelog (the replay's whole output, then the rest) */
+    if (ok && derivable) {
+        fin->ncols = r->ncols;
+        void *ctx[2] = {r, fin};
+        ok = eng_model_rows(next, m, NULL, append_final, ctx, err, sizeof err);
+        *have_fin = ok;
+        if (!ok) ok = fail_at(r, r->tc->pos, "upgrade: %s", err);
+    }
+    free(want_next);
+out:
+    eng_pipeline_free(old);
+    eng_pipeline_free(replay);
+    eng_pipeline_free(next);
+    if (have_plan) plan_free(&plan);
+    if (have_ma) manifest_free(&ma);
+    if (have_mb) manifest_free(&mb);
+    free(ids);
+    free(wanted);
+    r->g = g;
+    previous_free(&v);
+    return ok;
 }
 
 /* ---------- comparison ---------- */
@@ -728,20 +1094,26 @@ void test_run_case(const IrGraph *g, const TestCase *tc, const TestOptions *o, T
         out->status = TEST_ERROR;
         goto done;
     }
-    bool ok = true;
-    for (int i = 0; i < tc->ngiven && ok; i++) {
+    bool ok = true, verdicts_ok = true, have_fin = false;
+    RowList fin = {0};
+    if (tc->previous) {
+        eng_pipeline_free(pl);
+        pl = NULL;
+        ok = run_upgrade(&r, g, &report, &verdicts_ok, &fin, &have_fin);
+    }
+    for (int i = 0; i < tc->ngiven && ok && !tc->previous; i++) {
         const TestStep *st = &tc->given[i];
         ok = st->kind == STEP_ROWS ? feed_rows(&r, &pl, st) : feed_watermark(&r, &pl, st);
     }
     eng_pipeline_free(pl);
     free(wanted);
     if (!ok) {
+        rows_free(&fin);
         out->status = TEST_ERROR;
         goto done;
     }
-    RowList fin = {0};
-    final_rows(&r, &fin);
-    bool pass = true;
+    if (!have_fin) final_rows(&r, &fin);
+    bool pass = verdicts_ok;
     if (tc->has_expect) {
         bool good = check_expect(&r, &report);
         if (r.msg.len) {

@@ -223,31 +223,41 @@ t_plan_and_changes() {
   "$WEIR" --project-dir "$P" plan > "$TMP/p0.txt" || { cat "$TMP/p0.txt"; return 1; }
   grep -q "plan against checkpoint [0-9]* of target dev" "$TMP/p0.txt" && grep -q "4 unchanged" "$TMP/p0.txt" \
     || { cat "$TMP/p0.txt"; return 1; }
-  # a projection above the aggregate: safe, the run continues on the kept state
+  # a projection above the aggregate: safe; the run refuses a version that is not the
+  # deployed one; weir apply deploys it (the rows re-derived from the kept state), and
+  # the run continues on the kept state
   sed -i 's/count(\*) AS n/count(*) * 10 AS n/' "$P/models/agg.sql"
   "$WEIR" --project-dir "$P" plan --format json > "$TMP/p1.json" || { cat "$TMP/p1.json"; return 1; }
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m={x["name"]: x["verdict"] for x in d["models"]}
 assert m["agg"] == "safe" and not d["blocked"], d' "$TMP/p1.json" || return 1
   events 40005 40012 | kcat -P -b "$B" -t ev2 -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/r0.txt" 2>&1 && { cat "$TMP/r0.txt"; return 1; }
+  grep -q "differs from the version that runs" "$TMP/r0.txt" && grep -q "weir apply" "$TMP/r0.txt" || { cat "$TMP/r0.txt"; return 1; }
+  "$WEIR" --project-dir "$P" apply --yes > "$TMP/a1.txt" 2>&1 || { cat "$TMP/a1.txt"; return 1; }
+  n_ref=$(sqlite3 "$REF/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')
+  [ "$(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')" = "$(( n_ref * 10 ))" ] \
+    || { echo "after apply: n = $(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0'), ref $n_ref"; cat "$TMP/a1.txt"; return 1; }
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --format json > "$TMP/r1.json" 2>/dev/null || return 1
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resumed_from"] > 0, d' "$TMP/r1.json" || return 1
-  n_ref=$(sqlite3 "$REF/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')
   # k = 0 gets one of these 7 events (40005 % 7 = 0; none of the 5 of t_inspect)
   [ "$(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')" = "$(( (n_ref + 1) * 10 ))" ] \
     || { echo "n = $(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0'), ref $n_ref"; return 1; }
-  # an expression feeding the aggregate: backfill; the plan is blocked, the run refuses
+  # an expression feeding the aggregate: backfill from the retained history (where the
+  # deployment began reading: offset 0 of both partitions); --fail-on backfill exits 1;
+  # the run refuses
   sed -i 's/sum(v) AS s/sum(v * 2) AS s/' "$P/models/agg.sql"
-  "$WEIR" --project-dir "$P" plan > "$TMP/p2.txt" || rc=$?
-  [ $rc -eq 1 ] && grep -q "BACKFILL   agg" "$TMP/p2.txt" && grep -q "blocked" "$TMP/p2.txt" || { echo "exit $rc"; cat "$TMP/p2.txt"; return 1; }
+  "$WEIR" --project-dir "$P" plan --fail-on backfill > "$TMP/p2.txt" || rc=$?
+  [ $rc -eq 1 ] && grep -q "BACKFILL   agg" "$TMP/p2.txt" && grep -q "partition 0: offsets 0\.\." "$TMP/p2.txt" \
+    && grep -q "partition 1: offsets 0\.\." "$TMP/p2.txt" || { echo "exit $rc"; cat "$TMP/p2.txt"; return 1; }
   rc=0
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/cm.txt" 2>&1 || rc=$?
-  [ $rc -eq 2 ] && grep -q "model agg changed since the checkpoint" "$TMP/cm.txt" && grep -q "weir plan" "$TMP/cm.txt" \
+  [ $rc -eq 2 ] && grep -q "differs from the version that runs" "$TMP/cm.txt" && grep -q "weir plan" "$TMP/cm.txt" \
     && grep -q -- "--fresh" "$TMP/cm.txt" || { echo "exit $rc"; cat "$TMP/cm.txt"; return 1; }
   # --fresh starts over with the new model
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --fresh > /dev/null 2>&1 || return 1
   [ "$(sqlite3 "$P/out/db.sqlite" 'SELECT n FROM agg WHERE k = 0')" = "$(( (n_ref + 1) * 10 ))" ]
 }
-check "weir plan against the checkpoint; a safe change continues, a backfill is refused; --fresh starts over" t_plan_and_changes
+check "weir plan against the checkpoint; a changed project is refused by run and deployed by apply; --fresh starts over" t_plan_and_changes
 
 t_select_refused() {
   local rc=0

@@ -68,7 +68,7 @@ static void put(Fixture *f, const char *rel, const char *text)
 
 static Project *load(Fixture *f, const char *target, const char *vars)
 {
-    ProjectOptions o = {f->dir, target, vars};
+    ProjectOptions o = {.dir = f->dir, .target = target, .vars_json = vars};
     project_free(f->p);
     f->p = project_load(&o, &f->dl);
     return f->p;

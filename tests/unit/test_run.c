@@ -90,7 +90,7 @@ typedef struct Loaded {
 
 static void load(Loaded *l)
 {
-    ProjectOptions po = {dir, NULL, NULL};
+    ProjectOptions po = {.dir = dir};
     diag_init(&l->dl);
     l->p = project_load(&po, &l->dl);
     assert_non_null(l->p);

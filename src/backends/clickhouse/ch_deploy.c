@@ -641,6 +641,39 @@ static void render_objects_json(const Obj *objs, int n, StrBuf *out)
     sb_puts(out, "]");
 }
 
+int ch_verb_deployed(Project *p, const IrGraph *g, const ChOptions *o, char **manifest, size_t *len, StrBuf *desc,
+                     char *err, size_t errsize)
+{
+    *manifest = NULL;
+    *len = 0;
+    Dep d;
+    int rc = open_dep(&d, p, g, o, NULL, err, errsize);
+    Binding *bs = NULL;
+    int nb = rc ? 0 : load_bindings(&d, &bs);
+    if (!rc && nb < 0) rc = 3;
+    const char *base = rc ? NULL : current_deployment(&d, bs, nb);
+    if (!rc && base) {
+        ChRows r;
+        if (!rows(&d, &r, "SELECT manifest FROM %s WHERE deployment_id = %s LIMIT 1", qn(&d, "_weir_manifests"),
+                  lit(&d, base))) {
+            rc = 3;
+        } else {
+            const char *mt = ch_cell(&r, 0, 0);
+            if (mt) {
+                *manifest = xstrdup(mt);
+                *len = strlen(mt);
+            }
+            ch_rows_free(&r);
+        }
+    }
+    if (!rc) {
+        if (base) sb_printf(desc, "deployment %s on ClickHouse %s, database %s", base, ch_caps(d.c)->version, d.db);
+        else sb_printf(desc, "ClickHouse %s, database %s, where nothing is deployed yet", ch_caps(d.c)->version, d.db);
+    }
+    close_dep(&d);
+    return rc;
+}
+
 int ch_verb_plan(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
@@ -712,6 +745,7 @@ int ch_verb_plan(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, 
         }
         for (int i = 0; i < n; i++)
             if (strcmp(objs[i].action, "refused") == 0) rc = 1;
+        if (o->fail_on >= 0 && plan_reaches(&plan, (Verdict)o->fail_on)) rc = 1;
     }
     plan_free(&plan);
     manifest_free(&next);
@@ -837,7 +871,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             const char *cut = "offsets";
             if (!cp->caps.kafka_virtual) {
                 int64_t *lows = NULL, *highs = NULL;
-                int np = kafka_watermarks(d->p, sd, 10000, &lows, &highs, d->err, d->errsize);
+                int np = kafka_end_offsets(d->p, sd, 10000, &lows, &highs, d->err, d->errsize);
                 if (np < 0) return 3;
                 cut = "history";
                 for (int k = 0; k < np; k++)

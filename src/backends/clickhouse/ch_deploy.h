@@ -23,6 +23,7 @@
 typedef struct ChOptions {
     ChFlags flags;
     bool json;                 /* --format json where the output is data */
+    int fail_on;               /* plan: exit 1 when a verdict reaches this (Verdict), -1: never */
     bool staged;               /* apply --staged */
     const char *deployment;    /* --deployment ID (audit, publish) */
     bool force;                /* publish: even when the audit is not ready */
@@ -33,6 +34,10 @@ typedef struct ChOptions {
 /* Every verb appends its report to out and a one-line error to err, and returns an
  * exit code: 0 success; 1 the verb ran and found failures (audit not ready, lock held,
  * plan blocked); 2 a configuration error; 3 the server failed. */
+/* What the target runs: the manifest (malloc'd, NULL when nothing is deployed) of the
+ * deployment the stable views read, and a description for humans. */
+int ch_verb_deployed(Project *p, const IrGraph *g, const ChOptions *o, char **manifest, size_t *len, StrBuf *desc,
+                     char *err, size_t errsize);
 int ch_verb_plan(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 int ch_verb_audit(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);

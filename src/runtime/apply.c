@@ -1,0 +1,533 @@
+/* weir apply on the native runtime (see apply.h): the old version's pipeline restored
+ * from the checkpoint, a replay pipeline of the new version over retained history for
+ * what must be rebuilt, the new version's pipeline assembled from both, the sinks'
+ * restatements, and one new checkpoint that replaces the old. */
+#include "runtime/apply.h"
+
+#include "base/bytes.h"
+#include "base/fault.h"
+#include "runtime/run_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A blob of the old checkpoint copied out of the store (the store's pages go away when
+ * the new checkpoint is written). */
+typedef struct Blob {
+    char *name;
+    void *data;
+    size_t len;
+} Blob;
+
+typedef struct Apply {
+    const RunApplyRequest *q;
+    StateStore *st;
+    uint64_t ckpt;               /* the old checkpoint */
+    EngPipeline *old, *next, *replay;
+    ConnSink **sinks;            /* per new model */
+    Delivery *deliv;             /* per new model */
+    bool *collect;               /* per new model: take its rows from the replay */
+    Blob *carried;               /* source/, origin/, dl/ blobs of the old checkpoint */
+    int ncarried;
+    RunApplyResult *res;
+} Apply;
+
+static int model_index(const IrGraph *g, const char *name)
+{
+    for (int m = 0; m < g->nmodels; m++)
+        if (strcmp(g->project->models[m].name, name) == 0) return m;
+    return -1;
+}
+
+static bool get_blob(void *ctx, const char *name, const void **data, size_t *len)
+{
+    return store_get(ctx, name, data, len);
+}
+
+static bool no_output(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)ctx; (void)model; (void)changes; (void)n; (void)err; (void)errsize;
+    return true;
+}
+
+/* ---- the old checkpoint ---- */
+
+static void carry(void *ctx, const char *name, const void *data, size_t len)
+{
+    Apply *a = ctx;
+    a->carried = xrealloc(a->carried, sizeof(Blob) * (size_t)(a->ncarried + 1));
+    Blob *b = &a->carried[a->ncarried++];
+    b->name = xstrdup(name);
+    b->data = xmalloc(len ? len : 1);
+    if (len) memcpy(b->data, data, len);
+    b->len = len;
+}
+
+static const Blob *carried(const Apply *a, const char *name)
+{
+    for (int i = 0; i < a->ncarried; i++)
+        if (strcmp(a->carried[i].name, name) == 0) return &a->carried[i];
+    return NULL;
+}
+
+/* Make the deliveries of the old checkpoint that an interrupted run or apply left (with
+ * the old version's sinks), so the sinks hold exactly what that checkpoint says. */
+static bool settle(Apply *a, char *err, size_t errsize)
+{
+    const void *data;
+    size_t len;
+    if (store_get(a->st, "delivered", &data, &len)) {
+        ByteReader br = bytes_reader(data, len);
+        if (bytes_get_u64(&br) == a->ckpt && bytes_done(&br)) return true;
+    }
+    Project *p = a->q->old_p;
+    const IrGraph *g = a->q->old_g;
+    bool ok = true;
+    for (int m = 0; m < p->nmodels && ok; m++) {
+        const SinkDef *sd = p->models[m].sink;
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "sink/%s", p->models[m].name);
+        if (sd && sd->connector != SINK_NONE && g->models[m].root && store_get(a->st, sb_cstr(&k), &data, &len)) {
+            const IrModel *im = &g->models[m];
+            ConnSinkSpec spec = {.durable = true, .resume = true, .model = p->models[m].name, .def = sd,
+                                 .cols = im->root->plan->cols, .ncols = im->root->plan->ncols,
+                                 .key = im->out_key, .nkey = im->nout_key};
+            ConnSink *sink = sink_open(p, &spec, err, errsize);
+            Delivery d;
+            delivery_init(&d, spec.cols, spec.ncols);
+            ok = sink && delivery_apply_blob(&d, sink, data, len, err, errsize);
+            delivery_fini(&d);
+            char e2[256];
+            if (sink && !sink_close(sink, e2, sizeof e2) && ok) {
+                snprintf(err, errsize, "%s", e2);
+                ok = false;
+            }
+        }
+        sb_free(&k);
+    }
+    a->res->settled = true;
+    store_read_end(a->st);
+    if (ok) ok = run_mark_delivered(a->st, a->ckpt, err, errsize);
+    return ok && store_read_begin(a->st, err, errsize);
+}
+
+/* ---- the replay ---- */
+
+static bool replay_listener(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    Apply *a = ctx;
+    if (model >= 0 && model < a->q->g->nmodels && a->collect[model]) delivery_add(&a->deliv[model], changes, n);
+    return true;
+}
+
+static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
+                   size_t errsize)
+{
+    return eng_source_upsert(ctx, source, op, row, origin, err, errsize);
+}
+
+/* Run the replay pipeline over every source it reads, from where the deployment began
+ * (origin/<name>) to the old checkpoint's position (source/<name>), then bring its
+ * watermarks to the old pipeline's, as the original run left them. */
+static bool run_replay(Apply *a, const bool *wanted, char *err, size_t errsize)
+{
+    const RunApplyRequest *q = a->q;
+    EngOptions eo = {0};
+    eo.models_wanted = wanted;
+    eo.listener = replay_listener;
+    eo.listener_ctx = a;
+    int batch = q->batch_size > 0 ? q->batch_size : 4096;
+    eo.max_batch_rows = batch;
+    a->replay = eng_pipeline_new(q->g, &eo, err, errsize);
+    if (!a->replay) return false;
+    ConnSource **srcs = xcalloc((size_t)q->p->nsources + 1, sizeof(ConnSource *));
+    int nsrc = 0;
+    bool ok = true;
+    for (int s = 0; s < q->p->nsources && ok; s++) {
+        if (!eng_source_batch(a->replay, s)) continue;
+        const char *name = q->p->sources[s].name;
+        char key[512];
+        snprintf(key, sizeof key, "source/%s", name);
+        const Blob *until = carried(a, key);
+        if (!until) continue;  /* the old version did not read it: nothing to read again */
+        snprintf(key, sizeof key, "origin/%s", name);
+        const Blob *origin = carried(a, key);
+        SrcOptions so = {.discard_dead_letters = true, .until = until->data, .until_len = until->len};
+        if (origin) {
+            so.resume = origin->data;
+            so.resume_len = origin->len;
+        }
+        bool config_error = false;
+        char e2[768];
+        ConnSource *src = src_open(q->p, s, &so, &config_error, e2, sizeof e2);
+        if (!src) {
+            snprintf(err, errsize, "replaying source %s: %s", name, e2);
+            ok = false;
+            break;
+        }
+        srcs[nsrc++] = src;
+    }
+    bool finished = nsrc == 0;
+    while (ok && !finished) {
+        for (int i = 0; i < nsrc && ok; i++) {
+            if (src_done(srcs[i])) continue;
+            int got = src_read_batch(srcs[i], eng_source_batch(a->replay, src_index(srcs[i])), upsert, a->replay, batch,
+                                     err, errsize);
+            if (got < 0) ok = false;
+            else a->res->replayed_records += got;
+        }
+        if (ok) ok = eng_step(a->replay, err, errsize);
+        finished = true;
+        for (int i = 0; i < nsrc && ok; i++) {
+            int64_t wm = src_watermark(srcs[i]);
+            if (wm != INT64_MIN && wm != INT64_MAX) eng_source_watermark(a->replay, src_index(srcs[i]), wm);
+            if (!src_done(srcs[i])) finished = false;
+        }
+    }
+    if (ok) {
+        /* the watermarks the original run reached (a bounded input's end, idle partitions) */
+        eng_adopt_progress(a->replay, a->old);
+        ok = eng_step(a->replay, err, errsize);
+    }
+    for (int i = 0; i < nsrc; i++) {
+        char e2[256];
+        src_close(srcs[i], e2, sizeof e2);
+    }
+    free(srcs);
+    return ok;
+}
+
+/* ---- restating the sinks ---- */
+
+static bool same_sink(const SinkDef *a, const SinkDef *b, const char *ma, const char *mb)
+{
+    if (!a || !b || a->connector != b->connector || a->format != b->format) return false;
+    if ((a->path || b->path) && (!a->path || !b->path || strcmp(a->path, b->path) != 0)) return false;
+    if ((a->topic || b->topic) && (!a->topic || !b->topic || strcmp(a->topic, b->topic) != 0)) return false;
+    const char *ta = a->table ? a->table : ma, *tb = b->table ? b->table : mb;
+    return strcmp(ta, tb) == 0;
+}
+
+/* Are model om's rows (old version) comparable with model m's: the same columns, key
+ * and sink? Then the sink receives only what changes. */
+static bool comparable(const Apply *a, int m, int om)
+{
+    const IrModel *n = &a->q->g->models[m], *o = &a->q->old_g->models[om];
+    if (!o->root || !n->root) return false;
+    const PlanNode *np = n->root->plan, *op = o->root->plan;
+    if (np->ncols != op->ncols || n->nout_key != o->nout_key) return false;
+    for (int c = 0; c < np->ncols; c++)
+        if (strcmp(np->cols[c].name, op->cols[c].name) != 0 || !type_equal(np->cols[c].type, op->cols[c].type))
+            return false;
+    for (int k = 0; k < n->nout_key; k++)
+        if (n->out_key[k] != o->out_key[k]) return false;
+    return same_sink(a->q->p->models[m].sink, a->q->old_p->models[om].sink, a->q->p->models[m].name,
+                     a->q->old_p->models[om].name);
+}
+
+typedef struct Collect {
+    Batch *b;
+    const Type *types;
+} Collect;
+
+static bool collect_rows(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)model; (void)err; (void)errsize;
+    Collect *c = ctx;
+    for (int i = 0; i < n; i++) batch_append_row_copy(c->b, changes[i].row, c->types, 1);
+    return true;
+}
+
+static bool to_delivery(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)model; (void)err; (void)errsize;
+    delivery_add(ctx, changes, n);
+    return true;
+}
+
+static bool restate(Apply *a, int m, char *err, size_t errsize)
+{
+    const RunApplyRequest *q = a->q;
+    const PlanModel *pm = plan_find_model(q->plan, q->p->models[m].name);
+    Delivery *d = &a->deliv[m];
+    if (!pm || pm->output == OUTPUT_KEEP || pm->output == OUTPUT_LEFT) return true;
+    if (pm->output == OUTPUT_REPLAY) {
+        d->replace = true;  /* collected from the replay */
+        return true;
+    }
+    int om = model_index(q->old_g, q->p->models[m].name);
+    if (om < 0 || !comparable(a, m, om)) {
+        d->replace = true;
+        return eng_model_rows(a->next, m, NULL, to_delivery, d, err, errsize);
+    }
+    const PlanNode *op = q->old_g->models[om].root->plan;
+    Type *types = xcalloc((size_t)op->ncols + 1, sizeof(Type));
+    for (int c = 0; c < op->ncols; c++) types[c] = op->cols[c].type;
+    Batch old;
+    batch_init(&old, op->ncols);
+    Collect c = {&old, types};
+    bool ok = eng_model_rows(a->old, om, NULL, collect_rows, &c, err, errsize) &&
+              eng_model_rows(a->next, m, &old, to_delivery, d, err, errsize);
+    batch_fini(&old);
+    free(types);
+    return ok;
+}
+
+/* ---- the deployment's record ---- */
+
+static void count_one(void *ctx, const char *name, const void *data, size_t len)
+{
+    (void)name; (void)data; (void)len;
+    (*(int64_t *)ctx)++;
+}
+
+static int64_t journal_count(StateStore *st)
+{
+    int64_t n = 0;
+    store_foreach(st, STORE_JOURNAL_PREFIX "deployment/", count_one, &n);
+    return n;
+}
+
+/* journal/deployment/<id, 12 digits>: u32 magic, u64 id, u64 unix time, str mode, u64
+ * checkpoint, str status, str the plan's JSON (checkpoint_info.c reads it back). */
+static bool put_record(Apply *a, int64_t id, const char *mode, uint64_t ckpt, const char *plan_json, char *err,
+                       size_t errsize)
+{
+    StrBuf v = STRBUF_INIT;
+    bytes_put_u32(&v, RUN_DEPLOYMENT_MAGIC);
+    bytes_put_u64(&v, (uint64_t)id);
+    bytes_put_u64(&v, (uint64_t)time(NULL));
+    bytes_put_str(&v, mode, strlen(mode));
+    bytes_put_u64(&v, ckpt);
+    bytes_put_str(&v, "applied", 7);
+    bytes_put_str(&v, plan_json ? plan_json : "", plan_json ? strlen(plan_json) : 0);
+    char key[128];
+    snprintf(key, sizeof key, STORE_JOURNAL_PREFIX "deployment/%012lld", (long long)id);
+    bool ok = store_put(a->st, key, v.data, v.len, err, errsize);
+    sb_free(&v);
+    return ok;
+}
+
+/* ---- the new checkpoint ---- */
+
+static bool put_blob(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    return store_put(ctx, name, data, len, err, errsize);
+}
+
+static bool write_checkpoint(Apply *a, uint64_t id, uint64_t *bases, char *err, size_t errsize)
+{
+    const RunApplyRequest *q = a->q;
+    if (!store_write_begin(a->st, true, err, errsize)) return false;
+    int64_t before = journal_count(a->st);
+    StrBuf v = STRBUF_INIT;
+    run_meta_blob(&v, id, q->p->name);
+    bool ok = store_put(a->st, "meta", v.data, v.len, err, errsize) &&
+              eng_checkpoint_save(a->next, put_blob, a->st, err, errsize);
+    for (int i = 0; i < a->ncarried && ok; i++)
+        ok = store_put(a->st, a->carried[i].name, a->carried[i].data, a->carried[i].len, err, errsize);
+    for (int m = 0; m < q->p->nmodels && ok; m++) {
+        if (!a->sinks[m]) continue;
+        bases[m] = sink_delivery_base(a->sinks[m]);
+        sb_clear(&v);
+        delivery_header(&a->deliv[m], id, bases[m], &v);
+        char key[512];
+        snprintf(key, sizeof key, "sink/%s", q->p->models[m].name);
+        ok = store_put2(a->st, key, v.data, v.len, a->deliv[m].changes.data, a->deliv[m].changes.len, err, errsize);
+        a->res->restated_changes += (int64_t)a->deliv[m].n;
+    }
+    if (ok) ok = run_put_stats(a->st, a->next, err, errsize);
+    if (ok) ok = store_put(a->st, "manifest", q->manifest, q->manifest_len, err, errsize);
+    /* the journal: the version that ran (deployed by weir run) and this one */
+    int64_t dep = before + 1;
+    if (ok && before == 0) {
+        ok = put_record(a, 1, "run", a->ckpt, NULL, err, errsize);
+        dep = 2;
+    }
+    if (ok) ok = put_record(a, dep, "direct", id, q->plan_json, err, errsize);
+    a->res->deployment = dep;
+    sb_free(&v);
+    if (ok) ok = store_write_commit(a->st, err, errsize);
+    else store_write_abort(a->st);
+    return ok;
+}
+
+/* ---- the whole ---- */
+
+static bool open_sinks(Apply *a, char *err, size_t errsize)
+{
+    const RunApplyRequest *q = a->q;
+    for (int m = 0; m < q->p->nmodels; m++) {
+        const SinkDef *sd = q->p->models[m].sink;
+        const IrModel *im = &q->g->models[m];
+        if (!sd || sd->connector == SINK_NONE || !im->root) continue;
+        const PlanModel *pm = plan_find_model(q->plan, q->p->models[m].name);
+        int om = model_index(q->old_g, q->p->models[m].name);
+        bool replace = pm && (pm->output == OUTPUT_REPLAY || (pm->output == OUTPUT_FROM_STATE && (om < 0 || !comparable(a, m, om))));
+        if (replace && sd->connector == SINK_KAFKA) {
+            snprintf(err, errsize, "model %s: its Kafka topic would have to be rewritten (%s); weir apply --staged "
+                     "writes a versioned topic", q->p->models[m].name,
+                     pm->output == OUTPUT_REPLAY ? "its rows are not kept in state" : "its columns or sink changed");
+            return false;
+        }
+        ConnSinkSpec spec = {.durable = true, .resume = true, .model = q->p->models[m].name, .def = sd,
+                             .cols = im->root->plan->cols, .ncols = im->root->plan->ncols,
+                             .key = im->out_key, .nkey = im->nout_key};
+        a->sinks[m] = sink_open(q->p, &spec, err, errsize);
+        if (!a->sinks[m]) return false;
+        delivery_init(&a->deliv[m], spec.cols, spec.ncols);
+    }
+    return true;
+}
+
+int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t errsize)
+{
+    memset(res, 0, sizeof *res);
+    err[0] = '\0';
+    const char *dir = run_state_dir(q->p);
+    StateStore *probe = store_open(dir, false, false, err, errsize);
+    if (!probe) {
+        if (!err[0]) snprintf(err, errsize, "nothing runs on this target yet (no checkpoint in %s): weir run starts it", dir);
+        return err[0] && strstr(err, "nothing runs") ? 2 : 3;
+    }
+    store_close(probe);
+    Apply a = {0};
+    a.q = q;
+    a.res = res;
+    int code = 3;
+    int nm = q->p->nmodels;
+    a.sinks = xcalloc((size_t)nm + 1, sizeof(ConnSink *));
+    a.deliv = xcalloc((size_t)nm + 1, sizeof(Delivery));
+    a.collect = xcalloc((size_t)nm + 1, sizeof(bool));
+    bool *wanted = xcalloc((size_t)nm + 1, sizeof(bool));
+    uint64_t *bases = xcalloc((size_t)nm + 1, sizeof(uint64_t));
+    const char **ids = NULL;
+    bool ok = true;
+
+    a.st = store_open(dir, true, true, err, errsize);
+    if (!a.st) {
+        code = strstr(err, "in use") ? 2 : 3;
+        if (code == 2) {
+            size_t n = strlen(err);
+            snprintf(err + n, errsize - n, ": stop that run first (SIGTERM), or deploy beside it with --staged");
+        }
+        goto done;
+    }
+    const void *data;
+    size_t len;
+    if (!store_read_begin(a.st, err, errsize)) goto done;
+    if (!store_get(a.st, "meta", &data, &len)) {
+        snprintf(err, errsize, "nothing runs on this target yet (no checkpoint in %s): weir run starts it", dir);
+        code = 2;
+        goto done;
+    }
+    ByteReader br = bytes_reader(data, len);
+    bytes_get_u32(&br);
+    bytes_get_u32(&br);
+    a.ckpt = bytes_get_u64(&br);
+    if (!settle(&a, err, errsize)) goto done;
+
+    /* the old version, as it stopped */
+    EngOptions eo = {0};
+    eo.listener = no_output;
+    a.old = eng_pipeline_new(q->old_g, &eo, err, errsize);
+    char e2[768];
+    if (!a.old || !eng_checkpoint_restore(a.old, get_blob, a.st, e2, sizeof e2)) {
+        if (a.old) snprintf(err, errsize, "the running version cannot be restored from its checkpoint: %s", e2);
+        goto done;
+    }
+    store_foreach(a.st, "source/", carry, &a);
+    store_foreach(a.st, "origin/", carry, &a);
+    store_foreach(a.st, "dl/", carry, &a);
+
+    /* the new version */
+    a.next = eng_pipeline_new(q->g, &eo, err, errsize);
+    if (!a.next) goto done;
+    if (!open_sinks(&a, err, errsize)) {
+        code = strstr(err, "rewritten") ? 2 : 3;
+        goto done;
+    }
+    int nids = eng_op_ids(a.next, NULL, 0);
+    ids = xcalloc((size_t)nids + 1, sizeof(char *));
+    eng_op_ids(a.next, ids, nids);
+    bool any_replay = false;
+    for (int i = 0; i < nids; i++)
+        if (plan_op_action(q->plan, ids[i]) == STATE_REPLAY) {
+            any_replay = true;
+            /* the model the operator belongs to runs in the replay (with what it reads) */
+            for (int m = 0; m < nm; m++)
+                if (strncmp(ids[i], q->p->models[m].name, strlen(q->p->models[m].name)) == 0 &&
+                    ids[i][strlen(q->p->models[m].name)] == '/')
+                    wanted[m] = true;
+            if (strncmp(ids[i], "source:", 7) == 0)
+                for (int m = 0; m < nm; m++) wanted[m] = true;  /* a source's state: every reader */
+        }
+    for (int m = 0; m < nm; m++) {
+        const PlanModel *pm = plan_find_model(q->plan, q->p->models[m].name);
+        if (pm && pm->output == OUTPUT_REPLAY && a.sinks[m]) {
+            wanted[m] = a.collect[m] = true;
+            any_replay = true;
+        }
+    }
+    if (any_replay && !run_replay(&a, wanted, err, errsize)) goto done;
+
+    /* assemble: every operator from the old pipeline or from the replay */
+    for (int i = 0; i < nids && ok; i++) {
+        StateAction act = plan_op_action(q->plan, ids[i]);
+        EngPipeline *from = act == STATE_REPLAY ? a.replay : a.old;
+        if (act != STATE_REPLAY && !eng_has_op(a.old, ids[i])) from = a.replay && eng_has_op(a.replay, ids[i]) ? a.replay : NULL;
+        if (!from) continue;  /* a new stateless operator: it follows its inputs */
+        ok = eng_adopt_state(a.next, from, ids[i], act == STATE_MAP, err, errsize);
+        if (act == STATE_REPLAY) res->nreplayed++;
+        else res->nkept++;
+    }
+    if (!ok) goto done;
+    eng_adopt_progress(a.next, a.old);
+    for (int m = 0; m < nm && ok; m++)
+        if (a.sinks[m]) ok = restate(&a, m, err, errsize);
+    if (!ok) goto done;
+
+    store_read_end(a.st);
+    fault_point("apply-before-commit");
+    uint64_t id = a.ckpt + 1;
+    if (!write_checkpoint(&a, id, bases, err, errsize)) goto done;
+    res->checkpoint = id;
+    fault_point("apply-after-commit");
+    /* the new version runs: its deliveries are made now, and again after a crash */
+    for (int m = 0; m < nm && ok; m++) {
+        if (!a.sinks[m]) continue;
+        ok = delivery_apply_pending(&a.deliv[m], a.sinks[m], id, bases[m], err, errsize);
+        fault_point("apply-delivering");
+    }
+    if (ok) ok = run_mark_delivered(a.st, id, err, errsize);
+    if (ok) code = 0;
+done:
+    for (int m = 0; m < nm; m++) {
+        char e3[256];
+        if (a.sinks[m] && !sink_close(a.sinks[m], e3, sizeof e3) && code == 0) {
+            snprintf(err, errsize, "%s", e3);
+            code = 3;
+        }
+        delivery_fini(&a.deliv[m]);
+    }
+    for (int i = 0; i < a.ncarried; i++) {
+        free(a.carried[i].name);
+        free(a.carried[i].data);
+    }
+    free(a.carried);
+    eng_pipeline_free(a.old);
+    eng_pipeline_free(a.next);
+    eng_pipeline_free(a.replay);
+    store_close(a.st);
+    free(ids);
+    free(bases);
+    free(wanted);
+    free(a.collect);
+    free(a.deliv);
+    free(a.sinks);
+    return code;
+}
