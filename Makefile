@@ -31,7 +31,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 .PHONY: all test unit fuzz-replay fuzz bench demo clean
-all: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/kafka-mock
+all: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/kafka-mock $(BUILD)/kafka-admin
 
 $(BUILD)/libweir.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -70,8 +70,13 @@ $(BUILD)/nexmark_gen: bench/nexmark_gen.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
 
-# the Kafka cluster of the tests (tools/kafka_mock.c)
+# the Kafka cluster of the tests (tools/kafka_mock.c) and the topic administration
+# against a real broker (tools/kafka_admin.c, scripts/kafka-broker-start)
 $(BUILD)/kafka-mock: tools/kafka_mock.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+$(BUILD)/kafka-admin: tools/kafka_admin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
 
@@ -82,7 +87,7 @@ $(BUILD)/tests/bind_golden: tests/golden/bind_golden.c $(BUILD)/libweir.a
 unit: $(UNIT_BIN)
 fuzz-replay: $(FUZZ_REPLAY)
 
-test: $(BUILD)/weir $(BUILD)/kafka-mock $(BUILD)/tests/bind_golden $(UNIT_BIN) $(FUZZ_REPLAY)
+test: $(BUILD)/weir $(BUILD)/kafka-mock $(BUILD)/kafka-admin $(BUILD)/tests/bind_golden $(UNIT_BIN) $(FUZZ_REPLAY)
 	BUILD=$(BUILD) tests/run-all
 
 bench: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/bench/engine_bench $(BUILD)/bench/bench_decode

@@ -7,7 +7,9 @@
  * (records point into them, like the file reader's blocks). Partition-EOF events tell
  * which partitions are caught up: idle ones do not hold the watermark back, and with
  * until_caught_up the reader ends once every partition reached the high watermark it
- * had when the reader opened.
+ * had when the reader opened. A resumed reader reads every partition's last delivered
+ * message again and compares it with the checkpoint's, so a topic deleted and
+ * recreated is an error, not a silent skip of its first records.
  *
  * Sink: an idempotent producer; a change is one message whose value is the formatted
  * change (json, changelog-json, debezium-json; upsert: the row, or a tombstone for a
@@ -134,6 +136,11 @@ static int topic_partitions(rd_kafka_t *rk, const char *topic, const char *what,
 
 typedef struct KPart {
     int64_t next;                /* offset of the next message to deliver */
+    /* the last message delivered (offset -1: none), kept in the position: a resumed
+     * reader reads it again and compares, so a topic deleted and recreated with other
+     * records at the same offsets is noticed (the client exposes no topic ids) */
+    int64_t last, last_ts;
+    uint32_t last_len;
     int64_t end;                 /* until_caught_up: high watermark at open */
     bool at_eof;                 /* the last event was partition EOF (nothing pending) */
     bool done;                   /* until_caught_up: everything below `end` delivered */
@@ -245,12 +252,24 @@ static int kr_read(ConnReader *base, ConnRecord *recs, int max, char *err, size_
             mark_done(r, m->partition);  /* beyond what the partition held at open */
             continue;
         }
+        rd_kafka_timestamp_type_t tt;
+        int64_t ts = rd_kafka_message_timestamp(m, &tt);
+        if (m->offset < kp->next) {      /* resuming: the checkpoint's last message, read again */
+            if (m->offset == kp->last && (ts != kp->last_ts || m->len != kp->last_len)) {
+                snprintf(err, errsize, "%s: topic %s partition %d: the record at offset %lld is not the one the "
+                         "checkpoint read: was the topic deleted and recreated? start over with --fresh",
+                         r->what, r->where, (int)m->partition, (long long)m->offset);
+                return -1;
+            }
+            continue;
+        }
         kp->next = m->offset + 1;
+        kp->last = m->offset;
+        kp->last_ts = ts;
+        kp->last_len = (uint32_t)m->len;
         kp->at_eof = false;
         if (r->until_caught_up && kp->next >= kp->end) mark_done(r, m->partition);
         if (!m->payload) continue;       /* tombstone */
-        rd_kafka_timestamp_type_t tt;
-        int64_t ts = rd_kafka_message_timestamp(m, &tt);
         recs[n].data = m->payload;
         recs[n].len = m->len;
         recs[n].pos = m->offset;
@@ -301,18 +320,41 @@ static void kr_close(ConnReader *base)
 }
 
 
+/* The position: the partition count, every partition's next offset, then every
+ * partition's last message (offset, timestamp, length). Positions written before the
+ * last messages were kept end after the offsets. */
 static void kr_position(ConnReader *base, StrBuf *out)
 {
     KafkaReader *r = (KafkaReader *)base;
     bytes_put_u32(out, (uint32_t)r->nparts);
     for (int p = 0; p < r->nparts; p++) bytes_put_u64(out, (uint64_t)r->parts[p].next);
+    for (int p = 0; p < r->nparts; p++) {
+        bytes_put_u64(out, (uint64_t)r->parts[p].last);
+        bytes_put_u64(out, (uint64_t)r->parts[p].last_ts);
+        bytes_put_u32(out, r->parts[p].last_len);
+    }
+}
+
+#define POS_LAST_SIZE 20         /* a partition's last message in a position */
+
+/* The number of partitions in a position and whether it has their last messages;
+ * false when the bytes are no Kafka reader position. */
+static bool position_shape(const void *pos, size_t len, uint32_t *n, bool *has_last)
+{
+    ByteReader br = bytes_reader(pos, len);
+    *n = bytes_get_u32(&br);
+    if (br.bad) return false;
+    *has_last = len == 4 + (8 + POS_LAST_SIZE) * (size_t)*n;
+    return *has_last || len == 4 + 8 * (size_t)*n;
 }
 
 bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n)
 {
     ByteReader br = bytes_reader(pos, len);
-    uint32_t k = bytes_get_u32(&br);
-    if (br.bad || len != 4 + 8 * (size_t)k) return false;
+    uint32_t k;
+    bool has_last;
+    if (!position_shape(pos, len, &k, &has_last)) return false;
+    bytes_get_u32(&br);
     *offsets = xcalloc((size_t)k + 1, sizeof(int64_t));
     for (uint32_t i = 0; i < k; i++) (*offsets)[i] = (int64_t)bytes_get_u64(&br);
     *n = (int)k;
@@ -457,14 +499,25 @@ static const ConnReaderOps kafka_reader_ops = {
 static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len, const int64_t *stops, int nstops,
                           char *err, size_t errsize)
 {
-    ByteReader br = bytes_reader(resume, resume_len);
-    uint32_t nsaved = resume ? bytes_get_u32(&br) : 0;
-    if (resume && (br.bad || nsaved > (uint32_t)r->nparts || resume_len != 4 + 8 * (size_t)nsaved)) {
+    uint32_t nsaved = 0;
+    bool has_last = false;
+    if (resume && (!position_shape(resume, resume_len, &nsaved, &has_last) || nsaved > (uint32_t)r->nparts)) {
         snprintf(err, errsize, "%s: topic %s has %d partitions, fewer than the checkpoint read (or the "
                  "checkpoint's position is malformed)", r->what, r->where, r->nparts);
         return false;
     }
+    ByteReader br = bytes_reader(resume, resume_len);
+    if (resume) bytes_get_u32(&br);
+    ByteReader lastr = bytes_reader(NULL, 0);
+    if (has_last) lastr = bytes_reader((const char *)resume + 4 + 8 * (size_t)nsaved, POS_LAST_SIZE * (size_t)nsaved);
     for (int i = 0; i < r->nparts; i++) {
+        KPart *kp = &r->parts[i];
+        kp->last = -1;
+        if (has_last && (uint32_t)i < nsaved) {
+            kp->last = (int64_t)bytes_get_u64(&lastr);
+            kp->last_ts = (int64_t)bytes_get_u64(&lastr);
+            kp->last_len = bytes_get_u32(&lastr);
+        }
         int64_t lo = 0, hi = 0;
         rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(r->rk, r->where, i, &lo, &hi, OPEN_TIMEOUT_MS);
         if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -485,8 +538,9 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
                      (long long)start, (long long)hi);
             return false;
         }
-        r->parts[i].next = start;
-        r->parts[i].end = hi;
+        kp->next = start;
+        kp->end = hi;
+        if (kp->last < lo || kp->last >= start) kp->last = -1;  /* retention took it: nothing to compare */
         if (stops) {
             int64_t stop = i < nstops ? stops[i] : start;
             if (stop > hi) {
@@ -494,7 +548,7 @@ static bool start_offsets(KafkaReader *r, const void *resume, size_t resume_len,
                          "end (%lld): was the topic recreated?", r->what, r->where, i, (long long)stop, (long long)hi);
                 return false;
             }
-            r->parts[i].end = stop;
+            kp->end = stop;
         }
     }
     return true;
@@ -557,7 +611,8 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
             mark_done(r, i);
             continue;
         }
-        if (rd_kafka_consume_start_queue(r->rkt, i, r->parts[i].next, r->queue) != 0) {
+        KPart *kp = &r->parts[i];
+        if (rd_kafka_consume_start_queue(r->rkt, i, kp->last >= 0 ? kp->last : kp->next, r->queue) != 0) {
             snprintf(err, errsize, "%s: topic %s partition %d: cannot start reading: %s", what, def->topic, i,
                      rd_kafka_err2str(rd_kafka_last_error()));
             kr_close(&r->base);

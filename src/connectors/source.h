@@ -95,8 +95,9 @@ ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize
  * the target's `kafka: {properties}` (${ENV:..} resolved). `resume` (NULL: none) is a
  * position the reader wrote (ops->position): every partition continues at its offset
  * (partitions added since start at the earliest); an offset the cluster no longer
- * retains, or beyond a partition's end, is an error (records would be lost or the
- * topic was recreated). `stops` (NULL: none; nstops offsets) ends each partition at
+ * retains, beyond a partition's end, or a last record read that is no longer the
+ * same (compared again on resume) is an error (records would be lost or the topic
+ * was recreated). `stops` (NULL: none; nstops offsets) ends each partition at
  * that offset instead of at its high watermark (a replay of history up to a checkpoint;
  * an offset beyond the partition's end is an error). *config_error tells a
  * configuration problem (no bootstrap servers, a bad property) from an unreachable

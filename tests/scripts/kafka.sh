@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Kafka sources and sinks against a real Kafka protocol endpoint (build/kafka-mock on
-# 127.0.0.1, started and stopped here); kcat is the independent client that writes the
-# input topics and reads what weir produced. Each check counts as one test.
+# Kafka sources and sinks against a real Apache Kafka broker (scripts/kafka-broker-start
+# on 127.0.0.1, one for all checks, started and stopped here); kcat is the independent
+# client that writes the input topics and reads what weir produced. Each check counts
+# as one test.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
@@ -13,7 +14,7 @@ check() {  # check NAME FUNCTION
 }
 finish() { "$ROOT/scripts/kafka-stop"; echo "$passed passed, $failed failed"; [ $failed -eq 0 ]; }
 
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" orders:3 totals:2 live:2 live_out:1 wm:3 bad:1 \
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" orders:3 totals:2 live:2 live_out:1 wm:3 bad:1 \
         accounts:1 upd_out:1)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Durable runs over Kafka (build/kafka-mock on 127.0.0.1, started and stopped here):
-# a run continues from its checkpoint; a run killed with SIGKILL at any moment and then
-# resumed leaves every sink (file, SQLite) and dead-letter file exactly as one
-# uninterrupted run does; a checkpoint that no longer fits the project, a state
-# directory in use and records lost to retention are refused with a message. Each check
-# counts as one test.
+# Durable runs over a real Apache Kafka broker (scripts/kafka-broker-start on 127.0.0.1,
+# one for all checks, started and stopped here): a run continues from its checkpoint; a
+# run killed with SIGKILL at any moment and then resumed leaves every sink (file,
+# SQLite, Kafka as read_committed consumers see it) and dead-letter file exactly as one
+# uninterrupted run does, and so does a run whose broker is killed and restarted; a
+# checkpoint that no longer fits the project, a state directory in use, records lost to
+# the broker's retention and a source topic deleted and recreated are refused with a
+# message. Each check counts as one test.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
@@ -14,11 +16,14 @@ check() {  # check NAME FUNCTION
   if out=$("$2" 2>&1); then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
-        out_dl:2 out_lost:2)" || { echo "0 passed, 1 failed"; exit 1; }
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
+        out_dl:2 out_lost:2 recr:1 out_recr:1 out_bounce:2)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
 export KAFKA_BOOTSTRAP
+ADMIN=$ROOT/$BUILD/kafka-admin
+# committed TOPIC: every message a read_committed consumer sees
+committed() { kcat -C -b "$B" -t "$1" -e -q -X isolation.level=read_committed; }
 
 # project DIR TOPIC OUT: an aggregate into SQLite, a filter and a window into files,
 # another filter into the Kafka topic OUT
@@ -71,16 +76,13 @@ for i in range(int(sys.argv[1]), int(sys.argv[2])):
     print('{"id":%d,"k":%d,"v":%d,"ts":"2026-01-01 %02d:%02d:%02d"}' % (i, i % 7, i % 100, i // 60000, (i // 1000) % 60, (i // 20) % 60))
 PY
 }
-# same DIR_A DIR_B [TOPIC_A TOPIC_B [uniq]]: equal sinks (file lines as multisets:
-# partitions interleave differently), and equal Kafka sink topics as read_committed
-# consumers see them; with `uniq` as sets: the local cluster keeps the messages of
-# transactions a killed run left open visible (a real broker aborts and hides them)
+# same DIR_A DIR_B [TOPIC_A TOPIC_B]: equal sinks (file lines and topic messages as
+# multisets: partitions interleave differently); topics as read_committed consumers
+# see them, so a transaction a killed run left open or aborted shows nothing
 same() {
-  local f sortf=sort
+  local f
   if [ -n "${3:-}" ]; then
-    [ "${5:-}" = uniq ] && sortf="sort -u"
-    [ "$(kcat -C -b "$B" -t "$3" -e -q -X isolation.level=read_committed | $sortf | md5sum)" = \
-      "$(kcat -C -b "$B" -t "$4" -e -q -X isolation.level=read_committed | $sortf | md5sum)" ] \
+    [ "$(committed "$3" | sort | md5sum)" = "$(committed "$4" | sort | md5sum)" ] \
       || { echo "topic $3 differs from $4"; return 1; }
   fi
   for f in sel win; do
@@ -161,7 +163,7 @@ t_crash() {
   done
   [ "$first" -lt "$total" ] || { echo "the first run was not interrupted mid-way"; return 1; }
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
-  same "$P" "$REF" out_crash out_ref uniq
+  same "$P" "$REF" out_crash out_ref
 }
 check "killed three times mid-run (SIGKILL) and resumed: file, SQLite and Kafka sinks equal one uninterrupted run" t_crash
 
@@ -215,6 +217,45 @@ assert ids == [i for i in range(20000) if i % 10], len(ids)
 PY
 }
 check "dead letters after a crash: each bad record once" t_dead_letters
+
+# ---- the broker dies (SIGKILL) mid-run and comes back on the same port and data ----
+# broker_up: waits until the broker answers again
+broker_up() {
+  local deadline=$((SECONDS + 90))
+  until kcat -L -b "$B" -m 2 -q 2>/dev/null | grep -q "^ 1 brokers"; do
+    [ $SECONDS -ge $deadline ] && { echo "the broker did not come back"; return 1; }
+    sleep 0.1
+  done
+}
+t_broker_restart() {
+  local P=$TMP/bounce pid deadline want
+  project "$P" ev out_bounce
+  want=$(committed out_ref | wc -l)
+  "$WEIR" --project-dir "$P" run --no-progress --batch-size 5 --checkpoint-interval 20ms > /dev/null 2>"$TMP/bounce.err" &
+  pid=$!
+  deadline=$((SECONDS + 60))
+  until [ -s "$P/out/sel.jsonl" ]; do
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
+    sleep 0.01
+  done
+  # frozen wherever it is (perhaps inside a transaction) while the broker dies and restarts
+  kill -STOP $pid
+  [ "$(wc -l < "$P/out/sel.jsonl")" -lt "$(wc -l < "$REF/out/sel.jsonl")" ] || { kill -9 $pid; echo "not mid-run"; return 1; }
+  kill -USR1 "$WEIR_KAFKA_PID"
+  broker_up || { kill -9 $pid; return 1; }
+  kill -CONT $pid
+  deadline=$((SECONDS + 120))
+  until [ "$(committed out_bounce 2>/dev/null | wc -l)" -ge "$want" ] && \
+        [ "$(wc -l < "$P/out/sel.jsonl")" -ge "$(wc -l < "$REF/out/sel.jsonl")" ]; do
+    kill -0 $pid 2>/dev/null || { echo "the run ended"; cat "$TMP/bounce.err"; return 1; }
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "output incomplete"; return 1; }
+    sleep 0.1
+  done
+  kill -TERM $pid
+  wait $pid || { echo "exit $?"; cat "$TMP/bounce.err"; return 1; }
+  same "$P" "$REF" out_bounce out_ref
+}
+check "the broker is killed and restarted mid-run: the run goes on, every sink exactly once" t_broker_restart
 
 # ---- refusals ----
 t_plan_and_changes() {
@@ -284,17 +325,49 @@ t_locked() {
 check "a state directory in use by another run: exit 3" t_locked
 
 t_retention_lost() {
-  local P=$TMP/lost rc=0
+  local P=$TMP/lost rc=0 deadline
   project "$P" small out_lost
   events 0 100 | kcat -P -b "$B" -t small -p 0
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
-  # the cluster keeps a few MiB per partition: push the next offsets out of it
+  # keep at most 1 MiB (1 MiB segments): the broker deletes the oldest segments
+  "$ADMIN" -b "$B" config small retention.bytes=1048576 || return 1
   python3 -c 'import sys
 for i in range(200000): sys.stdout.write("{\"id\":%d,\"pad\":\"%s\"}\n" % (i, "x" * 40))' | kcat -P -b "$B" -t small -p 0
+  # retention runs every second: wait until the next offsets are gone
+  deadline=$((SECONDS + 60))
+  until [ "$("$ADMIN" -b "$B" start-offsets small)" -gt 100 ]; do
+    [ $SECONDS -ge $deadline ] && { echo "retention deleted nothing"; return 1; }
+    sleep 0.1
+  done
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/lost.txt" 2>&1 || rc=$?
   [ $rc -eq 3 ] && grep -q "records were lost" "$TMP/lost.txt" || { echo "exit $rc"; cat "$TMP/lost.txt"; return 1; }
 }
 check "offsets no longer retained by the cluster: exit 3, records were lost" t_retention_lost
+
+# ---- a source topic deleted and created again ----
+t_topic_recreated() {
+  local P=$TMP/recr rc=0
+  project "$P" recr out_recr
+  events 0 100 | kcat -P -b "$B" -t recr -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > /dev/null 2>&1 || return 1
+  # more records than the checkpoint read: its offsets exist but hold other records
+  "$ADMIN" -b "$B" delete recr && "$ADMIN" -b "$B" create recr:1 || return 1
+  events 1000 1300 | kcat -P -b "$B" -t recr -p 0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/recr.txt" 2>&1 || rc=$?
+  [ $rc -eq 3 ] && grep -q "partition 0: the record at offset 99 is not the one the checkpoint read" "$TMP/recr.txt" \
+    && grep -q -- "--fresh" "$TMP/recr.txt" || { echo "exit $rc"; cat "$TMP/recr.txt"; return 1; }
+  [ "$(wc -l < "$P/out/sel.jsonl")" = 34 ] || { echo "records of the new topic were delivered"; return 1; }
+  # fewer: the checkpoint's offset lies beyond the end
+  "$ADMIN" -b "$B" delete recr && "$ADMIN" -b "$B" create recr:1 || return 1
+  events 0 10 | kcat -P -b "$B" -t recr -p 0
+  rc=0
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress > "$TMP/recr.txt" 2>&1 || rc=$?
+  [ $rc -eq 3 ] && grep -q "beyond its end (10): was the topic recreated" "$TMP/recr.txt" || { echo "exit $rc"; cat "$TMP/recr.txt"; return 1; }
+  # --fresh reads the new topic
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --fresh > /dev/null 2>&1 || return 1
+  [ "$(wc -l < "$P/out/sel.jsonl")" = 4 ]
+}
+check "a source topic deleted and recreated: exit 3 whether it holds fewer or more records" t_topic_recreated
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

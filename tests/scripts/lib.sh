@@ -1,7 +1,8 @@
 # Helpers for scripted checks: a fresh copy of a project, assertions with messages.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-WEIR=${WEIR:-$ROOT/build/weir}
+BUILD=${BUILD:-build}
+WEIR=${WEIR:-$ROOT/$BUILD/weir}
 export NO_COLOR=1
 TMP=$(mktemp -d /tmp/weir-script.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
