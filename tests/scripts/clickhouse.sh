@@ -7,7 +7,9 @@
 # ingestion (0 duplicates, 0 gaps), a change of only a WHERE clause and of only a
 # downstream model, rollback, a crash after every workflow step then a rerun, the lock,
 # an interrupted publish finished by doctor, a deleted view repaired, a source change
-# planned and applied, the janitor. Each check counts as one test.
+# planned and applied, the janitor. Each check counts as one test. The Kafka cluster is
+# the real broker (scripts/kafka-broker-start): the engine's consumer groups and their
+# committed offsets behave there as in production.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
@@ -16,7 +18,8 @@ START=$SECONDS
 ok() { passed=$((passed + 1)); echo "ok: $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL: $1" >&2; [ -n "${2:-}" ] && sed 's/^/    /' "$2" | tail -30 >&2; }
 
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" orders:1 orders2:1)" || { echo "0 passed, 1 failed"; exit 1; }
+# the real broker: ClickHouse's Kafka engine joins consumer groups and commits offsets
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" orders:1 orders2:1)" || { echo "0 passed, 1 failed"; exit 1; }
 eval "$("$ROOT/scripts/clickhouse-start")" || { "$ROOT/scripts/kafka-stop"; echo "0 passed, 1 failed"; exit 1; }
 PRODUCER=""
 cleanup() {
@@ -85,7 +88,7 @@ produce 1 30
 weir plan > "$TMP/plan0" 2>&1
 if grep -q "nothing is deployed yet" "$TMP/plan0" && grep -q "source shop.orders *new" "$TMP/plan0"; then ok "plan: greenfield"; else bad "plan: greenfield" "$TMP/plan0"; fi
 if chq "EXISTS DATABASE shop" | grep -qx 0 || ! chq "SHOW DATABASES" | grep -qx shop; then ok "plan is read-only"; else bad "plan created the database"; fi
-weir apply > "$TMP/apply1" 2>&1
+weir apply --yes --allow-rebuild > "$TMP/apply1" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q "published deployment" "$TMP/apply1"; then ok "apply: greenfield build and publish"; else bad "apply greenfield (rc $rc)" "$TMP/apply1"; fi
 check_clean "greenfield: every message produced before the source existed, exactly once" 30 0 30
@@ -119,7 +122,7 @@ if grep -q "model  orders_clean *rebuild" "$TMP/plan1" && grep -q "model  custom
    grep -q "model  per_window *unchanged" "$TMP/plan1" && grep -q "BACKFILL *customer_totals" "$TMP/plan1"; then
   ok "plan: a changed WHERE rebuilds the model and the one reading it, and nothing else"
 else bad "plan of a WHERE change" "$TMP/plan1"; fi
-weir --vars "$V10" apply --staged > "$TMP/staged1" 2>&1
+weir --vars "$V10" apply --yes --allow-rebuild --staged > "$TMP/staged1" 2>&1
 rc=$?
 D2=$(sed -n 's/^deployment \([0-9TZ_a-f]*\)$/\1/p' "$TMP/staged1" | head -1)
 if [ $rc -eq 0 ] && [ -n "$D2" ]; then ok "apply --staged"; else bad "apply --staged (rc $rc)" "$TMP/staged1"; fi
@@ -135,8 +138,8 @@ if [ $? -eq 0 ] && grep -q "switched in one statement" "$TMP/pub1"; then ok "pub
 N=$(stop_producer)
 wait_landed "$N" || bad "landing did not catch up with $N"
 check_clean "cut-over under continuous ingestion: 0 duplicates, 0 gaps ($N orders)" "$N" 10 "$N"
-weir --vars "$V10" apply > "$TMP/again" 2>&1
-if [ $? -eq 0 ] && grep -q "nothing to deploy" "$TMP/again"; then ok "apply of the published version does nothing"; else bad "apply is not idempotent" "$TMP/again"; fi
+weir --vars "$V10" apply --yes --allow-rebuild > "$TMP/again" 2>&1
+if [ $? -eq 0 ] && grep -q "nothing to apply" "$TMP/again"; then ok "apply of the published version does nothing"; else bad "apply is not idempotent" "$TMP/again"; fi
 
 # ---- a change of only a downstream model of a published chain ----
 cat > "$P/models/customer_totals.sql" <<'SQL'
@@ -149,7 +152,7 @@ if grep -q "model  orders_clean *unchanged" "$TMP/plan2" && grep -q "model  cust
   ok "plan: a downstream-only change rebuilds only that model"; else bad "plan of a downstream change" "$TMP/plan2"; fi
 produce $((N + 1)) $((N + 20))
 N=$((N + 20))
-weir --vars "$V10" apply > "$TMP/apply3" 2>&1 || bad "apply downstream change" "$TMP/apply3"
+weir --vars "$V10" apply --yes --allow-rebuild > "$TMP/apply3" 2>&1 || bad "apply downstream change" "$TMP/apply3"
 wait_landed "$N"
 if wait_for "SELECT sum(orders), min(smallest) FROM shop.customer_totals" "$(expect_clean $N 10)	10.25"; then
   ok "the changed downstream model holds every row, new ones included"; else bad "downstream change"; fi
@@ -169,9 +172,9 @@ k=0
 for step in planned prepared captured live replayed staged publish-intent publish-renamed; do
   k=$((k + 1))
   V="{\"min_amount\": $k}"
-  WEIR_CLICKHOUSE_CRASH_AFTER=$step weir --vars "$V" apply > "$TMP/crash-$step" 2>&1
+  WEIR_CLICKHOUSE_CRASH_AFTER=$step weir --vars "$V" apply --yes --allow-rebuild > "$TMP/crash-$step" 2>&1
   rc1=$?
-  weir --vars "$V" apply > "$TMP/rerun-$step" 2>&1
+  weir --vars "$V" apply --yes --allow-rebuild > "$TMP/rerun-$step" 2>&1
   rc2=$?
   got=$(chq "SELECT count() = uniqExact(order_id) FROM shop.orders_clean")
   if [ $rc1 -eq 9 ] && [ $rc2 -eq 0 ] && grep -q "resuming deployment" "$TMP/rerun-$step" && [ "$got" = 1 ]; then
@@ -187,12 +190,12 @@ sleep 300 &
 SLEEPER=$!
 chq "CREATE TABLE shop._weir_lock (host String, pid UInt32, command String, at_ms UInt64) ENGINE = Log"
 chq "INSERT INTO shop._weir_lock VALUES ('$(hostname)', $SLEEPER, 'apply', 0)"
-weir --vars '{"min_amount": 2}' apply > "$TMP/locked" 2>&1
+weir --vars '{"min_amount": 2}' apply --yes --allow-rebuild > "$TMP/locked" 2>&1
 rc=$?
 if [ $rc -eq 1 ] && grep -q "locked by weir apply (pid $SLEEPER" "$TMP/locked"; then ok "a second mutating command is refused by the lock"
 else bad "lock (rc $rc)" "$TMP/locked"; fi
 kill "$SLEEPER"; wait "$SLEEPER" 2>/dev/null
-weir --vars '{"min_amount": 2}' apply --staged > "$TMP/stale" 2>&1
+weir --vars '{"min_amount": 2}' apply --yes --allow-rebuild --staged > "$TMP/stale" 2>&1
 if [ $? -eq 0 ]; then ok "a lock left by a process that is gone is taken over"; else bad "stale lock" "$TMP/stale"; fi
 
 # ---- an interrupted publish, finished by doctor ----
@@ -223,7 +226,7 @@ weir --vars '{"min_amount": 2}' plan > "$TMP/plan3" 2>&1
 if grep -q "source shop.orders *rebuild" "$TMP/plan3" && grep -q "model  per_window *rebuild" "$TMP/plan3" &&
    grep -q "reads kafka orders2 instead of kafka orders" "$TMP/plan3"; then ok "plan: a changed topic plans a new landing and rebuilds its models"
 else bad "plan of a source change" "$TMP/plan3"; fi
-weir --vars '{"min_amount": 2}' apply > "$TMP/apply4" 2>&1 || bad "apply source change" "$TMP/apply4"
+weir --vars '{"min_amount": 2}' apply --yes --allow-rebuild > "$TMP/apply4" 2>&1 || bad "apply source change" "$TMP/apply4"
 check_clean "a new landing reads the new topic from its earliest offset" 40 2 40
 
 # ---- janitor ----

@@ -98,6 +98,10 @@ static void init_source(ChProject *cp, ChSource *cs, const SourceDef *s, int ind
         }
         cs->managed = true;
         cs->topic = s->topic;
+        cs->max_block_size = 65536;
+        YNode *landing = s->node ? yaml_get(s->node, "landing") : NULL;
+        const char *mb = yget_str(landing, "max_block_size");
+        if (mb && atoi(mb) > 0) cs->max_block_size = atoi(mb);
         cs->format = "JSONEachRow";
         cs->boundary_mode = cp->caps.kafka_virtual ? "offsets" : "landed_at";
         cs->kafka_columns = colsdef;
@@ -817,9 +821,10 @@ const char *ch_kafka_ddl(const ChProject *cp, const ChSource *s, const char *db,
     ch_strz(&b, group);
     sb_puts(&b, ", kafka_format = ");
     ch_strz(&b, s->format);
-    /* blocks of at most this many messages: each block is inserted and its offsets
-     * committed, so a view's position is never far behind what it has written */
-    sb_puts(&b, ", kafka_max_block_size = 8192");
+    /* a block of messages is inserted and its offsets committed at once: bigger blocks
+     * mean fewer parts, smaller ones fresher rows (18.16 flushes a block when it is full
+     * or the topic is idle) */
+    sb_printf(&b, ", kafka_max_block_size = %d", s->max_block_size);
     char *r = arena_strdup(a, sb_cstr(&b));
     sb_free(&b);
     return r;

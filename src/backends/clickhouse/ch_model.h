@@ -62,6 +62,8 @@ typedef struct ChSource {
     const char *kafka_columns; /* managed: Kafka engine columns */
     const char *landing_select;/* managed: SELECT ... FROM CH_IN (the Kafka table) */
     const char *topic, *format;
+    int max_block_size;        /* managed: messages per block a Kafka table inserts
+                                  (`landing: {max_block_size: N}`, default 65536) */
     const char *boundary_mode; /* landed_at | offsets | timestamp | cursor */
     const char *boundary_cols[2]; /* adopted: the mapped columns (partition/offset or one) */
 } ChSource;
