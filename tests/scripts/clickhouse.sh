@@ -59,7 +59,8 @@ start_producer() {
       mv "$TMP/produced.tmp" "$TMP/produced"; n=$((n + 25)); done ) &
   PRODUCER=$!
 }
-stop_producer() { touch "$TMP/stop"; wait "$PRODUCER"; PRODUCER=""; cat "$TMP/produced"; }
+# stop_producer: sets N to the last number sent (not in a subshell: it waits for the producer)
+stop_producer() { touch "$TMP/stop"; wait "$PRODUCER"; PRODUCER=""; N=$(cat "$TMP/produced"); }
 # wait_for SQL EXPECTED: polls until the query answers EXPECTED (deadline 90 s)
 wait_for() {
   local deadline=$((SECONDS + 90)) got
@@ -135,7 +136,7 @@ weir --vars "$V10" audit > "$TMP/audit1" 2>&1
 if [ $? -eq 0 ] && grep -q "ready" "$TMP/audit1"; then ok "audit: ready"; else bad "audit" "$TMP/audit1"; fi
 weir --vars "$V10" publish > "$TMP/pub1" 2>&1
 if [ $? -eq 0 ] && grep -q "switched in one statement" "$TMP/pub1"; then ok "publish"; else bad "publish" "$TMP/pub1"; fi
-N=$(stop_producer)
+stop_producer
 wait_landed "$N" || bad "landing did not catch up with $N"
 check_clean "cut-over under continuous ingestion: 0 duplicates, 0 gaps ($N orders)" "$N" 10 "$N"
 weir --vars "$V10" apply --yes --allow-rebuild > "$TMP/again" 2>&1
@@ -181,7 +182,7 @@ for step in planned prepared captured live replayed staged publish-intent publis
     ok "crash after step $step, then a rerun resumes it"
   else bad "crash after $step (rc $rc1, rerun rc $rc2, distinct $got)" "$TMP/rerun-$step"; fi
 done
-N=$(stop_producer)
+stop_producer
 wait_landed "$N"
 check_clean "after a crash at every step and a rerun: 0 duplicates, 0 gaps ($N orders)" "$N" "$k" "$N"
 
