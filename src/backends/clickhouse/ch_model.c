@@ -185,8 +185,7 @@ static const char *plan_why(Ctx *c, const PlanNode *p)
     switch (p->kind) {
     case PL_JOIN:
         return "a join: a materialized view fires only on inserts into the table in its FROM, so rows arriving on "
-               "the other side would never update the result (a lookup against a slowly changing table is the "
-               "exception; see docs/clickhouse.md)";
+               "the other side would never update the result";
     case PL_TOPN:
         return "TopN: a row leaves the top when a better one arrives, a retraction ClickHouse tables cannot apply";
     case PL_WINDOW_TVF:
