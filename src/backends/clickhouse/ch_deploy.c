@@ -828,9 +828,110 @@ static int settle(Dep *d, const SourceDef *sd, const Obj *src, int64_t **offsets
     return -1;
 }
 
+/* An adopted table's cut (docs/clickhouse.md): a fence F on its replay boundary.
+ * `timestamp` / `landed_at` (a time the server stamps as rows arrive): F is the server's
+ * time plus 2 s, and weir waits until it has passed before the replay; `cursor`: F is
+ * the largest value at the capture; `offsets`: the largest offset per partition. The new
+ * views take the rows above F, the replay the rows at or below it. */
+static int check_adopted(Dep *d, const ChSource *s, const char *table_q)
+{
+    const char *cols[2] = {s->boundary_cols[0], s->boundary_cols[1]};
+    bool offsets = strcmp(s->boundary_mode, "offsets") == 0;
+    if (strcmp(s->boundary_mode, "none") == 0 || !cols[0] || (offsets && !cols[1])) {
+        snprintf(d->err, d->errsize,
+                 "source %s: an adopted table needs `replay_boundary: {mode: offsets, columns: {partition: P, "
+                 "offset: O}}` or `{mode: timestamp|landed_at|cursor, column: C}`",
+                 s->name);
+        return 2;
+    }
+    const char *db, *name;
+    const char *dot = strstr(table_q, "`.`");
+    db = arena_strndup(&d->a, table_q + 1, (size_t)(dot - table_q - 1));
+    name = arena_strndup(&d->a, dot + 3, strlen(dot + 3) - 1);
+    for (int k = 0; k < (offsets ? 2 : 1); k++) {
+        long long c = count_of(d, "SELECT count() FROM system.columns WHERE database = %s AND table = %s AND name = %s",
+                               lit(d, db), lit(d, name), lit(d, cols[k]));
+        if (c < 0) return 3;
+        if (c == 0) {
+            snprintf(d->err, d->errsize, "source %s: the table %s has no column %s (its replay boundary); nothing was "
+                                         "changed", s->name, table_q, cols[k]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static const char *fence_sql(Dep *d, const ChSource *s, ChRows *b, bool above)
+{
+    StrBuf w = STRBUF_INIT;
+    const char *op = above ? ">" : "<=";
+    if (strcmp(s->boundary_mode, "offsets") == 0) {
+        sb_puts(&w, "multiIf(");
+        for (int k = 0; k < b->nrows; k++) {
+            if (atoi(ch_cell(b, k, 1)) < 0) continue;
+            ch_ident(&w, s->boundary_cols[0]);
+            sb_printf(&w, " = %s, ", ch_cell(b, k, 1));
+            ch_ident(&w, s->boundary_cols[1]);
+            sb_printf(&w, " %s %s, ", op, ch_cell(b, k, 2));
+        }
+        sb_puts(&w, above ? "1)" : "0)");
+    } else {
+        const char *f = "0";
+        for (int k = 0; k < b->nrows; k++)
+            if (atoi(ch_cell(b, k, 1)) < 0) f = ch_cell(b, k, 2);
+        bool time = strcmp(s->boundary_mode, "cursor") != 0;
+        if (time) sb_puts(&w, "toUnixTimestamp(");
+        ch_ident(&w, s->boundary_cols[0]);
+        sb_printf(&w, "%s %s %s", time ? ")" : "", op, f);
+    }
+    const char *r = arena_strdup(&d->a, sb_cstr(&w));
+    sb_free(&w);
+    return r;
+}
+
+static int capture_adopted(Dep *d, const char *dep, const Obj *src, const ChSource *s)
+{
+    if (count_of(d, "SELECT count() FROM %s WHERE deployment_id = %s AND source = %s", qn(d, "_weir_boundaries"),
+                 lit(d, dep), lit(d, src->name)) > 0)
+        return 0;  /* captured before a crash */
+    StrBuf b = STRBUF_INIT;
+    sb_printf(&b, "INSERT INTO %s (deployment_id, source, cut, partition, offset, at_ms) ", qn(d, "_weir_boundaries"));
+    if (strcmp(s->boundary_mode, "offsets") == 0) {
+        sb_printf(&b, "SELECT %s, %s, 'fence', toInt32(", lit(d, dep), lit(d, src->name));
+        ch_ident(&b, s->boundary_cols[0]);
+        sb_puts(&b, "), toInt64(max(");
+        ch_ident(&b, s->boundary_cols[1]);
+        sb_printf(&b, ")), 0 FROM %s GROUP BY ", src->physical);
+        ch_ident(&b, s->boundary_cols[0]);
+        sb_printf(&b, " UNION ALL SELECT %s, %s, 'fence', -1, -1, 0", lit(d, dep), lit(d, src->name));
+    } else if (strcmp(s->boundary_mode, "cursor") == 0) {
+        sb_printf(&b, "SELECT %s, %s, 'fence', -1, toInt64(ifNull(max(", lit(d, dep), lit(d, src->name));
+        ch_ident(&b, s->boundary_cols[0]);
+        sb_printf(&b, "), 0)), 0 FROM %s", src->physical);
+    } else {
+        sb_printf(&b, "SELECT %s, %s, 'fence', -1, toInt64(toUnixTimestamp(now())) + 2, 0", lit(d, dep),
+                  lit(d, src->name));
+    }
+    bool ok = exec(d, sb_cstr(&b));
+    sb_free(&b);
+    return ok ? 0 : 3;
+}
+
+static bool load_fence(Dep *d, const char *dep, const char *source, ChRows *b)
+{
+    return rows(d, b, "SELECT cut, partition, offset FROM %s WHERE deployment_id = %s AND source = %s ORDER BY partition",
+                qn(d, "_weir_boundaries"), lit(d, dep), lit(d, source));
+}
+
 static int stage(Dep *d, const char *dep, Obj *objs, int n)
 {
     ChProject *cp = &d->cp;
+    /* an adopted table's boundary columns are checked before anything is changed */
+    for (int i = 0; i < n; i++)
+        if (objs[i].is_source && objs[i].index >= 0 && cp->sources[objs[i].index].adopted) {
+            int rc = check_adopted(d, &cp->sources[objs[i].index], objs[i].physical);
+            if (rc) return rc;
+        }
     /* preparing: new landings' raw tables and every new table */
     if (!dep_reached(d, dep, "prepared")) {
         for (int i = 0; i < n; i++) {
@@ -911,6 +1012,14 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             sb_free(&b);
             if (!ok) return 3;
         }
+        for (int i = 0; i < n; i++) {
+            const Obj *src = &objs[i];
+            if (!src->is_source || src->index < 0 || !cp->sources[src->index].adopted) continue;
+            bool read = false;
+            for (int j = 0; j < n; j++)
+                if (objs[j].replay && strcmp(objs[j].replay_from, src->physical) == 0) read = true;
+            if (read && capture_adopted(d, dep, src, &cp->sources[src->index])) return 3;
+        }
         if (!record_state(d, dep, "captured", NULL)) return 3;
         crash_point("captured");
     }
@@ -925,7 +1034,33 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             const char *brokers = kafka_brokers(d, &d->p->sources[m->in_source]);
             if (!exec(d, ch_kafka_ddl(cp, s, d->db, o->kafka, brokers ? brokers : "", o->group))) return 3;
         }
-        if (!exec(d, ch_mv_ddl(cp, m, d->db, o->mv, o->physical, o->input))) return 3;
+        const char *fence = "1";
+        if (cp->sources[m->in_source].adopted && o->replay) {
+            ChRows b;
+            if (!load_fence(d, dep, cp->sources[m->in_source].name, &b)) return 3;
+            fence = fence_sql(d, &cp->sources[m->in_source], &b, true);
+            ch_rows_free(&b);
+        }
+        if (!exec(d, ch_mv_ddl_fenced(cp, m, d->db, o->mv, o->physical, o->input, fence))) return 3;
+    }
+    /* a time fence is replayed once the server's clock has passed it */
+    for (int i = 0; i < n; i++) {
+        const Obj *src = &objs[i];
+        if (!src->is_source || src->index < 0 || !cp->sources[src->index].adopted ||
+            strcmp(cp->sources[src->index].boundary_mode, "cursor") == 0 ||
+            strcmp(cp->sources[src->index].boundary_mode, "offsets") == 0)
+            continue;
+        ChRows b;
+        if (!load_fence(d, dep, src->name, &b)) return 3;
+        const char *f = b.nrows ? arena_strdup(&d->a, ch_cell(&b, 0, 2)) : NULL;
+        ch_rows_free(&b);
+        for (int k = 0; f && k < 300; k++) {
+            long long past = count_of(d, "SELECT toInt64(toUnixTimestamp(now())) > %s + 1", f);
+            if (past < 0) return 3;
+            if (past) break;
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
     }
     /* a landing detached by the pause cut (attaching an attached view is harmless) */
     for (int i = 0; i < n; i++)
@@ -964,7 +1099,11 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 return 3;
             const char *cut = br.nrows ? arena_strdup(&d->a, ch_cell(&br, 0, 0)) : "history";
             const char *from = o->replay_from;
-            if (strcmp(cut, "pause") == 0) {
+            if (strcmp(cut, "fence") == 0) {
+                /* an adopted table: its rows at or below the fence */
+                from = arena_printf(&d->a, "(SELECT * FROM %s WHERE %s)", o->replay_from,
+                                    fence_sql(d, &cp->sources[m->in_source], &br, false));
+            } else if (strcmp(cut, "pause") == 0) {
                 from = qn(d, snap_name(d, dep, cp->sources[m->in_source].object));
             } else if (strcmp(cut, "offsets") == 0) {
                 /* the raw rows below the offsets the new view started at */

@@ -37,8 +37,19 @@ static const char *phys_col(Arena *a, const char *model, const char *col)
 
 const char *ch_fill(Arena *a, const char *sql, const char *in, const char *phys, const char *flag)
 {
+    return ch_fill_fence(a, sql, in, phys, flag, "1");
+}
+
+const char *ch_fill_fence(Arena *a, const char *sql, const char *in, const char *phys, const char *flag,
+                          const char *fence)
+{
     StrBuf b = STRBUF_INIT;
     for (const char *s = sql; *s;) {
+        if (fence && strncmp(s, CH_FENCE, sizeof CH_FENCE - 1) == 0) {
+            sb_printf(&b, "(%s)", fence);
+            s += sizeof CH_FENCE - 1;
+            continue;
+        }
         if (in && strncmp(s, CH_IN, sizeof CH_IN - 1) == 0) {
             sb_puts(&b, in);
             s += sizeof CH_IN - 1;
@@ -549,7 +560,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
     }
     if (ok) {
         sb_printf(&sel, ", toUInt8(" CH_FLAG ") AS `_weir_replay` FROM " CH_IN);
-        if (r.where.len) sb_printf(&sel, " WHERE %s", sb_cstr(&r.where));
+        sb_printf(&sel, " WHERE %s%s" CH_FENCE, sb_cstr(&r.where), r.where.len ? " AND " : "");
         if (grp.len) sb_printf(&sel, " GROUP BY %s, `_weir_replay`", sb_cstr(&grp));
         else sb_puts(&sel, " GROUP BY `_weir_replay`");
         sb_puts(&cols, ", `_weir_replay` UInt8");
@@ -658,7 +669,7 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
         if (ok) {
             sb_puts(&cols, "`_weir_replay` UInt8");
             sb_puts(&sel, "toUInt8(" CH_FLAG ") AS `_weir_replay` FROM " CH_IN);
-            if (r.where.len) sb_printf(&sel, " WHERE %s", sb_cstr(&r.where));
+            sb_printf(&sel, " WHERE %s%s" CH_FENCE, sb_cstr(&r.where), r.where.len ? " AND " : "");
             sb_puts(&view, " FROM " CH_PHYS);
             m->columns = arena_strdup(a, sb_cstr(&cols));
             m->mv_select = arena_strdup(a, sb_cstr(&sel));
@@ -788,13 +799,19 @@ const char *ch_table_ddl(const ChProject *cp, const ChModel *m, const char *db, 
 const char *ch_mv_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *mv, const char *table,
                       const char *in)
 {
+    return ch_mv_ddl_fenced(cp, m, db, mv, table, in, "1");
+}
+
+const char *ch_mv_ddl_fenced(const ChProject *cp, const ChModel *m, const char *db, const char *mv, const char *table,
+                             const char *in, const char *fence)
+{
     Arena *a = (Arena *)&cp->arena;
     StrBuf b = STRBUF_INIT;
     sb_puts(&b, "CREATE MATERIALIZED VIEW IF NOT EXISTS ");
     ch_qual(&b, db, mv);
     sb_puts(&b, " TO ");
     ch_qual(&b, db, table);
-    sb_printf(&b, " AS %s", ch_fill(a, m->mv_select, in, NULL, "0"));
+    sb_printf(&b, " AS %s", ch_fill_fence(a, m->mv_select, in, NULL, "0", fence));
     char *s = arena_strdup(a, sb_cstr(&b));
     sb_free(&b);
     return s;

@@ -20,16 +20,18 @@
  * view's output aliases must not be the names of the columns it reads). The generated
  * SQL keeps three placeholders filled per deployment: CH_IN (the table a
  * materialized view or replay reads), CH_PHYS (the model's physical table, in views)
- * and CH_FLAG (0 in the live view, 1 in a replay: the `_weir_replay` partition). */
+ * CH_FLAG (0 in the live view, 1 in a replay: the `_weir_replay` partition) and
+ * CH_FENCE (a condition in the view's WHERE: `1`, or the cut of an adopted table). */
 #ifndef WEIR_BACKENDS_CLICKHOUSE_CH_MODEL_H
 #define WEIR_BACKENDS_CLICKHOUSE_CH_MODEL_H
 
 #include "backends/clickhouse/ch_client.h"
 #include "ir/ir.h"
 
-#define CH_IN "\x01IN\x01"
-#define CH_PHYS "\x01PHYS\x01"
-#define CH_FLAG "\x01FLAG\x01"
+#define CH_IN "\x01" "IN" "\x01"
+#define CH_PHYS "\x01" "PHYS" "\x01"
+#define CH_FLAG "\x01" "FLAG" "\x01"
+#define CH_FENCE "\x01" "FENCE" "\x01"
 
 typedef enum { CHK_EPHEMERAL, CHK_STREAM, CHK_AGGREGATE, CHK_WINDOW, CHK_DISTINCT, CHK_NATIVE, CHK_REFUSED } ChKind;
 
@@ -88,12 +90,18 @@ void ch_project_fini(ChProject *cp);
 /* Replace the placeholders: in -> CH_IN, phys -> CH_PHYS, flag -> CH_FLAG (NULL
  * leaves one as it is). Returns an arena string. */
 const char *ch_fill(Arena *a, const char *sql, const char *in, const char *phys, const char *flag);
+/* The same with the fence condition (NULL: `1`). */
+const char *ch_fill_fence(Arena *a, const char *sql, const char *in, const char *phys, const char *flag,
+                          const char *fence);
 
 /* DDL of a model's physical table `db`.`table` and its materialized view reading `in`
  * (a qualified name); the stable view's SELECT over `phys`. Arena strings. */
 const char *ch_table_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table);
 const char *ch_mv_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *mv, const char *table,
                       const char *in);
+/* The same with the view's fence condition (an adopted table's cut). */
+const char *ch_mv_ddl_fenced(const ChProject *cp, const ChModel *m, const char *db, const char *mv, const char *table,
+                             const char *in, const char *fence);
 const char *ch_view_select(const ChProject *cp, const ChModel *m, const char *phys, const char *in);
 
 /* Landing DDL of a managed source: Kafka engine table, raw table, landing view. */
