@@ -287,6 +287,18 @@ static void unlock(Dep *d)
     d->locked = false;
 }
 
+/* open_dep, the lock and the metadata tables: the start of every mutating verb. On
+ * failure the Dep is closed. */
+static int open_locked(Dep *d, Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err,
+                       size_t errsize, const char *command)
+{
+    int rc = open_dep(d, p, g, o, out, err, errsize);
+    if (!rc) rc = lock(d, command);
+    if (!rc && !ensure_meta(d)) rc = 3;
+    if (rc) close_dep(d);
+    return rc;
+}
+
 static bool record_state(Dep *d, const char *dep, const char *state, const char *detail)
 {
     return execf(d, "INSERT INTO %s SELECT %s, %s, %s, %s", qn(d, "_weir_deployments"), lit(d, dep), lit(d, state),
@@ -756,14 +768,6 @@ int ch_verb_plan(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, 
 
 /* ---- apply: stage ---- */
 
-static const SourceDef *obj_source(Dep *d, const Obj *o)
-{
-    const ModelDef *md = o->is_source ? NULL : project_find_model(d->p, o->name);
-    if (o->is_source) return &d->p->sources[o->index];
-    int mi = md ? (int)(md - d->p->models) : -1;
-    return mi >= 0 && d->cp.models[mi].in_source >= 0 ? &d->p->sources[d->cp.models[mi].in_source] : NULL;
-}
-
 /* Copy every active partition of `from` into `to` (created AS `from`): instant, by hard
  * links. */
 static bool snapshot(Dep *d, const char *from_q, const char *to)
@@ -1165,7 +1169,6 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
         if (!record_state(d, dep, "staged", NULL)) return 3;
         crash_point("staged");
     }
-    (void)obj_source;
     return 0;
 }
 
@@ -1263,13 +1266,8 @@ static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *ou
 int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
-    int rc = open_dep(&d, p, g, o, out, err, errsize);
-    if (!rc) rc = lock(&d, o->staged ? "apply --staged" : "apply");
-    if (!rc && !ensure_meta(&d)) rc = 3;
-    if (rc) {
-        close_dep(&d);
-        return rc;
-    }
+    int rc = open_locked(&d, p, g, o, out, err, errsize, o->staged ? "apply --staged" : "apply");
+    if (rc) return rc;
     for (int i = 0; i < d.cp.nmodels; i++)
         if (d.cp.models[i].kind == CHK_REFUSED) {
             snprintf(err, errsize, "model %s cannot be deployed to ClickHouse: %s", d.cp.models[i].name,
@@ -1485,11 +1483,10 @@ static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *ou
 int ch_verb_publish(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
-    int rc = open_dep(&d, p, g, o, out, err, errsize);
-    if (!rc) rc = lock(&d, "publish");
-    if (!rc && !ensure_meta(&d)) rc = 3;
-    const char *dep = !rc ? (o->deployment ? o->deployment : latest_staged(&d)) : NULL;
-    if (!rc && !dep) {
+    int rc = open_locked(&d, p, g, o, out, err, errsize, "publish");
+    if (rc) return rc;
+    const char *dep = o->deployment ? o->deployment : latest_staged(&d);
+    if (!dep) {
         snprintf(err, errsize, "no staged deployment to publish (run weir apply --staged)");
         rc = 1;
     }
@@ -1514,13 +1511,8 @@ int ch_verb_publish(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *ou
 int ch_verb_rollback(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
-    int rc = open_dep(&d, p, g, o, out, err, errsize);
-    if (!rc) rc = lock(&d, "rollback");
-    if (!rc && !ensure_meta(&d)) rc = 3;
-    if (rc) {
-        close_dep(&d);
-        return rc;
-    }
+    int rc = open_locked(&d, p, g, o, out, err, errsize, "rollback");
+    if (rc) return rc;
     /* the last completed publication, reverted view by view: it names the view each
      * relation had before it, so a deployment of a subtree rolls back alone */
     ChRows r;
@@ -1836,8 +1828,8 @@ int ch_verb_doctor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out
 int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
-    int rc = open_dep(&d, p, g, o, out, err, errsize);
-    if (!rc) rc = lock(&d, "repair");
+    int rc = open_locked(&d, p, g, o, out, err, errsize, "repair");
+    if (rc) return rc;
     int problems = 0;
     StrBuf body = STRBUF_INIT;
     if (!rc) rc = check(&d, true, &body, &problems);
@@ -1855,13 +1847,8 @@ int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out
 int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
-    int rc = open_dep(&d, p, g, o, out, err, errsize);
-    if (!rc) rc = lock(&d, "janitor");
-    if (!rc && !ensure_meta(&d)) rc = 3;
-    if (rc) {
-        close_dep(&d);
-        return rc;
-    }
+    int rc = open_locked(&d, p, g, o, out, err, errsize, "janitor");
+    if (rc) return rc;
     int64_t keep_ms = (o->retention_s >= 0 ? o->retention_s : 7 * 86400) * 1000;
     ChRows r;
     if (!rows(&d, &r,

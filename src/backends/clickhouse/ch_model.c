@@ -487,8 +487,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
         return refuse(c, "a window aggregate over another model is not translated yet");
     }
     m->in_source = r.in_source;
-    StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, grp = STRBUF_INIT, ord = STRBUF_INIT, inner = STRBUF_INIT,
-           igrp = STRBUF_INIT;
+    StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, grp = STRBUF_INIT, inner = STRBUF_INIT;
     const char **env = ARENA_ARRAY(a, const char *, p->ngroup + p->naggs);
     bool ok = true;
     sb_puts(&sel, "SELECT ");
@@ -628,13 +627,10 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
         }
         sb_free(&where);
     }
-    (void)ord;
     sb_free(&cols);
     sb_free(&sel);
     sb_free(&grp);
-    sb_free(&ord);
     sb_free(&inner);
-    sb_free(&igrp);
     sb_free(&r.where);
     return ok;
 }
