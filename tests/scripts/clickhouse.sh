@@ -89,6 +89,9 @@ produce 1 30
 weir plan > "$TMP/plan0" 2>&1
 if grep -q "nothing is deployed yet" "$TMP/plan0" && grep -q "source shop.orders *new" "$TMP/plan0"; then ok "plan: greenfield"; else bad "plan: greenfield" "$TMP/plan0"; fi
 if chq "EXISTS DATABASE shop" | grep -qx 0 || ! chq "SHOW DATABASES" | grep -qx shop; then ok "plan is read-only"; else bad "plan created the database"; fi
+weir plan --format json > "$TMP/plan0.json" 2>&1
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); o = d["clickhouse"]["objects"]; assert d["clickhouse"]["deployed"] is None and [x["action"] for x in o] == ["new"] * 4 and d["models"]' "$TMP/plan0.json"; then
+  ok "plan --format json: the lifecycle plan with what ClickHouse does"; else bad "plan json" "$TMP/plan0.json"; fi
 weir apply --yes --allow-rebuild > "$TMP/apply1" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q "published deployment" "$TMP/apply1"; then ok "apply: greenfield build and publish"; else bad "apply greenfield (rc $rc)" "$TMP/apply1"; fi
