@@ -101,6 +101,8 @@ int cmd_apply(const CliOptions *o)
                           .allow_rebuild = o->allow_rebuild, .staged = o->staged};
     LcApplyResult res = {0};
     if (!be->ops->apply(be, &req, &res, &code, err, sizeof err)) {
+        if (res.summary) fputs(res.summary, stdout);  /* what was done before it stopped */
+        free(res.summary);
         cli_error("%s", err);
         rc = code;
         goto out;
