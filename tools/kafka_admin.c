@@ -6,13 +6,15 @@
  *   kafka-admin -b BOOTSTRAP delete NAME...
  *   kafka-admin -b BOOTSTRAP config NAME KEY=VALUE...
  *   kafka-admin -b BOOTSTRAP start-offsets NAME
+ *   kafka-admin -b BOOTSTRAP committed GROUP NAME
  *
  * create makes the topics (1 partition unless given; every -c setting applies to all of
  * them) and returns once each partition has a leader; delete returns once the topics
  * are gone from the cluster's metadata; config sets the topic's dynamic settings (an
  * AlterConfigs request: settings not named go back to the broker's defaults);
- * start-offsets prints each partition's earliest retained offset, one per line. Exit 0
- * on success, 1 with a message otherwise. */
+ * start-offsets prints each partition's earliest retained offset, one per line;
+ * committed prints the offset GROUP committed for each partition of the topic (-1001:
+ * none), one per line. Exit 0 on success, 1 with a message otherwise. */
 #include <librdkafka/rdkafka.h>
 
 #include <stdio.h>
@@ -27,7 +29,8 @@ static void usage(void)
     fprintf(stderr, "usage: kafka-admin -b BOOTSTRAP create NAME[:PARTITIONS] [-c KEY=VALUE]...\n"
                     "       kafka-admin -b BOOTSTRAP delete NAME...\n"
                     "       kafka-admin -b BOOTSTRAP config NAME KEY=VALUE...\n"
-                    "       kafka-admin -b BOOTSTRAP start-offsets NAME\n");
+                    "       kafka-admin -b BOOTSTRAP start-offsets NAME\n"
+                    "       kafka-admin -b BOOTSTRAP committed GROUP NAME\n");
     exit(2);
 }
 
@@ -98,6 +101,20 @@ static void wait_topics(rd_kafka_t *rk, char **names, int n, int want_present)
     }
 }
 
+/* The number of partitions of a topic; dies when it does not exist. */
+static int partition_count(rd_kafka_t *rk, const char *topic)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, NULL, &md, TIMEOUT_MS);
+    if (e) die("metadata", rd_kafka_err2str(e));
+    int n = -1;
+    for (int t = 0; t < md->topic_cnt; t++)
+        if (strcmp(md->topics[t].topic, topic) == 0) n = md->topics[t].partition_cnt;
+    rd_kafka_metadata_destroy(md);
+    if (n < 0) die(topic, "no such topic");
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5 || strcmp(argv[1], "-b") != 0) usage();
@@ -106,7 +123,10 @@ int main(int argc, char **argv)
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, err, sizeof err) != RD_KAFKA_CONF_OK) die("bootstrap", err);
     rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
-    /* a consumer handle: start-offsets needs one, and it serves the admin API as well */
+    if (strcmp(cmd, "committed") == 0 && rd_kafka_conf_set(conf, "group.id", argv[4], err, sizeof err) != RD_KAFKA_CONF_OK)
+        die("group", err);
+    /* a consumer handle: start-offsets and committed need one, and it serves the admin
+     * API as well */
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (!rk) die("client", err);
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
@@ -184,22 +204,25 @@ int main(int argc, char **argv)
         rd_kafka_event_destroy(ev);
         rd_kafka_ConfigResource_destroy(cr);
     } else if (strcmp(cmd, "start-offsets") == 0) {
-        const struct rd_kafka_metadata *md = NULL;
-        rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, NULL, &md, TIMEOUT_MS);
-        if (e) die("metadata", rd_kafka_err2str(e));
-        int found = 0;
-        for (int t = 0; t < md->topic_cnt; t++) {
-            if (strcmp(md->topics[t].topic, argv[4]) != 0) continue;
-            found = 1;
-            for (int p = 0; p < md->topics[t].partition_cnt; p++) {
-                int64_t lo, hi;
-                e = rd_kafka_query_watermark_offsets(rk, argv[4], p, &lo, &hi, TIMEOUT_MS);
-                if (e) die(argv[4], rd_kafka_err2str(e));
-                printf("%lld\n", (long long)lo);
-            }
+        int n = partition_count(rk, argv[4]);
+        for (int p = 0; p < n; p++) {
+            int64_t lo, hi;
+            rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk, argv[4], p, &lo, &hi, TIMEOUT_MS);
+            if (e) die(argv[4], rd_kafka_err2str(e));
+            printf("%lld\n", (long long)lo);
         }
-        rd_kafka_metadata_destroy(md);
-        if (!found) die(argv[4], "no such topic");
+    } else if (strcmp(cmd, "committed") == 0) {
+        if (argc != 6) usage();
+        int n = partition_count(rk, argv[5]);
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(n);
+        for (int p = 0; p < n; p++) rd_kafka_topic_partition_list_add(l, argv[5], p);
+        rd_kafka_resp_err_t e = rd_kafka_committed(rk, l, TIMEOUT_MS);
+        if (e) die(argv[4], rd_kafka_err2str(e));
+        for (int p = 0; p < l->cnt; p++) {
+            if (l->elems[p].err) die(argv[5], rd_kafka_err2str(l->elems[p].err));
+            printf("%lld\n", (long long)l->elems[p].offset);
+        }
+        rd_kafka_topic_partition_list_destroy(l);
     } else {
         usage();
     }

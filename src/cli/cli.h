@@ -32,10 +32,10 @@ typedef struct CliOptions {
     bool yes;                  /* apply: do not ask */
     bool allow_rebuild;        /* apply: carry out rebuild verdicts too */
     bool staged;               /* apply: build beside the running version */
+    const char *retain;        /* janitor: keep superseded versions this long */
     double checkpoint_interval_s; /* run: 0 = default */
     const char *deployment;    /* audit, publish: a deployment id */
     bool force;                /* publish */
-    double retention_s;        /* janitor: -1 = default */
     bool verbose;              /* ClickHouse verbs: every statement on stderr */
     const char *ch_url, *ch_database, *ch_user; /* --clickhouse-url/-database/-user */
     const char **args;         /* positional arguments after the command */
@@ -90,18 +90,17 @@ int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
-/* The lifecycle verbs of a ClickHouse target (cmd_clickhouse.c): name is apply, build,
- * backfill, audit, publish, rollback, doctor, repair or janitor. */
-int cmd_lifecycle(const CliOptions *o, const char *name);
+/* The ClickHouse target's own verbs (cmd_clickhouse.c): doctor and repair; build and
+ * backfill are StreamBuild's names for apply and apply --staged. */
 int cmd_apply(const CliOptions *o);
 int cmd_build(const CliOptions *o);
 int cmd_backfill(const CliOptions *o);
 int cmd_audit(const CliOptions *o);
 int cmd_publish(const CliOptions *o);
 int cmd_rollback(const CliOptions *o);
+int cmd_janitor(const CliOptions *o);
 int cmd_doctor(const CliOptions *o);
 int cmd_repair(const CliOptions *o);
-int cmd_janitor(const CliOptions *o);
 /* plan, explain and compile on a ClickHouse target, and its lifecycle backend */
 LcBackend *cli_clickhouse_backend_open(CliProject *cp);
 bool cli_is_clickhouse(const CliProject *cp);

@@ -81,7 +81,7 @@ int cmd_apply(const CliOptions *o)
         rc = EXIT_FAILURES;
         goto out;
     }
-    if (plan_reaches(&plan, VERDICT_REBUILD) && !o->allow_rebuild) {
+    if (plan_reaches(&plan, VERDICT_REBUILD) && !o->allow_rebuild && !o->staged) {
         cli_error("the plan rebuilds state from scratch (REBUILD above); pass --allow-rebuild to carry it out");
         rc = EXIT_FAILURES;
         goto out;
@@ -112,8 +112,13 @@ int cmd_apply(const CliOptions *o)
         free(res.summary);
     } else {
         if (res.resumed) fprintf(stderr, "first made the deliveries an interrupted run or apply had left\n");
-        fprintf(stderr, "applied: deployment %lld runs on target %s (%lld records replayed, %lld changes restated)\n",
-                (long long)res.deployment, target, (long long)res.replayed_records, (long long)res.restated_rows);
+        if (o->staged)
+            fprintf(stderr, "staged: deployment %lld built in %s beside the running version (%lld records replayed, %lld "
+                    "rows written to its shadow outputs); weir audit checks it, weir publish switches to it\n",
+                    (long long)res.deployment, res.store, (long long)res.replayed_records, (long long)res.restated_rows);
+        else
+            fprintf(stderr, "applied: deployment %lld runs on target %s (%lld records replayed, %lld changes restated)\n",
+                    (long long)res.deployment, target, (long long)res.replayed_records, (long long)res.restated_rows);
     }
 out:
     if (have_plan) plan_free(&plan);

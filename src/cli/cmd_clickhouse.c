@@ -1,9 +1,8 @@
 /* The lifecycle verbs on a ClickHouse target (backends/clickhouse/ch_deploy.h):
- * the lifecycle backend behind `weir apply [--staged]` (and `build` / `backfill`,
- * StreamBuild's names for them), the staged rollout's audit, publish, rollback,
- * doctor, repair and janitor, and plan, explain and compile when the target's runtime
- * is clickhouse. The native runtime has no staged rollout verbs yet: they refuse a
- * native target with the reason. */
+ * the lifecycle backend behind `weir apply [--staged]`, audit, publish, rollback and
+ * janitor (cmd_apply.c, cmd_rollout.c), `build` / `backfill` (StreamBuild's names for
+ * apply and apply --staged), the ClickHouse-only doctor and repair, and plan, explain
+ * and compile when the target's runtime is clickhouse. */
 #include "backends/clickhouse/ch_backend.h"
 #include "cli/cli.h"
 
@@ -26,7 +25,7 @@ static void options(const CliOptions *o, ChOptions *co)
     co->staged = o->staged;
     co->deployment = o->deployment;
     co->force = o->force;
-    co->retention_s = o->retention_s < 0 ? -1 : (int64_t)o->retention_s;
+    co->retention_s = -1;
     co->log = o->verbose ? stderr : NULL;
     Verdict v;
     co->fail_on = o->fail_on && verdict_parse(o->fail_on, &v) ? (int)v : -1;
@@ -56,15 +55,15 @@ static int run_verb(const CliOptions *o, CliProject *cp, Verb verb, const char *
     return rc;
 }
 
-int cmd_lifecycle(const CliOptions *o, const char *name)
+static int cmd_lifecycle(const CliOptions *o, const char *name)
 {
     static const struct {
         const char *name;
         Verb verb;
         bool staged;
     } verbs[] = {
-        {"audit", ch_verb_audit, false},     {"publish", ch_verb_publish, false}, {"rollback", ch_verb_rollback, false},
-        {"doctor", ch_verb_doctor, false},   {"repair", ch_verb_repair, false},   {"janitor", ch_verb_janitor, false},
+        {"doctor", ch_verb_doctor, false},
+        {"repair", ch_verb_repair, false},
     };
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
@@ -89,12 +88,8 @@ int cmd_backfill(const CliOptions *o)
     staged.staged = true;
     return cmd_apply(&staged);
 }
-int cmd_audit(const CliOptions *o) { return cmd_lifecycle(o, "audit"); }
-int cmd_publish(const CliOptions *o) { return cmd_lifecycle(o, "publish"); }
-int cmd_rollback(const CliOptions *o) { return cmd_lifecycle(o, "rollback"); }
 int cmd_doctor(const CliOptions *o) { return cmd_lifecycle(o, "doctor"); }
 int cmd_repair(const CliOptions *o) { return cmd_lifecycle(o, "repair"); }
-int cmd_janitor(const CliOptions *o) { return cmd_lifecycle(o, "janitor"); }
 
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp) { return run_verb(o, cp, ch_verb_plan, "plan", false); }
 

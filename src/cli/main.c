@@ -17,12 +17,12 @@ static const char USAGE[] =
     "  run              run the pipeline on the native runtime\n"
     "  plan             what the project now does to the running state: a verdict per model\n"
     "  apply            deploy the project: carry its plan out on the target\n"
+    "  audit            is the staged version ready? (compared with the running one, audits)\n"
+    "  publish          switch the readers to the staged version\n"
+    "  rollback         switch them back to the version that ran before\n"
+    "  janitor          remove superseded versions (--retain D, default 7d)\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
-    "  audit            is a staged deployment ready to publish (ClickHouse)\n"
-    "  publish          switch readers to a staged deployment in one step (ClickHouse)\n"
-    "  rollback         return readers to the version before the last publish (ClickHouse)\n"
     "  doctor, repair   find / fix drift between the metadata and the live objects (ClickHouse)\n"
-    "  janitor          drop superseded deployments after their retention (ClickHouse)\n"
     "  build, backfill  StreamBuild's names for apply and apply --staged\n"
     "\n"
     "global options:\n"
@@ -48,7 +48,6 @@ static const char USAGE[] =
     "apply / lifecycle options (ClickHouse targets, docs/clickhouse.md):\n"
     "  --staged            apply: build beside the running version; publish later\n"
     "  --deployment ID     audit, publish: the deployment (default: the latest staged)\n"
-    "  --retention D       janitor: keep superseded deployments this long (7d)\n"
     "  --clickhouse-url URL, --clickhouse-database DB, --clickhouse-user USER\n"
     "  --verbose           print every statement sent to ClickHouse on stderr\n"
     "\n"
@@ -97,7 +96,6 @@ int main(int argc, char **argv)
 {
     CliOptions o = {0};
     o.project_dir = ".";
-    o.retention_s = -1;
     const char *command = NULL;
     const char *positional[64];
     int npos = 0;
@@ -141,6 +139,9 @@ int main(int argc, char **argv)
         } else if (take_value(argc, argv, &i, "--fail-on", &v)) {
             if (!v) return EXIT_USAGE;
             o.fail_on = v;
+        } else if (take_value(argc, argv, &i, "--retain", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.retain = v;
         } else if (strcmp(a, "--yes") == 0) {
             o.yes = true;
         } else if (strcmp(a, "--allow-rebuild") == 0) {
@@ -163,14 +164,6 @@ int main(int argc, char **argv)
         } else if (take_value(argc, argv, &i, "--clickhouse-user", &v)) {
             if (!v) return EXIT_USAGE;
             o.ch_user = v;
-        } else if (take_value(argc, argv, &i, "--retention", &v)) {
-            if (!v) return EXIT_USAGE;
-            int64_t us;
-            if (!project_parse_duration(v, &us) || us < 0) {
-                cli_error("--retention must be a duration such as 0s, 12h or 7d, not '%s'", v);
-                return EXIT_USAGE;
-            }
-            o.retention_s = (double)us / 1e6;
         } else if (strcmp(a, "--checkpoint-each-step") == 0) {
             o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {

@@ -114,6 +114,26 @@ ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat forma
 /* The SQLite sink (sink_sqlite.c): database file `path`, table `table`. */
 ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize);
 
+/* ---- staged rollout of SQLite outputs (weir publish, rollback, janitor, audit) ---- */
+
+/* One reader-facing name switched to a physical table: `name` becomes a view over
+ * `table`; when `name` is still the physical table of the running version, it is first
+ * renamed to `keep_as`. */
+typedef struct SqliteSwitch {
+    const char *name, *table, *keep_as;
+} SqliteSwitch;
+
+/* Switch every view of one database file in one transaction (all or none). */
+bool sqlite_switch_views(const char *db_path, const SqliteSwitch *sw, int n, char *err, size_t errsize);
+/* Is `name` a table (not a view) in the database? */
+bool sqlite_is_table(const char *db_path, const char *name);
+/* Drop table `table` if it exists (a superseded deployment's shadow output). */
+bool sqlite_drop_table(const char *db_path, const char *table, char *err, size_t errsize);
+/* The rows of `table` (or view): their count and an order-independent digest of their
+ * values (as text); false with a message when it cannot be read. */
+bool sqlite_table_digest(const char *db_path, const char *table, int64_t *rows, uint64_t *digest, char *err,
+                         size_t errsize);
+
 /* ---- line formatting (sink_format.c), shared by the line sinks ---- */
 
 typedef struct SinkFormatter {

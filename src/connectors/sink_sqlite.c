@@ -31,6 +31,8 @@
 
 #include "base/decimal.h"
 
+#include "base/hash.h"
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -561,4 +563,138 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
         return NULL;
     }
     return &s->base;
+}
+
+/* ---- staged rollout (sink.h) ---- */
+
+static sqlite3 *open_db(const char *path, char *err, size_t errsize)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, errsize, "sqlite %s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+static bool run_sql(sqlite3 *db, const char *path, const char *sql, char *err, size_t errsize)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return true;
+    snprintf(err, errsize, "sqlite %s: %s", path, msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return false;
+}
+
+static int object_kind(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st;
+    int kind = 0;  /* 0 none, 1 table, 2 view */
+    if (sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &st, NULL) != SQLITE_OK) return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        kind = t && strcmp(t, "table") == 0 ? 1 : t && strcmp(t, "view") == 0 ? 2 : 0;
+    }
+    sqlite3_finalize(st);
+    return kind;
+}
+
+bool sqlite_is_table(const char *db_path, const char *name)
+{
+    char err[256];
+    sqlite3 *db = open_db(db_path, err, sizeof err);
+    if (!db) return false;
+    bool t = object_kind(db, name) == 1;
+    sqlite3_close(db);
+    return t;
+}
+
+bool sqlite_switch_views(const char *db_path, const SqliteSwitch *sw, int n, char *err, size_t errsize)
+{
+    sqlite3 *db = open_db(db_path, err, errsize);
+    if (!db) return false;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "BEGIN IMMEDIATE; ");
+    for (int i = 0; i < n; i++) {
+        int kind = object_kind(db, sw[i].name);
+        if (kind == 1 && sw[i].keep_as) {
+            sb_puts(&b, "ALTER TABLE ");
+            quote_ident(&b, sw[i].name);
+            sb_puts(&b, " RENAME TO ");
+            quote_ident(&b, sw[i].keep_as);
+            sb_puts(&b, "; ");
+        } else if (kind == 1) {
+            sb_puts(&b, "DROP TABLE ");
+            quote_ident(&b, sw[i].name);
+            sb_puts(&b, "; ");
+        } else if (kind == 2) {
+            sb_puts(&b, "DROP VIEW ");
+            quote_ident(&b, sw[i].name);
+            sb_puts(&b, "; ");
+        }
+        sb_puts(&b, "CREATE VIEW ");
+        quote_ident(&b, sw[i].name);
+        sb_puts(&b, " AS SELECT * FROM ");
+        quote_ident(&b, sw[i].table);
+        sb_puts(&b, "; ");
+    }
+    sb_puts(&b, "COMMIT;");
+    bool ok = run_sql(db, db_path, sb_cstr(&b), err, errsize);
+    if (!ok) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sb_free(&b);
+    sqlite3_close(db);
+    return ok;
+}
+
+bool sqlite_drop_table(const char *db_path, const char *table, char *err, size_t errsize)
+{
+    sqlite3 *db = open_db(db_path, err, errsize);
+    if (!db) return false;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "DROP TABLE IF EXISTS ");
+    quote_ident(&b, table);
+    bool ok = run_sql(db, db_path, sb_cstr(&b), err, errsize);
+    sb_free(&b);
+    sqlite3_close(db);
+    return ok;
+}
+
+bool sqlite_table_digest(const char *db_path, const char *table, int64_t *rows, uint64_t *digest, char *err,
+                         size_t errsize)
+{
+    *rows = 0;
+    *digest = 0;
+    sqlite3 *db = open_db(db_path, err, errsize);
+    if (!db) return false;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "SELECT * FROM ");
+    quote_ident(&b, table);
+    sqlite3_stmt *st;
+    bool ok = sqlite3_prepare_v2(db, sb_cstr(&b), -1, &st, NULL) == SQLITE_OK;
+    if (!ok) snprintf(err, errsize, "sqlite %s: %s", db_path, sqlite3_errmsg(db));
+    StrBuf row = STRBUF_INIT;
+    int rc = SQLITE_DONE;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sb_clear(&row);
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            const unsigned char *t = sqlite3_column_text(st, c);
+            sb_puts(&row, t ? (const char *)t : "\\N");
+            sb_putc(&row, '\x1f');
+        }
+        /* a sum of row hashes: the same multiset of rows in any order */
+        *digest += hash_bytes(row.data, row.len, 0x726f7773ull);
+        (*rows)++;
+    }
+    if (ok && rc != SQLITE_DONE) {
+        snprintf(err, errsize, "sqlite %s: %s", db_path, sqlite3_errmsg(db));
+        ok = false;
+    }
+    if (st) sqlite3_finalize(st);
+    sb_free(&row);
+    sb_free(&b);
+    sqlite3_close(db);
+    return ok;
 }

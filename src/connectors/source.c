@@ -112,8 +112,10 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->decoder = dec;
     if (o && o->copy_text) conn_decoder_set_copy_text(dec, true);
     s->record_origins = o && o->record_origins;
+    const char *dl_name = o && o->dead_letter_suffix ? arena_printf(&p->arena, "%s%s", def->name, o->dead_letter_suffix)
+                                                     : def->name;
     s->dl = o && o->discard_dead_letters ? dl_open("/dev/null", def->name, true)
-                                         : dl_open_project(p, def->name, o ? o->keep_dead_letters : false);
+                                         : dl_open_project(p, dl_name, o ? o->keep_dead_letters : false);
     s->max_event = INT64_MIN;
     s->keyed = data_format_is_updating(def->format) && def->npk > 0;
     s->skip = skip;

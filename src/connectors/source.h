@@ -136,6 +136,8 @@ typedef struct SrcOptions {
     bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open */
     const void *resume;          /* a position from src_position: continue after it */
     size_t resume_len;
+    const char *dead_letter_suffix; /* appended to the dead-letter file's name (a staged
+                                    deployment's own files); NULL: none */
     bool discard_dead_letters;   /* bad records are only counted (a replay: they were
                                     written when the records were first read) */
     const void *until;           /* a position from src_position: end there (a replay of

@@ -132,6 +132,9 @@ bool eng_model_derivable(EngPipeline *p, int model);
  * this version's. Call between steps; the state does not change. */
 bool eng_model_rows(EngPipeline *p, int model, const Batch *minus, EngListener fn, void *ctx, char *err,
                     size_t errsize);
+/* Model m's current rows appended to `out` (initialised with the model's column count;
+ * text copied into its arena), each with weight 1: the `minus` of another version. */
+bool eng_model_rows_batch(EngPipeline *p, int model, Batch *out, char *err, size_t errsize);
 /* Give operator op_id of dst (a pipeline that has not run a step) the state and
  * event-time frontier of the operator of the same id in src (another version's
  * pipeline, or a replay of this one): as it is, or with `map` through the operator's

@@ -101,6 +101,30 @@ bool eng_model_rows(EngPipeline *p, int model, const Batch *minus, EngListener f
     return ok;
 }
 
+typedef struct Collect {
+    Batch *b;
+    const Type *types;
+} Collect;
+
+static bool collect_rows(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)model; (void)err; (void)errsize;
+    Collect *c = ctx;
+    for (int i = 0; i < n; i++) batch_append_row_copy(c->b, changes[i].row, c->types, 1);
+    return true;
+}
+
+bool eng_model_rows_batch(EngPipeline *p, int model, Batch *out, char *err, size_t errsize)
+{
+    const Op *root = root_op(p, model);
+    if (!root) {
+        snprintf(err, errsize, "model %s does not run", p->g->project->models[model].name);
+        return false;
+    }
+    Collect c = {out, root->out_types};
+    return eng_model_rows(p, model, NULL, collect_rows, &c, err, errsize);
+}
+
 /* The operator (or source normalize state) of pipeline p with id `id`. */
 static Op *find_op(const EngPipeline *p, const char *id)
 {

@@ -48,6 +48,7 @@ typedef struct LcApplyResult {
     int64_t replayed_records;    /* records read again from retained history */
     int64_t restated_rows;       /* changes sent to sinks to restate their rows */
     bool resumed;                /* an interrupted apply was finished */
+    char store[64];              /* staged: where the new version was built */
     char *summary;               /* malloc'd: the backend's own account of what it did, which
                                     the CLI prints in place of the counts above (NULL: none) */
 } LcApplyResult;
@@ -61,9 +62,20 @@ typedef struct LcBackendOps {
     /* Add to `plan` what replaying each of its replay_sources costs (plan_add_replay)
      * and what blocks it. Never fails: what cannot be known is said in a note. */
     void (*replay_costs)(LcBackend *b, Plan *plan);
-    /* Deploy the new version (NULL: the backend cannot apply yet). */
+    /* Deploy the new version (NULL: the backend cannot apply yet); with req->staged,
+     * build it beside the running one into shadow outputs. */
     bool (*apply)(LcBackend *b, const LcApplyRequest *req, LcApplyResult *out, int *code, char *err,
                   size_t errsize);
+    /* ---- the staged rollout (NULL: the backend has none) ---- */
+    /* Is the staged version ready to take over? Brings it up to the running version's
+     * input first; *ready says the verdict, out the report (text, or JSON). */
+    bool (*audit)(LcBackend *b, bool json, StrBuf *out, bool *ready, int *code, char *err, size_t errsize);
+    /* Switch the readers to the staged version in one step; the running one is kept. */
+    bool (*publish)(LcBackend *b, StrBuf *out, int *code, char *err, size_t errsize);
+    /* Switch them back to the version that ran before the last publish. */
+    bool (*rollback)(LcBackend *b, StrBuf *out, int *code, char *err, size_t errsize);
+    /* Remove superseded versions older than retain_s (their state and outputs). */
+    bool (*janitor)(LcBackend *b, int64_t retain_s, StrBuf *out, int *code, char *err, size_t errsize);
     void (*close)(LcBackend *b);
 } LcBackendOps;
 

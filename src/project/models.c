@@ -11,7 +11,9 @@
 
 static const char *const file_keys[] = {"models"};
 static const char *const config_keys[] = {"materialized", "key", "state_ttl", "sink",
-                                          "description", "columns", "clickhouse"};
+                                          "description", "columns", "audits", "clickhouse"};
+static const char *const audit_kinds[] = {"not_null", "unique", "accepted_values"};
+static const char *const accepted_keys[] = {"column", "values"};
 /* index order matches Materialization */
 static const char *const materializations[] = {"view", "ephemeral", "append", "upsert",
                                                "retract", "table"};
@@ -157,6 +159,45 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
     return s;
 }
 
+/* audits: a list of {not_null: [COL, ...]}, {unique: [COL, ...]} and
+ * {accepted_values: {column: COL, values: [V, ...]}}; the columns are checked against
+ * the model's when the audit runs. Returns the list, or NULL after a diagnostic. */
+static YNode *load_audits(ProjectLoader *L, YNode *n)
+{
+    if (n->kind != YNODE_SEQ) {
+        diag_error(L->dl, n->pos, "bad-type", "audits is a list such as [{not_null: [id]}, {unique: [id]}]",
+                   "expected a list, found %s for `audits`", yaml_kind_name(n));
+        return NULL;
+    }
+    for (int i = 0; i < n->nitems; i++) {
+        YNode *a = n->items[i];
+        if (!project_expect_map(L, a, "an audit")) return NULL;
+        if (a->npairs != 1) {
+            diag_error(L->dl, a->pos, "bad-value", "one audit per list item, e.g. {not_null: [id]}",
+                       "an audit names one check");
+            return NULL;
+        }
+        YNode *k = a->pairs[0].key, *v = a->pairs[0].value;
+        int kind = project_expect_enum(L, k, audit_kinds, NELEM(audit_kinds), "audit");
+        if (kind < 0) return NULL;
+        if (kind == 2) {
+            if (!project_expect_map(L, v, "accepted_values")) return NULL;
+            project_check_keys(L, v, accepted_keys, NELEM(accepted_keys), "accepted_values");
+            YNode *col = yaml_get(v, "column"), *vals = yaml_get(v, "values");
+            if (!col || !vals || vals->kind != YNODE_SEQ) {
+                diag_error(L->dl, v->pos, "missing-key", "accepted_values: {column: status, values: [new, paid]}",
+                           "accepted_values needs `column` and a list of `values`");
+                return NULL;
+            }
+        } else if (v->kind != YNODE_SEQ || v->nitems == 0) {
+            diag_error(L->dl, v->pos, "bad-type", "list the columns, e.g. [customer_id]",
+                       "expected a list of columns for `%s`", k->str);
+            return NULL;
+        }
+    }
+    return n;
+}
+
 /* ---- config files ---- */
 
 static const ModelConfig *find_config(const ProjectLoader *L, const char *name)
@@ -213,6 +254,7 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
      * query's unique key and can suggest it */
     if ((n = yaml_get(v, "state_ttl"))) project_expect_duration(L, n, "`state_ttl`", &c->state_ttl_us);
     if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
+    if ((n = yaml_get(v, "audits"))) c->audits = load_audits(L, n);
     if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");
     /* the ClickHouse backend validates the keys inside (it knows engines and settings) */
     if ((n = yaml_get(v, "clickhouse")) && project_expect_map(L, n, "`clickhouse`")) c->clickhouse = n;
@@ -358,5 +400,6 @@ void project_finish_models(ProjectLoader *L)
         m->state_ttl_us = c->state_ttl_us;
         m->sink = c->sink;
         m->clickhouse = c->clickhouse;
+        m->audits = c->audits;
     }
 }

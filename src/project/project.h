@@ -89,6 +89,7 @@ typedef struct ModelDef {
     SrcPos key_pos;
     int64_t state_ttl_us;        /* 0 = none */
     SinkDef *sink;               /* NULL when none */
+    YNode *audits;               /* data audits ({not_null|unique|accepted_values}), NULL */
     SrcPos config_pos;           /* position of the model's config entry, or {sql_file,1,1} */
     bool has_config;
     YNode *clickhouse;           /* `clickhouse:` storage settings (engine, order_by, ...),

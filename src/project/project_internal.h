@@ -23,6 +23,7 @@ typedef struct ModelConfig {
     int64_t state_ttl_us;
     SinkDef *sink;
     YNode *clickhouse;
+    YNode *audits;
 } ModelConfig;
 
 /* Loader state while a project is being built. All memory is in p->arena. */

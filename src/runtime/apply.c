@@ -6,6 +6,7 @@
 
 #include "base/bytes.h"
 #include "base/fault.h"
+#include "runtime/deployments.h"
 #include "runtime/run_internal.h"
 
 #include <stdio.h>
@@ -23,7 +24,11 @@ typedef struct Blob {
 
 typedef struct Apply {
     const RunApplyRequest *q;
-    StateStore *st;
+    StateStore *st;              /* the store written: the running one, or a staged one */
+    StateStore *live;            /* the store read (the running version's) */
+    char **outputs;              /* per new model: the physical name its sink writes, NULL:
+                                    the configured one */
+    int64_t staged_id;
     uint64_t ckpt;               /* the old checkpoint */
     EngPipeline *old, *next, *replay;
     ConnSink **sinks;            /* per new model */
@@ -229,18 +234,6 @@ static bool comparable(const Apply *a, int m, int om)
                      a->q->old_p->models[om].name);
 }
 
-typedef struct Collect {
-    Batch *b;
-    const Type *types;
-} Collect;
-
-static bool collect_rows(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
-{
-    (void)model; (void)err; (void)errsize;
-    Collect *c = ctx;
-    for (int i = 0; i < n; i++) batch_append_row_copy(c->b, changes[i].row, c->types, 1);
-    return true;
-}
 
 static bool to_delivery(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
 {
@@ -254,6 +247,12 @@ static bool restate(Apply *a, int m, char *err, size_t errsize)
     const RunApplyRequest *q = a->q;
     const PlanModel *pm = plan_find_model(q->plan, q->p->models[m].name);
     Delivery *d = &a->deliv[m];
+    if (q->staged) {
+        /* a shadow output starts empty: it receives its whole content (a new versioned
+         * topic is empty already: nothing to replace) */
+        d->replace = q->p->models[m].sink->connector != SINK_KAFKA;
+        return a->collect[m] || eng_model_rows(a->next, m, NULL, to_delivery, d, err, errsize);
+    }
     if (!pm || pm->output == OUTPUT_KEEP || pm->output == OUTPUT_LEFT) return true;
     if (pm->output == OUTPUT_REPLAY) {
         d->replace = true;  /* collected from the replay */
@@ -264,16 +263,11 @@ static bool restate(Apply *a, int m, char *err, size_t errsize)
         d->replace = true;
         return eng_model_rows(a->next, m, NULL, to_delivery, d, err, errsize);
     }
-    const PlanNode *op = q->old_g->models[om].root->plan;
-    Type *types = xcalloc((size_t)op->ncols + 1, sizeof(Type));
-    for (int c = 0; c < op->ncols; c++) types[c] = op->cols[c].type;
     Batch old;
-    batch_init(&old, op->ncols);
-    Collect c = {&old, types};
-    bool ok = eng_model_rows(a->old, om, NULL, collect_rows, &c, err, errsize) &&
+    batch_init(&old, q->old_g->models[om].root->plan->ncols);
+    bool ok = eng_model_rows_batch(a->old, om, &old, err, errsize) &&
               eng_model_rows(a->next, m, &old, to_delivery, d, err, errsize);
     batch_fini(&old);
-    free(types);
     return ok;
 }
 
@@ -303,7 +297,8 @@ static bool put_record(Apply *a, int64_t id, const char *mode, uint64_t ckpt, co
     bytes_put_u64(&v, (uint64_t)time(NULL));
     bytes_put_str(&v, mode, strlen(mode));
     bytes_put_u64(&v, ckpt);
-    bytes_put_str(&v, "applied", 7);
+    const char *status = strcmp(mode, "staged") == 0 ? "staged" : "applied";
+    bytes_put_str(&v, status, strlen(status));
     bytes_put_str(&v, plan_json ? plan_json : "", plan_json ? strlen(plan_json) : 0);
     char key[128];
     snprintf(key, sizeof key, STORE_JOURNAL_PREFIX "deployment/%012lld", (long long)id);
@@ -329,7 +324,8 @@ static bool write_checkpoint(Apply *a, uint64_t id, uint64_t *bases, char *err, 
     bool ok = store_put(a->st, "meta", v.data, v.len, err, errsize) &&
               eng_checkpoint_save(a->next, put_blob, a->st, err, errsize);
     for (int i = 0; i < a->ncarried && ok; i++)
-        ok = store_put(a->st, a->carried[i].name, a->carried[i].data, a->carried[i].len, err, errsize);
+        if (strncmp(a->carried[i].name, "outputs/", 8) != 0)  /* written from a->outputs */
+            ok = store_put(a->st, a->carried[i].name, a->carried[i].data, a->carried[i].len, err, errsize);
     for (int m = 0; m < q->p->nmodels && ok; m++) {
         if (!a->sinks[m]) continue;
         bases[m] = sink_delivery_base(a->sinks[m]);
@@ -342,13 +338,17 @@ static bool write_checkpoint(Apply *a, uint64_t id, uint64_t *bases, char *err, 
     }
     if (ok) ok = run_put_stats(a->st, a->next, err, errsize);
     if (ok) ok = store_put(a->st, "manifest", q->manifest, q->manifest_len, err, errsize);
-    /* the journal: the version that ran (deployed by weir run) and this one */
+    if (ok) ok = run_put_outputs(a->st, q->p, a->outputs, err, errsize);
+    /* the journal: the version that ran (deployed by weir run) and this one; a staged
+     * deployment's record opens the journal of its own store */
     int64_t dep = before + 1;
-    if (ok && before == 0) {
+    if (q->staged) {
+        dep = a->staged_id;
+    } else if (ok && before == 0) {
         ok = put_record(a, 1, "run", a->ckpt, NULL, err, errsize);
         dep = 2;
     }
-    if (ok) ok = put_record(a, dep, "direct", id, q->plan_json, err, errsize);
+    if (ok) ok = put_record(a, dep, q->staged ? "staged" : "direct", id, q->plan_json, err, errsize);
     a->res->deployment = dep;
     sb_free(&v);
     if (ok) ok = store_write_commit(a->st, err, errsize);
@@ -357,6 +357,33 @@ static bool write_checkpoint(Apply *a, uint64_t id, uint64_t *bases, char *err, 
 }
 
 /* ---- the whole ---- */
+
+/* The sink model m writes: a staged deployment's shadow output; the physical name the
+ * running store recorded for it when the sink is the same as before; else the config. */
+static const SinkDef *physical_sink(Apply *a, int m, int om, const SinkDef *sd)
+{
+    const RunApplyRequest *q = a->q;
+    const char *name = NULL;
+    if (q->staged) {
+        const char *base = sd->connector == SINK_SQLITE ? (sd->table ? sd->table : q->p->models[m].name)
+                           : sd->connector == SINK_KAFKA ? sd->topic
+                                                        : sd->path;
+        name = deploy_shadow_name(q->p, base, a->staged_id);
+    } else if (om >= 0 && same_sink(sd, q->old_p->models[om].sink, q->p->models[m].name, q->old_p->models[om].name)) {
+        char key[512];
+        snprintf(key, sizeof key, "outputs/%s", q->p->models[m].name);
+        const Blob *b = carried(a, key);
+        if (b) name = arena_strndup(&q->p->arena, b->data, b->len);
+    }
+    if (!name) return sd;
+    a->outputs[m] = xstrdup(name);
+    SinkDef *c = ARENA_NEW(&q->p->arena, SinkDef);
+    *c = *sd;
+    if (sd->connector == SINK_SQLITE) c->table = a->outputs[m];
+    else if (sd->connector == SINK_KAFKA) c->topic = a->outputs[m];
+    else c->path = a->outputs[m];
+    return c;
+}
 
 static bool open_sinks(Apply *a, char *err, size_t errsize)
 {
@@ -367,7 +394,9 @@ static bool open_sinks(Apply *a, char *err, size_t errsize)
         if (!sd || sd->connector == SINK_NONE || !im->root) continue;
         const PlanModel *pm = plan_find_model(q->plan, q->p->models[m].name);
         int om = model_index(q->old_g, q->p->models[m].name);
-        bool replace = pm && (pm->output == OUTPUT_REPLAY || (pm->output == OUTPUT_FROM_STATE && (om < 0 || !comparable(a, m, om))));
+        bool replace = !q->staged && pm &&
+                       (pm->output == OUTPUT_REPLAY || (pm->output == OUTPUT_FROM_STATE && (om < 0 || !comparable(a, m, om))));
+        sd = physical_sink(a, m, om, sd);
         if (replace && sd->connector == SINK_KAFKA) {
             snprintf(err, errsize, "model %s: its Kafka topic would have to be rewritten (%s); weir apply --staged "
                      "writes a versioned topic", q->p->models[m].name,
@@ -388,13 +417,12 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
 {
     memset(res, 0, sizeof *res);
     err[0] = '\0';
-    const char *dir = run_state_dir(q->p);
+    const char *dir = deploy_active_dir(q->p);
     StateStore *probe = store_open(dir, false, false, err, errsize);
     if (!probe) {
         if (!err[0]) snprintf(err, errsize, "nothing runs on this target yet (no checkpoint in %s): weir run starts it", dir);
         return err[0] && strstr(err, "nothing runs") ? 2 : 3;
     }
-    store_close(probe);
     Apply a = {0};
     a.q = q;
     a.res = res;
@@ -403,24 +431,40 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     a.sinks = xcalloc((size_t)nm + 1, sizeof(ConnSink *));
     a.deliv = xcalloc((size_t)nm + 1, sizeof(Delivery));
     a.collect = xcalloc((size_t)nm + 1, sizeof(bool));
+    a.outputs = xcalloc((size_t)nm + 1, sizeof(char *));
     bool *wanted = xcalloc((size_t)nm + 1, sizeof(bool));
     uint64_t *bases = xcalloc((size_t)nm + 1, sizeof(uint64_t));
     const char **ids = NULL;
     bool ok = true;
 
-    a.st = store_open(dir, true, true, err, errsize);
-    if (!a.st) {
-        code = strstr(err, "in use") ? 2 : 3;
-        if (code == 2) {
-            size_t n = strlen(err);
-            snprintf(err + n, errsize - n, ": stop that run first (SIGTERM), or deploy beside it with --staged");
+    if (q->staged) {
+        /* the running version is only read (it may go on running); the new one gets a
+         * store of its own, numbered after every deployment of the running store */
+        a.live = probe;
+        probe = NULL;
+        if (!store_read_begin(a.live, err, errsize)) goto done;
+        int64_t n = journal_count(a.live);
+        const char *name = deploy_new_name(q->p, n > 0 ? n + 1 : 2, &a.staged_id);
+        snprintf(res->store, sizeof res->store, "%s", name);
+        a.st = store_open(deploy_dir(q->p, name), true, true, err, errsize);
+        if (!a.st) goto done;
+    } else {
+        store_close(probe);
+        probe = NULL;
+        a.st = a.live = store_open(dir, true, true, err, errsize);
+        if (!a.st) {
+            code = strstr(err, "in use") ? 2 : 3;
+            if (code == 2) {
+                size_t n = strlen(err);
+                snprintf(err + n, errsize - n, ": stop that run first (SIGTERM), or deploy beside it with --staged");
+            }
+            goto done;
         }
-        goto done;
     }
     const void *data;
     size_t len;
-    if (!store_read_begin(a.st, err, errsize)) goto done;
-    if (!store_get(a.st, "meta", &data, &len)) {
+    if (!store_read_begin(a.live, err, errsize)) goto done;
+    if (!store_get(a.live, "meta", &data, &len)) {
         snprintf(err, errsize, "nothing runs on this target yet (no checkpoint in %s): weir run starts it", dir);
         code = 2;
         goto done;
@@ -429,20 +473,21 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     bytes_get_u32(&br);
     bytes_get_u32(&br);
     a.ckpt = bytes_get_u64(&br);
-    if (!settle(&a, err, errsize)) goto done;
+    if (!q->staged && !settle(&a, err, errsize)) goto done;
 
     /* the old version, as it stopped */
     EngOptions eo = {0};
     eo.listener = no_output;
     a.old = eng_pipeline_new(q->old_g, &eo, err, errsize);
     char e2[768];
-    if (!a.old || !eng_checkpoint_restore(a.old, get_blob, a.st, e2, sizeof e2)) {
+    if (!a.old || !eng_checkpoint_restore(a.old, get_blob, a.live, e2, sizeof e2)) {
         if (a.old) snprintf(err, errsize, "the running version cannot be restored from its checkpoint: %s", e2);
         goto done;
     }
-    store_foreach(a.st, "source/", carry, &a);
-    store_foreach(a.st, "origin/", carry, &a);
-    store_foreach(a.st, "dl/", carry, &a);
+    store_foreach(a.live, "source/", carry, &a);
+    store_foreach(a.live, "origin/", carry, &a);
+    store_foreach(a.live, "outputs/", carry, &a);
+    if (!q->staged) store_foreach(a.live, "dl/", carry, &a);  /* a staged run writes dead letters of its own */
 
     /* the new version */
     a.next = eng_pipeline_new(q->g, &eo, err, errsize);
@@ -468,7 +513,10 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
         }
     for (int m = 0; m < nm; m++) {
         const PlanModel *pm = plan_find_model(q->plan, q->p->models[m].name);
-        if (pm && pm->output == OUTPUT_REPLAY && a.sinks[m]) {
+        /* outputs no state holds: recomputed by the replay (a staged deployment's shadow
+         * outputs need all of them, changed or not) */
+        bool from_replay = q->staged ? !eng_model_derivable(a.next, m) : pm && pm->output == OUTPUT_REPLAY;
+        if (from_replay && a.sinks[m]) {
             wanted[m] = a.collect[m] = true;
             any_replay = true;
         }
@@ -491,7 +539,7 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
         if (a.sinks[m]) ok = restate(&a, m, err, errsize);
     if (!ok) goto done;
 
-    store_read_end(a.st);
+    store_read_end(a.live);
     fault_point("apply-before-commit");
     uint64_t id = a.ckpt + 1;
     if (!write_checkpoint(&a, id, bases, err, errsize)) goto done;
@@ -522,7 +570,11 @@ done:
     eng_pipeline_free(a.old);
     eng_pipeline_free(a.next);
     eng_pipeline_free(a.replay);
+    if (a.live != a.st) store_close(a.live);
     store_close(a.st);
+    store_close(probe);
+    for (int m = 0; m < nm; m++) free(a.outputs[m]);
+    free(a.outputs);
     free(ids);
     free(bases);
     free(wanted);

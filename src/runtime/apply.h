@@ -36,6 +36,9 @@ typedef struct RunApplyRequest {
     size_t manifest_len;
     const char *plan_json;       /* kept in the deployment's record */
     int batch_size;              /* records per source per replay step; <= 0: 4096 */
+    bool staged;                 /* build the new version beside the running one: in a new
+                                  * store (deployments.h) writing shadow outputs, each with
+                                  * its whole content; the running version is only read */
 } RunApplyRequest;
 
 typedef struct RunApplyResult {
@@ -46,6 +49,7 @@ typedef struct RunApplyResult {
     int nreplayed;               /* operators rebuilt by the replay */
     int nkept;                   /* operators whose state was kept (or mapped) */
     bool settled;                /* deliveries an interrupted run or apply left were made first */
+    char store[64];              /* staged: the new deployment's store ("deployments/<id>") */
 } RunApplyResult;
 
 /* Carry the plan out. Returns the exit code: 0 done; 2 the target cannot take it (no

@@ -1,6 +1,7 @@
 /* Reading a durable run's checkpoint for `weir inspect` (see checkpoint_info.h; the
  * blob formats are run_durable.c's). */
 #include "runtime/checkpoint_info.h"
+#include "runtime/deployments.h"
 #include "runtime/run.h"
 
 #include "base/bytes.h"
@@ -118,7 +119,7 @@ static void add_deployment(void *ctx, const char *name, const void *data, size_t
 bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, size_t errsize)
 {
     memset(out, 0, sizeof *out);
-    const char *dir = run_state_dir(p);
+    const char *dir = deploy_active_dir(p);
     out->state_dir = xstrdup(dir);
     StateStore *st = store_open(dir, false, false, err, errsize);
     if (!st) return err[0] == '\0';  /* no store: nothing to show */

@@ -4,6 +4,7 @@
 #include "runtime/run_internal.h"
 
 #include "base/jsonw.h"
+#include "runtime/deployments.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -51,12 +52,24 @@ static bool listener(void *ctx, int model, const EngChange *changes, int n, char
 static DlWriter *model_writer(Run *r, int slot, const char *name)
 {
     if (!r->model_dl[slot]) {
-        r->model_dl[slot] = dl_open_project(r->p, name, r->resumed);
+        r->model_dl[slot] = dl_open_project(r->p, r->dl_suffix ? arena_printf(&r->p->arena, "%s%s", name, r->dl_suffix) : name,
+                                            r->resumed);
         char e2[512];
         if (r->durable && !run_durable_adopt_dl(r, r->model_dl[slot], name, e2, sizeof e2) && !r->dl_err[0])
             snprintf(r->dl_err, sizeof r->dl_err, "%s", e2);
     }
     return r->model_dl[slot];
+}
+
+/* Where source `name` ends when the run follows another store (RunOptions.until_store):
+ * that store's position of it; a source it does not read ends where it is now. */
+static bool until_position(StateStore *st, const char *name, SrcOptions *so)
+{
+    StrBuf k = STRBUF_INIT;
+    sb_printf(&k, "source/%s", name);
+    if (!store_get(st, sb_cstr(&k), &so->until, &so->until_len)) so->until_caught_up = true;
+    sb_free(&k);
+    return true;
 }
 
 static bool upsert(void *ctx, int source, ChangeOp op, const Value *row, const RowOrigin *origin, char *err,
@@ -261,6 +274,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     err[0] = '\0';
 
     Run r = {0};
+    StateStore *until = NULL;    /* RunOptions.until_store, while the sources open */
     r.p = p;
     r.g = g;
     int nm = p->nmodels;
@@ -307,9 +321,21 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             code = 2;
             goto done;
         }
+        const char *store = opts->store ? opts->store : deploy_active_name(p);
+        r.store_dir = deploy_dir(p, store);
+        if (strcmp(store, ".") != 0) r.dl_suffix = arena_printf(&p->arena, "__v%s", store + strlen("deployments/"));
         if (!run_durable_open(&r, opts->fresh, &code, err, errsize)) goto done;
     }
 
+    /* a staged deployment catching up: its sources end where the running one's are */
+    if (opts->until_store) {
+        until = store_open(deploy_dir(p, opts->until_store), false, false, err, errsize);
+        if (!until || !store_read_begin(until, err, errsize)) {
+            if (!err[0]) snprintf(err, errsize, "store %s has no checkpoint", opts->until_store);
+            code = 3;
+            goto done;
+        }
+    }
     bool stdin_taken = false;
     for (int s = 0; s < p->nsources; s++) {
         if (!eng_source_batch(r.pipe, s)) continue;
@@ -321,9 +347,14 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             }
             stdin_taken = true;
         }
-        SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed,
+        SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed, .dead_letter_suffix = r.dl_suffix,
                          .record_origins = !opts->no_origins, .until_caught_up = opts->until_caught_up};
         if (r.resumed) so.resume = run_durable_source_position(&r, p->sources[s].name, &so.resume_len);
+        if (until && !until_position(until, p->sources[s].name, &so)) {
+            snprintf(err, errsize, "source %s: the store %s has no position for it", p->sources[s].name, opts->until_store);
+            code = 2;
+            goto done;
+        }
         bool config_error = false;
         ConnSource *src = src_open(p, s, &so, &config_error, err, errsize);
         if (!src) {
@@ -333,9 +364,11 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         r.sources[r.nsources++] = src;
         if (r.durable) run_durable_origin(&r, r.nsources - 1);
     }
+    store_close(until);
+    until = NULL;
 
     for (int m = 0; m < nm; m++) {
-        const SinkDef *sd = p->models[m].sink;
+        const SinkDef *sd = r.durable ? run_durable_sink(&r, m) : p->models[m].sink;
         if (!r.wanted[m] || !sd || sd->connector == SINK_NONE) continue;
         const IrModel *im = &g->models[m];
         ConnSinkSpec spec = {
@@ -423,6 +456,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     if (!ok) code = 3;
 
 done:
+    store_close(until);
     fill_summary(&r, out, t0);
     if (!teardown(&r, code == 0, err, errsize) && code == 0) code = 3;
     return code;

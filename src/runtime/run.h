@@ -34,6 +34,11 @@ typedef struct RunOptions {
     bool until_caught_up;        /* Kafka sources stop at the high watermarks seen at start */
     bool fresh;                  /* durable runs: discard the checkpoint, start over */
     double checkpoint_interval_s;/* durable runs: seconds between checkpoints; <= 0: 10 */
+    const char *store;           /* durable runs: the deployment store to run ("." or
+                                    "deployments/<id>", deployments.h); NULL: the active one */
+    const char *until_store;     /* durable runs: read every source only up to the positions
+                                    of that store's checkpoint (a staged deployment catching
+                                    up with the running one), then end */
 } RunOptions;
 
 typedef struct RunSourceSummary {

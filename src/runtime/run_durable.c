@@ -23,6 +23,7 @@
 
 #include "base/bytes.h"
 #include "lifecycle/manifest.h"
+#include "runtime/deployments.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
 
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
 {
-    const char *dir = run_state_dir(r->p);
+    const char *dir = r->store_dir ? r->store_dir : deploy_active_dir(r->p);
     r->store = store_open(dir, true, true, err, errsize);
     if (!r->store) {
         *code = 3;
@@ -103,6 +104,39 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     }
     r->resumed = true;
     r->ckpt = r->resumed_from = id;
+    r->outputs = xcalloc((size_t)r->p->nmodels + 1, sizeof(char *));
+    for (int m = 0; m < r->p->nmodels; m++) {
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "outputs/%s", r->p->models[m].name);
+        if (store_get(r->store, sb_cstr(&k), &data, &len)) r->outputs[m] = xstrndup(data, len);
+        sb_free(&k);
+    }
+    return true;
+}
+
+const SinkDef *run_durable_sink(Run *r, int m)
+{
+    const SinkDef *sd = r->p->models[m].sink;
+    if (!sd || !r->outputs || !r->outputs[m]) return sd;
+    SinkDef *c = ARENA_NEW(&r->p->arena, SinkDef);
+    *c = *sd;
+    const char *name = arena_strdup(&r->p->arena, r->outputs[m]);
+    if (sd->connector == SINK_SQLITE || sd->connector == SINK_POSTGRES || sd->connector == SINK_CLICKHOUSE) c->table = name;
+    else if (sd->connector == SINK_KAFKA) c->topic = name;
+    else c->path = name;
+    return c;
+}
+
+bool run_put_outputs(StateStore *store, const Project *p, char *const *names, char *err, size_t errsize)
+{
+    for (int m = 0; names && m < p->nmodels; m++) {
+        if (!names[m]) continue;
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "outputs/%s", p->models[m].name);
+        bool ok = store_put(store, sb_cstr(&k), names[m], strlen(names[m]), err, errsize);
+        sb_free(&k);
+        if (!ok) return false;
+    }
     return true;
 }
 
@@ -271,6 +305,7 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
     }
     if (ok) ok = run_put_stats(r->store, r->pipe, err, errsize);
     if (ok) ok = store_put(r->store, "manifest", r->manifest.data, r->manifest.len, err, errsize);
+    if (ok) ok = run_put_outputs(r->store, r->p, r->outputs, err, errsize);
     sb_free(&v);
     return ok;
 }
@@ -324,5 +359,7 @@ void run_durable_close(Run *r)
     sb_free(&r->manifest);
     for (int i = 0; r->origins && i < r->p->nsources; i++) sb_free(&r->origins[i]);
     free(r->origins);
+    for (int m = 0; r->outputs && m < r->p->nmodels; m++) free(r->outputs[m]);
+    free(r->outputs);
     store_close(r->store);
 }

@@ -52,6 +52,11 @@ typedef struct Run {
                                     for weir plan) */
     StrBuf *origins;             /* per open source: the position its deployment began
                                     reading at (kept in every checkpoint) */
+    const char *store_dir;       /* the store it runs on (deployments.h) */
+    const char *dl_suffix;       /* dead-letter names of a deployment with a store of its
+                                    own ("__v<id>"), NULL for the first store */
+    char **outputs;              /* per project model: the physical name its sink writes
+                                    ("outputs/<model>" of the store), NULL: the configured */
 } Run;
 
 /* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose
@@ -64,6 +69,12 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
 /* A resumed run: the position source `name` had at the checkpoint (NULL: none). Valid
  * until run_durable_resume_outputs. */
 const void *run_durable_source_position(Run *r, const char *name, size_t *len);
+/* The sink r's model m writes: its config with the physical name the store records
+ * for it (a table, file or topic), or the config itself. */
+const SinkDef *run_durable_sink(Run *r, int m);
+/* Put "outputs/<model>" = name for every model of p with a physical name (names NULL
+ * or name NULL: none), in the checkpoint being written. */
+bool run_put_outputs(StateStore *store, const Project *p, char *const *names, char *err, size_t errsize);
 /* Note where open source r->sources[i] begins: a fresh run's first position, or the
  * origin a resumed run's checkpoint recorded (the start of the history that `weir
  * apply` replays). Call while the store is being read (before resume_outputs). */

@@ -632,18 +632,6 @@ static int model_in(const IrGraph *g, const char *name)
     return -1;
 }
 
-typedef struct Collect {
-    Batch *b;
-    const Type *types;
-} Collect;
-
-static bool collect_rows(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
-{
-    (void)model; (void)err; (void)errsize;
-    Collect *c = ctx;
-    for (int i = 0; i < n; i++) batch_append_row_copy(c->b, changes[i].row, c->types, 1);
-    return true;
-}
 
 /* The previous version's rows of the model and the new version's have the same columns. */
 static bool same_columns(const IrGraph *a, int ma, const IrGraph *b, int mb)
@@ -773,16 +761,11 @@ static bool run_upgrade(Runner *r, const IrGraph *g, StrBuf *report, bool *verdi
     /* the restatement from state */
     if (changed && derivable) {
         if (om >= 0 && same_columns(v.g, om, g, m) && eng_model_derivable(old, om)) {
-            const PlanNode *op = v.g->models[om].root->plan;
-            Type *types = xcalloc((size_t)op->ncols + 1, sizeof(Type));
-            for (int c = 0; c < op->ncols; c++) types[c] = op->cols[c].type;
             Batch rows;
-            batch_init(&rows, op->ncols);
-            Collect c = {&rows, types};
-            ok = eng_model_rows(old, om, NULL, collect_rows, &c, err, sizeof err) &&
+            batch_init(&rows, v.g->models[om].root->plan->ncols);
+            ok = eng_model_rows_batch(old, om, &rows, err, sizeof err) &&
                  eng_model_rows(next, m, &rows, on_changes, r, err, sizeof err);
             batch_fini(&rows);
-            free(types);
         } else {
             ok = eng_model_rows(next, m, NULL, on_changes, r, err, sizeof err);
         }

@@ -237,7 +237,7 @@ check_clean "a new landing reads the new topic from its earliest offset" 40 2 40
 
 # ---- janitor ----
 D1=$(sed -n 's/^deployment \([0-9TZ_a-f]*\)$/\1/p' "$TMP/apply1" | head -1)
-weir janitor --retention 0s > "$TMP/jan" 2>&1
+weir janitor --retain 0s > "$TMP/jan" 2>&1
 if [ $? -eq 0 ] && [ "$(chq "SELECT count() FROM system.tables WHERE database = 'shop' AND position(name, '$D1') > 0")" = 0 ] &&
    [ "$(chq "SELECT count() FROM shop.orders_clean")" = "$(expect_clean 40 2)" ]; then
   ok "janitor drops superseded deployments and keeps what readers use"

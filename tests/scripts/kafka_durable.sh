@@ -115,9 +115,13 @@ a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert a["durable"] and a["resumed_from"] == 0 and a["events_in"] == 20000, a
 assert b["resumed_from"] == a["checkpoint"] and b["events_in"] == 20000, b
 PY
-  same "$P" "$REF" out_cont out_ref
+  same "$P" "$REF" out_cont out_ref || return 1
+  # the broker keeps the delivery marker: the last checkpoint as the sink group's offset
+  [ "$("$ADMIN" -b "$B" committed weir.durable.dev.to_kafka out_cont | head -n 1)" = \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checkpoint"])' "$TMP/c2.json")" ] \
+    || { echo "marker: $("$ADMIN" -b "$B" committed weir.durable.dev.to_kafka out_cont)"; return 1; }
 }
-check "a second run continues from the checkpoint: together they equal one run" t_continue
+check "a second run continues from the checkpoint: together they equal one run; the broker keeps the delivery marker" t_continue
 
 t_inspect() {
   local P=$TMP/cont

@@ -1,7 +1,7 @@
 /* The ClickHouse target as a lifecycle backend (lifecycle/backend.h): what is deployed
- * (the manifest weir keeps in the target database) and `weir apply [--staged]`. The
- * staged rollout's other verbs (audit, publish, rollback, doctor, repair, janitor) are
- * the functions of ch_deploy.h until the backend interface has them. */
+ * (the manifest weir keeps in the target database), `weir apply [--staged]` and the
+ * staged rollout's audit, publish, rollback and janitor, over the verbs of
+ * ch_deploy.h (doctor and repair have no operation in the interface yet). */
 #ifndef WEIR_BACKENDS_CLICKHOUSE_CH_BACKEND_H
 #define WEIR_BACKENDS_CLICKHOUSE_CH_BACKEND_H
 

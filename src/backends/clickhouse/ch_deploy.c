@@ -1664,9 +1664,25 @@ int ch_verb_audit(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         sb_puts(out, ready ? "ready\n" : "not ready\n");
         sb_append(out, body.data ? body.data : "", body.len);
         if (!ready) rc = 1;
-        if (rc == 0 && o->json) {
+        if (o->json) {
+            /* {"deployment", "ready", "report": [lines]} */
+            StrBuf j = STRBUF_INIT;
+            sb_puts(&j, "{\"deployment\":");
+            sb_json_str(&j, dep, strlen(dep));
+            sb_printf(&j, ",\"ready\":%s,\"report\":[", ready ? "true" : "false");
+            const char *t = body.data ? sb_cstr(&body) : "";
+            for (int first = 1; *t; first = 0) {
+                const char *e = strchr(t, '\n');
+                size_t len = e ? (size_t)(e - t) : strlen(t);
+                while (len && *t == ' ') t++, len--;
+                if (!first) sb_putc(&j, ',');
+                sb_json_str(&j, t, len);
+                t += len + (e ? 1 : 0);
+            }
+            sb_puts(&j, "]}\n");
             sb_clear(out);
-            sb_printf(out, "{\"deployment\":\"%s\",\"ready\":true}\n", dep);
+            sb_append(out, j.data, j.len);
+            sb_free(&j);
         }
     }
     sb_free(&body);

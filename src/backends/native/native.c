@@ -1,8 +1,10 @@
 /* The native backend (see native.h): plan's view of a durable target. */
 #include "backends/native/native.h"
+#include "backends/native/native_internal.h"
 
 #include "runtime/apply.h"
 #include "runtime/checkpoint_info.h"
+#include "runtime/deployments.h"
 #include "sql/binder.h"
 
 #include <stdio.h>
@@ -107,21 +109,13 @@ static void native_replay_costs(LcBackend *b, Plan *plan)
         plan_add_replay(plan, &r);
         free(r.parts);
     }
-    if (have) checkpoint_info_free(&ci);
+    checkpoint_info_free(&ci);
 }
 
-/* The version that runs, loaded again from its manifest's definition: its project
- * (paths resolve in the project's directory, as when it was deployed) and IR. */
-typedef struct Loaded {
-    DiagList dl;
-    Arena arena;
-    Project *p;
-    IrGraph *g;
-} Loaded;
-
-static bool load_running(LcBackend *b, const Manifest *m, Loaded *out, char *err, size_t errsize)
+bool native_load_version(LcBackend *b, const Manifest *m, NativeVersion *out, char *err, size_t errsize)
 {
-    memset(out, 0, sizeof *out);
+    out->p = NULL;
+    out->g = NULL;
     diag_init(&out->dl);
     arena_init(&out->arena, 64 * 1024);
     if (m->nfiles == 0) {
@@ -131,6 +125,8 @@ static bool load_running(LcBackend *b, const Manifest *m, Loaded *out, char *err
     }
     ProjectOptions po = {.dir = b->project->dir, .target = b->project->target ? b->project->target->name : NULL};
     out->p = project_load_files(m->files, m->nfiles, &po, &out->dl);
+    /* the definition keeps no connection settings: the target's are the project's now */
+    if (out->p) out->p->target = b->project->target;
     if (out->p) {
         BoundProject *bp = sql_bind_project(out->p, &out->arena, &out->dl);
         out->g = ir_build(bp, &out->arena, &out->dl);
@@ -139,29 +135,45 @@ static bool load_running(LcBackend *b, const Manifest *m, Loaded *out, char *err
         const Diag *d = NULL;
         for (int i = 0; i < out->dl.count && !d; i++)
             if (out->dl.items[i].severity == DIAG_ERROR) d = &out->dl.items[i];
-        snprintf(err, errsize, "the running version cannot be loaded again from its manifest%s%s", d ? ": " : "",
+        snprintf(err, errsize, "a deployed version cannot be loaded again from its manifest%s%s", d ? ": " : "",
                  d ? d->message : "");
         return false;
     }
     return true;
 }
 
-static void loaded_free(Loaded *l)
+bool native_load_store(LcBackend *b, const char *store, NativeVersion *out, char *err, size_t errsize)
 {
-    if (l->p) project_free(l->p);
-    arena_fini(&l->arena);
-    diag_fini(&l->dl);
+    memset(out, 0, sizeof *out);
+    diag_init(&out->dl);
+    arena_init(&out->arena, 1024);
+    char *text = NULL;
+    size_t len = 0;
+    if (!deploy_store_manifest(b->project, store, &text, &len, &out->checkpoint, &out->written_at, err, errsize))
+        return false;
+    bool ok = manifest_parse(text, len, store, &out->mf, err, errsize);
+    free(text);
+    if (!ok) return false;
+    out->have_mf = true;
+    diag_fini(&out->dl);
+    arena_fini(&out->arena);
+    return native_load_version(b, &out->mf, out, err, errsize);
+}
+
+void native_version_free(NativeVersion *v)
+{
+    if (v->p) project_free(v->p);
+    if (v->have_mf) manifest_free(&v->mf);
+    arena_fini(&v->arena);
+    diag_fini(&v->dl);
+    memset(v, 0, sizeof *v);
 }
 
 static bool native_apply(LcBackend *b, const LcApplyRequest *req, LcApplyResult *out, int *code, char *err,
                          size_t errsize)
 {
     memset(out, 0, sizeof *out);
-    if (req->staged) {
-        snprintf(err, errsize, "weir apply --staged is not available on the native runtime yet");
-        *code = 2;
-        return false;
-    }
+    if (!native_settle(b, code, err, errsize)) return false;
     LcDeployed dep;
     if (!native_deployed(b, &dep, code, err, errsize)) return false;
     if (!dep.exists) {
@@ -177,11 +189,11 @@ static bool native_apply(LcBackend *b, const LcApplyRequest *req, LcApplyResult 
         *code = 3;
         return false;
     }
-    Loaded old;
-    ok = load_running(b, &running, &old, err, errsize);
+    NativeVersion old = {0};
+    ok = native_load_version(b, &running, &old, err, errsize);
     manifest_free(&running);
     if (!ok) {
-        loaded_free(&old);
+        native_version_free(&old);
         *code = 3;
         return false;
     }
@@ -190,6 +202,7 @@ static bool native_apply(LcBackend *b, const LcApplyRequest *req, LcApplyResult 
     RunApplyRequest q = {
         .p = b->project, .g = b->graph, .old_p = old.p, .old_g = old.g, .plan = req->plan,
         .manifest = req->manifest, .manifest_len = req->manifest_len, .plan_json = sb_cstr(&plan_json),
+        .staged = req->staged,
     };
     RunApplyResult r;
     *code = run_apply(&q, &r, err, errsize);
@@ -197,8 +210,9 @@ static bool native_apply(LcBackend *b, const LcApplyRequest *req, LcApplyResult 
     out->replayed_records = r.replayed_records;
     out->restated_rows = r.restated_changes;
     out->resumed = r.settled;
+    snprintf(out->store, sizeof out->store, "%s", r.store);
     sb_free(&plan_json);
-    loaded_free(&old);
+    native_version_free(&old);
     return *code == 0;
 }
 
@@ -209,6 +223,10 @@ static const LcBackendOps native_ops = {
     .deployed = native_deployed,
     .replay_costs = native_replay_costs,
     .apply = native_apply,
+    .audit = native_audit,
+    .publish = native_publish,
+    .rollback = native_rollback,
+    .janitor = native_janitor,
     .close = native_close,
 };
 
