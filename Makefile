@@ -2,7 +2,7 @@
 # `make SANITIZE=1 ...` builds with ASan+UBSan into build-san/.
 CC      ?= cc
 SANITIZE ?= 0
-PKGS    := yaml-0.1 sqlite3 libxxhash zlib libpcre2-8 rdkafka lmdb jansson
+PKGS    := yaml-0.1 sqlite3 libxxhash zlib libpcre2-8 rdkafka lmdb jansson libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lpg_query -lm
 

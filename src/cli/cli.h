@@ -34,6 +34,10 @@ typedef struct CliOptions {
     bool staged;               /* apply: build beside the running version */
     const char *retain;        /* janitor: keep superseded versions this long */
     double checkpoint_interval_s; /* run: 0 = default */
+    const char *deployment;    /* audit, publish: a deployment id */
+    bool force;                /* publish */
+    bool verbose;              /* ClickHouse verbs: every statement on stderr */
+    const char *ch_url, *ch_database, *ch_user; /* --clickhouse-url/-database/-user */
     const char **args;         /* positional arguments after the command */
     int nargs;
 } CliOptions;
@@ -45,6 +49,7 @@ typedef struct CliProject {
     Arena arena;               /* plans and IR */
     BoundProject *bound;
     IrGraph *graph;
+    const CliOptions *opts;    /* the options it was loaded with */
 } CliProject;
 
 /* Load, bind and analyse. Returns false only when there is no project at all
@@ -85,10 +90,22 @@ int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
+/* The ClickHouse target's own verbs (cmd_clickhouse.c): doctor and repair; build and
+ * backfill are StreamBuild's names for apply and apply --staged. */
 int cmd_apply(const CliOptions *o);
+int cmd_build(const CliOptions *o);
+int cmd_backfill(const CliOptions *o);
 int cmd_audit(const CliOptions *o);
 int cmd_publish(const CliOptions *o);
 int cmd_rollback(const CliOptions *o);
 int cmd_janitor(const CliOptions *o);
+int cmd_doctor(const CliOptions *o);
+int cmd_repair(const CliOptions *o);
+/* plan, explain and compile on a ClickHouse target, and its lifecycle backend */
+LcBackend *cli_clickhouse_backend_open(CliProject *cp);
+bool cli_is_clickhouse(const CliProject *cp);
+int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp);
+void cli_explain_clickhouse(const CliProject *cp, StrBuf *out);
+bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize);
 
 #endif

@@ -57,17 +57,17 @@ int cmd_apply(const CliOptions *o)
         rc = code;
         goto out;
     }
-    if (!dep.exists) {
+    if (!dep.exists && !be->ops->deploys_first) {
         fprintf(stderr, "%s: `weir run` starts the project; there is nothing to apply\n", dep.description);
         goto out;
     }
-    if (!manifest_parse(dep.manifest, dep.manifest_len, dep.description, &running, err, sizeof err)) {
+    if (dep.exists && !manifest_parse(dep.manifest, dep.manifest_len, dep.description, &running, err, sizeof err)) {
         cli_error("%s", err);
         rc = EXIT_RUNTIME;
         goto out;
     }
-    have_running = true;
-    plan_compute(&running, &next, &plan);
+    have_running = dep.exists;
+    plan_compute(have_running ? &running : NULL, &next, &plan);
     have_plan = true;
     if (be->ops->replay_costs) be->ops->replay_costs(be, &plan);
     plan_render_text(&plan, dep.description, &text);
@@ -99,20 +99,27 @@ int cmd_apply(const CliOptions *o)
     }
     LcApplyRequest req = {.plan = &plan, .manifest = manifest.data, .manifest_len = manifest.len,
                           .allow_rebuild = o->allow_rebuild, .staged = o->staged};
-    LcApplyResult res;
+    LcApplyResult res = {0};
     if (!be->ops->apply(be, &req, &res, &code, err, sizeof err)) {
+        if (res.summary) fputs(res.summary, stdout);  /* what was done before it stopped */
+        free(res.summary);
         cli_error("%s", err);
         rc = code;
         goto out;
     }
-    if (res.resumed) fprintf(stderr, "first made the deliveries an interrupted run or apply had left\n");
-    if (o->staged)
-        fprintf(stderr, "staged: deployment %lld built in %s beside the running version (%lld records replayed, %lld "
-                "rows written to its shadow outputs); weir audit checks it, weir publish switches to it\n",
-                (long long)res.deployment, res.store, (long long)res.replayed_records, (long long)res.restated_rows);
-    else
-        fprintf(stderr, "applied: deployment %lld runs on target %s (%lld records replayed, %lld changes restated)\n",
-                (long long)res.deployment, target, (long long)res.replayed_records, (long long)res.restated_rows);
+    if (res.summary) {
+        fputs(res.summary, stdout);
+        free(res.summary);
+    } else {
+        if (res.resumed) fprintf(stderr, "first made the deliveries an interrupted run or apply had left\n");
+        if (o->staged)
+            fprintf(stderr, "staged: deployment %lld built in %s beside the running version (%lld records replayed, %lld "
+                    "rows written to its shadow outputs); weir audit checks it, weir publish switches to it\n",
+                    (long long)res.deployment, res.store, (long long)res.replayed_records, (long long)res.restated_rows);
+        else
+            fprintf(stderr, "applied: deployment %lld runs on target %s (%lld records replayed, %lld changes restated)\n",
+                    (long long)res.deployment, target, (long long)res.replayed_records, (long long)res.restated_rows);
+    }
 out:
     if (have_plan) plan_free(&plan);
     if (have_running) manifest_free(&running);

@@ -16,6 +16,11 @@ int cmd_compile(const CliOptions *o)
         cli_project_free(&cp);
         return EXIT_RUNTIME;
     }
+    if (cli_is_clickhouse(&cp) && !cli_compile_clickhouse(&cp, o, err, sizeof err)) {
+        cli_error("%s", err);
+        cli_project_free(&cp);
+        return EXIT_RUNTIME;
+    }
     if (o->format != OUT_JSON)
         printf("compiled %d model%s into %s/target/\n", cp.project->nmodels,
                cp.project->nmodels == 1 ? "" : "s", o->project_dir);

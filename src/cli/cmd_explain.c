@@ -36,6 +36,7 @@ int cmd_explain(const CliOptions *o)
     if (o->format == OUT_JSON) ir_explain_json(cp.graph, model, &sb);
     else if (o->format == OUT_DOT) ir_explain_dot(cp.graph, model, &sb);
     else ir_explain_text(cp.graph, model, &sb);
+    if (o->format == OUT_TEXT && model < 0 && cli_is_clickhouse(&cp)) cli_explain_clickhouse(&cp, &sb);
     cli_write_stdout(sb.data, sb.len);
     sb_free(&sb);
     cli_project_free(&cp);

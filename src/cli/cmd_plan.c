@@ -33,6 +33,11 @@ int cmd_plan(const CliOptions *o)
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
     if (cli_stop_on_errors(&cp, o, "weir plan: the project has errors (see above); fix them first"))
         return EXIT_FAILURES;
+    if (!o->state_path && cli_is_clickhouse(&cp)) {
+        int r = cmd_plan_clickhouse(o, &cp);
+        cli_project_free(&cp);
+        return r;
+    }
     char err[1024] = "";
     int rc = EXIT_OK;
     Manifest next, running;

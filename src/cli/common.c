@@ -43,6 +43,7 @@ bool cli_select_is(const char *name, size_t len, const char *s)
 bool cli_load(const CliOptions *o, CliProject *cp)
 {
     memset(cp, 0, sizeof *cp);
+    cp->opts = o;
     diag_init(&cp->dl);
     arena_init(&cp->arena, 64 * 1024);
     ProjectOptions po = {.dir = o->project_dir, .target = o->target, .vars_json = o->vars_json};
@@ -113,6 +114,7 @@ LcBackend *cli_backend_open(CliProject *cp, char *err, size_t errsize)
     const TargetDef *t = cp->project->target;
     const char *rt = t && t->runtime ? t->runtime : "native";
     if (strcmp(rt, "native") == 0) return native_backend_open(cp->project, cp->graph);
+    if (strcmp(rt, "clickhouse") == 0) return cli_clickhouse_backend_open(cp);
     snprintf(err, errsize, "target %s: weir cannot deploy to runtime '%s' yet", t ? t->name : "?", rt);
     return NULL;
 }

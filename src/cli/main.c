@@ -22,6 +22,8 @@ static const char USAGE[] =
     "  rollback         switch them back to the version that ran before\n"
     "  janitor          remove superseded versions (--retain D, default 7d)\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
+    "  doctor, repair   find / fix drift between the metadata and the live objects (ClickHouse)\n"
+    "  build, backfill  StreamBuild's names for apply and apply --staged\n"
     "\n"
     "global options:\n"
     "  --project-dir DIR   project directory (default .)\n"
@@ -43,6 +45,12 @@ static const char USAGE[] =
     "test options:\n"
     "  --checkpoint-each-step  checkpoint, free and restore the pipeline after every step\n"
     "\n"
+    "apply / lifecycle options (ClickHouse targets, docs/clickhouse.md):\n"
+    "  --staged            apply: build beside the running version; publish later\n"
+    "  --deployment ID     audit, publish: the deployment (default: the latest staged)\n"
+    "  --clickhouse-url URL, --clickhouse-database DB, --clickhouse-user USER\n"
+    "  --verbose           print every statement sent to ClickHouse on stderr\n"
+    "\n"
     "run options:\n"
     "  --no-progress       no progress line on the terminal\n"
     "  --batch-size N      records per source per step (default 4096)\n"
@@ -61,9 +69,10 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
-    {"inspect", cmd_inspect}, {"plan", cmd_plan},   {"apply", cmd_apply},
-    {"audit", cmd_audit},     {"publish", cmd_publish}, {"rollback", cmd_rollback},
-    {"janitor", cmd_janitor},
+    {"inspect", cmd_inspect}, {"plan", cmd_plan},       {"apply", cmd_apply},
+    {"build", cmd_build},     {"backfill", cmd_backfill}, {"audit", cmd_audit},
+    {"publish", cmd_publish}, {"rollback", cmd_rollback}, {"doctor", cmd_doctor},
+    {"repair", cmd_repair},   {"janitor", cmd_janitor},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
@@ -139,6 +148,22 @@ int main(int argc, char **argv)
             o.allow_rebuild = true;
         } else if (strcmp(a, "--staged") == 0) {
             o.staged = true;
+        } else if (strcmp(a, "--force") == 0) {
+            o.force = true;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o.verbose = true;
+        } else if (take_value(argc, argv, &i, "--deployment", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.deployment = v;
+        } else if (take_value(argc, argv, &i, "--clickhouse-url", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.ch_url = v;
+        } else if (take_value(argc, argv, &i, "--clickhouse-database", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.ch_database = v;
+        } else if (take_value(argc, argv, &i, "--clickhouse-user", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.ch_user = v;
         } else if (strcmp(a, "--checkpoint-each-step") == 0) {
             o.checkpoint_each_step = true;
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {

@@ -534,6 +534,76 @@ int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t 
     return n;
 }
 
+/* A client of consumer group `group` (no subscription: it only reads and commits
+ * offsets). */
+static rd_kafka_t *group_client(Project *p, const SourceDef *def, const char *group, char *err, size_t errsize)
+{
+    char what[300];
+    snprintf(what, sizeof what, "source %s", def->name);
+    bool config_error;
+    const char *fixed[] = {"group.id", group, "enable.auto.commit", "false", "socket.connection.setup.timeout.ms",
+                           "2000"};
+    rd_kafka_conf_t *conf = make_conf(p, what, def->bootstrap_servers, NULL, 0, fixed, 3, NULL, &config_error, err, errsize);
+    if (!conf) return NULL;
+    rd_kafka_conf_set_log_cb(conf, quiet_log);
+    char cerr[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, cerr, sizeof cerr);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(err, errsize, "%s: kafka client: %s", what, cerr);
+    }
+    return rk;
+}
+
+int kafka_group_offsets(Project *p, const SourceDef *def, const char *group, int64_t **offsets, char *err,
+                        size_t errsize)
+{
+    rd_kafka_t *rk = group_client(p, def, group, err, errsize);
+    if (!rk) return -1;
+    int n = topic_partitions(rk, def->topic, def->name, err, errsize);
+    if (n >= 0) {
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(n);
+        for (int i = 0; i < n; i++) rd_kafka_topic_partition_list_add(l, def->topic, i);
+        rd_kafka_resp_err_t e = rd_kafka_committed(rk, l, OPEN_TIMEOUT_MS);
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            snprintf(err, errsize, "source %s: committed offsets of group %s: %s", def->name, group,
+                     rd_kafka_err2str(e));
+            n = -1;
+        } else {
+            *offsets = xcalloc((size_t)n + 1, sizeof(int64_t));
+            for (int i = 0; i < n; i++) (*offsets)[i] = l->elems[i].offset < 0 ? -1 : l->elems[i].offset;
+        }
+        rd_kafka_topic_partition_list_destroy(l);
+    }
+    rd_kafka_destroy(rk);
+    return n;
+}
+
+bool kafka_group_commit(Project *p, const SourceDef *def, const char *group, const int64_t *offsets, int n, char *err,
+                        size_t errsize)
+{
+    rd_kafka_t *rk = group_client(p, def, group, err, errsize);
+    if (!rk) return false;
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(n > 0 ? n : 1);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (offsets[i] >= 0) {
+            rd_kafka_topic_partition_list_add(l, def->topic, i)->offset = offsets[i];
+            k++;
+        }
+    bool ok = true;
+    if (k > 0) {
+        rd_kafka_resp_err_t e = rd_kafka_commit(rk, l, 0);
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            snprintf(err, errsize, "source %s: commit offsets for group %s: %s", def->name, group, rd_kafka_err2str(e));
+            ok = false;
+        }
+    }
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_destroy(rk);
+    return ok;
+}
+
 static const ConnReaderOps kafka_reader_ops = {
     .read = kr_read,
     .progress = kr_progress,

@@ -115,6 +115,15 @@ bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int 
  * and `weir plan` (is the history a replay reads still retained?). */
 int kafka_end_offsets(Project *p, const SourceDef *def, int timeout_ms, int64_t **lows, int64_t **ends, char *err,
                       size_t errsize);
+/* The offsets consumer group `group` committed for every partition of the source's
+ * topic (malloc'd array; -1 where it committed none), or -1 with a message. */
+int kafka_group_offsets(Project *p, const SourceDef *def, const char *group, int64_t **offsets, char *err,
+                        size_t errsize);
+/* Commit offsets[i] (those >= 0) of partition i for consumer group `group`: a new group
+ * then starts exactly there (the ClickHouse backend hands a landing's position to the
+ * materialized views of a new deployment). */
+bool kafka_group_commit(Project *p, const SourceDef *def, const char *group, const int64_t *offsets, int n, char *err,
+                        size_t errsize);
 
 /* ---------------------------------------------------------------- sources */
 

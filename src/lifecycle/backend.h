@@ -49,10 +49,14 @@ typedef struct LcApplyResult {
     int64_t restated_rows;       /* changes sent to sinks to restate their rows */
     bool resumed;                /* an interrupted apply was finished */
     char store[64];              /* staged: where the new version was built */
+    char *summary;               /* malloc'd: the backend's own account of what it did, which
+                                    the CLI prints in place of the counts above (NULL: none) */
 } LcApplyResult;
 
 typedef struct LcBackendOps {
     const char *name;            /* "native", "clickhouse" */
+    bool deploys_first;          /* apply also deploys a project that does not run yet (the
+                                    native runtime leaves that to `weir run`) */
     /* What the target runs (out is zeroed first). */
     bool (*deployed)(LcBackend *b, LcDeployed *out, int *code, char *err, size_t errsize);
     /* Add to `plan` what replaying each of its replay_sources costs (plan_add_replay)

@@ -18,6 +18,7 @@ static const char *connector_name(SourceConnector c)
     case SRC_FILE: return "file";
     case SRC_KAFKA: return "kafka";
     case SRC_STDIN: return "stdin";
+    case SRC_CLICKHOUSE: return "clickhouse";
     }
     return "?";
 }
@@ -30,6 +31,7 @@ static void source_json(JsonW *w, const SourceDef *s)
     jw_kstr(w, "connector", connector_name(s->connector));
     if (s->path) jw_kstr(w, "path", s->path);
     if (s->topic) jw_kstr(w, "topic", s->topic);
+    if (s->table) jw_kstr(w, "table", s->table);
     jw_kstr(w, "format", data_format_name(s->format));
     jw_key(w, "columns");
     jw_arr(w);

@@ -134,6 +134,7 @@ bool manifest_parse(const char *text, size_t len, const char *what, Manifest *ou
         s->format = str(&r, o, "format");
         s->where = str(&r, o, "topic");
         if (!s->where) s->where = str(&r, o, "path");
+        if (!s->where) s->where = str(&r, o, "table");
         s->event_time = str(&r, o, "event_time");
         s->cols = cols(&r, json_object_get(o, "columns"), &s->ncols);
         s->pk = strs(&r, json_object_get(o, "primary_key"), &s->npk);

@@ -11,7 +11,7 @@
 
 static const char *const file_keys[] = {"models"};
 static const char *const config_keys[] = {"materialized", "key", "state_ttl", "sink",
-                                          "description", "columns", "audits"};
+                                          "description", "columns", "audits", "clickhouse"};
 static const char *const audit_kinds[] = {"not_null", "unique", "accepted_values"};
 static const char *const accepted_keys[] = {"column", "values"};
 /* index order matches Materialization */
@@ -269,6 +269,8 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
     if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
     if ((n = yaml_get(v, "audits"))) c->audits = load_audits(L, n);
     if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");
+    /* the ClickHouse backend validates the keys inside (it knows engines and settings) */
+    if ((n = yaml_get(v, "clickhouse")) && project_expect_map(L, n, "`clickhouse`")) c->clickhouse = n;
     if ((n = yaml_get(v, "columns")) && !yaml_is_null(n))
         project_expect_map(L, n, "`columns` (a mapping of column name -> documentation)");
 }
@@ -405,6 +407,7 @@ void project_finish_models(ProjectLoader *L)
         if (c->key) m->key_pos = c->key_pos;
         m->state_ttl_us = c->state_ttl_us;
         m->sink = c->sink;
+        m->clickhouse = c->clickhouse;
         m->audits = c->audits;
     }
 }

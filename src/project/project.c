@@ -116,10 +116,11 @@ static const char *const weir_keys[] = {"name", "default_target", "targets", "va
 static const char *const runtimes[] = {"native", "clickhouse", "flink"};
 /* target keys: common ones first, then per runtime (extend here as backends grow) */
 static const char *const target_keys[] = {"runtime", "state_dir", "kafka", "description",
-                                          "url", "database", "user", "password", "gateway_url"};
+                                          "url", "database", "user", "password", "native_fallback",
+                                          "gateway_url"};
 enum { TARGET_COMMON_KEYS = 4 };
 static const char *const target_runtime_of[] = {NULL, NULL, NULL, NULL, "clickhouse", "clickhouse",
-                                                "clickhouse", "clickhouse", "flink"};
+                                                "clickhouse", "clickhouse", "clickhouse", "flink"};
 static const char *const kafka_keys[] = {"bootstrap_servers", "properties", "unreachable_timeout"};
 
 static bool is_identifier(const char *s)

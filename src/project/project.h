@@ -13,7 +13,9 @@
 #include <stdint.h>
 
 typedef enum { FMT_JSON, FMT_CSV, FMT_DEBEZIUM_JSON, FMT_CHANGELOG_JSON, FMT_UPSERT } DataFormat;
-typedef enum { SRC_FILE, SRC_KAFKA, SRC_STDIN } SourceConnector;
+/* SRC_CLICKHOUSE: an existing ClickHouse table adopted by a clickhouse target
+ * (`kind: stream_table`); the native runtime cannot read it. */
+typedef enum { SRC_FILE, SRC_KAFKA, SRC_STDIN, SRC_CLICKHOUSE } SourceConnector;
 typedef enum { ONERR_DEAD_LETTER, ONERR_FAIL, ONERR_SKIP } OnError;
 typedef enum {
     SINK_NONE, SINK_FILE, SINK_STDOUT, SINK_SQLITE, SINK_POSTGRES, SINK_KAFKA, SINK_CLICKHOUSE, SINK_WEBHOOK
@@ -48,7 +50,9 @@ typedef struct SourceDef {
     int *pk_cols;                /* primary_key as column indexes */
     int npk;
     OnError on_error;
-    YNode *node;                 /* the definition, for connector-specific keys */
+    const char *table;           /* clickhouse: the adopted table ([database.]name) */
+    YNode *node;                 /* the definition, for connector-specific keys (a clickhouse
+                                    source's `replay_boundary` is read by the backend) */
 } SourceDef;
 
 typedef struct SinkDef {
@@ -92,6 +96,8 @@ typedef struct ModelDef {
     YNode *audits;               /* data audits ({not_null|unique|accepted_values}), NULL */
     SrcPos config_pos;           /* position of the model's config entry, or {sql_file,1,1} */
     bool has_config;
+    YNode *clickhouse;           /* `clickhouse:` storage settings (engine, order_by, ...),
+                                    read by the ClickHouse backend; NULL when absent */
 } ModelDef;
 
 typedef enum { STEP_ROWS, STEP_WATERMARK } TestStepKind;

@@ -23,6 +23,7 @@ typedef struct ModelConfig {
     SrcPos key_pos;
     int64_t state_ttl_us;
     SinkDef *sink;
+    YNode *clickhouse;
     YNode *audits;
 } ModelConfig;
 

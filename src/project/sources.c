@@ -10,9 +10,10 @@
 static const char *const file_keys[] = {"sources"};
 static const char *const source_keys[] = {
     "connector", "format", "columns", "event_time", "watermark_delay", "primary_key",
-    "on_error", "description", "path", "topic", "bootstrap_servers", "delimiter"};
+    "on_error", "description", "path", "topic", "bootstrap_servers", "delimiter",
+    "kind", "table", "replay_boundary", "landing"};
 /* index order matches SourceConnector, DataFormat (first four) and OnError */
-static const char *const connectors[] = {"file", "kafka", "stdin"};
+static const char *const connectors[] = {"file", "kafka", "stdin", "clickhouse"};
 static const char *const formats[] = {"json", "csv", "debezium-json", "changelog-json"};
 static const char *const on_errors[] = {"dead_letter", "fail", "skip"};
 static const char *const column_keys[] = {"type", "description"};
@@ -135,9 +136,14 @@ static void check_applicable(ProjectLoader *L, const SourceDef *s, const YNode *
         if (k->kind != YNODE_SCALAR) continue;
         const char *need = NULL;
         if (strcmp(k->str, "path") == 0 && s->connector != SRC_FILE) need = "file";
-        else if ((strcmp(k->str, "topic") == 0 || strcmp(k->str, "bootstrap_servers") == 0) &&
+        else if ((strcmp(k->str, "topic") == 0 || strcmp(k->str, "bootstrap_servers") == 0 ||
+                  strcmp(k->str, "landing") == 0) &&
                  s->connector != SRC_KAFKA)
             need = "kafka";
+        else if ((strcmp(k->str, "kind") == 0 || strcmp(k->str, "table") == 0 ||
+                  strcmp(k->str, "replay_boundary") == 0) &&
+                 s->connector != SRC_CLICKHOUSE)
+            need = "clickhouse";
         if (need)
             diag_error(L->dl, k->pos, "key-not-applicable", NULL,
                        "key '%s' applies to %s sources, not to a %s source", k->str, need,
@@ -256,6 +262,19 @@ static void load_source(ProjectLoader *L, YNode *k, YNode *def)
                        "kafka source '%s' needs a `topic`", name);
         if ((n = yaml_get(def, "bootstrap_servers")))
             s->bootstrap_servers = project_expect_str(L, n, "`bootstrap_servers`");
+        if ((n = yaml_get(def, "landing"))) project_expect_map(L, n, "`landing`");
+    } else if (s->connector == SRC_CLICKHOUSE) {
+        /* an adopted table; the backend checks `replay_boundary` against the live schema */
+        static const char *const kinds[] = {"stream_table"};
+        if ((n = yaml_get(def, "kind"))) project_expect_enum(L, n, kinds, 1, "kind");
+        else
+            diag_error(L->dl, k->pos, "missing-key", "add `kind: stream_table`",
+                       "clickhouse source '%s' needs a `kind`", name);
+        if ((n = yaml_get(def, "table"))) s->table = project_expect_str(L, n, "`table`");
+        else
+            diag_error(L->dl, k->pos, "missing-key", "add `table: NAME` (the existing table)",
+                       "clickhouse source '%s' needs a `table`", name);
+        if ((n = yaml_get(def, "replay_boundary"))) project_expect_map(L, n, "`replay_boundary`");
     }
 }
 

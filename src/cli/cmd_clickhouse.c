@@ -1,0 +1,105 @@
+/* The lifecycle verbs on a ClickHouse target (backends/clickhouse/ch_deploy.h):
+ * the lifecycle backend behind `weir apply [--staged]`, audit, publish, rollback and
+ * janitor (cmd_apply.c, cmd_rollout.c), `build` / `backfill` (StreamBuild's names for
+ * apply and apply --staged), the ClickHouse-only doctor and repair, and plan, explain
+ * and compile when the target's runtime is clickhouse. */
+#include "backends/clickhouse/ch_backend.h"
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool cli_is_clickhouse(const CliProject *cp)
+{
+    return cp->project && cp->project->target && cp->project->target->runtime &&
+           strcmp(cp->project->target->runtime, "clickhouse") == 0;
+}
+
+static void options(const CliOptions *o, ChOptions *co)
+{
+    memset(co, 0, sizeof *co);
+    co->flags.url = o->ch_url;
+    co->flags.database = o->ch_database;
+    co->flags.user = o->ch_user;
+    co->json = o->format == OUT_JSON;
+    co->staged = o->staged;
+    co->deployment = o->deployment;
+    co->force = o->force;
+    co->retention_s = -1;
+    co->log = o->verbose ? stderr : NULL;
+    Verdict v;
+    co->fail_on = o->fail_on && verdict_parse(o->fail_on, &v) ? (int)v : -1;
+}
+
+LcBackend *cli_clickhouse_backend_open(CliProject *cp)
+{
+    ChOptions co;
+    options(cp->opts, &co);
+    return ch_backend_open(cp->project, cp->graph, &co);
+}
+
+typedef int (*Verb)(Project *, const IrGraph *, const ChOptions *, StrBuf *, char *, size_t);
+
+static int run_verb(const CliOptions *o, CliProject *cp, Verb verb, const char *name, bool staged)
+{
+    ChOptions co;
+    options(o, &co);
+    if (staged) co.staged = true;
+    StrBuf out = STRBUF_INIT;
+    char err[2048] = "";
+    fflush(stdout);
+    int rc = verb(cp->project, cp->graph, &co, &out, err, sizeof err);
+    cli_write_stdout(out.data, out.len);
+    if (rc && err[0]) cli_error("weir %s: %s", name, err);
+    sb_free(&out);
+    return rc;
+}
+
+static int cmd_lifecycle(const CliOptions *o, const char *name)
+{
+    static const struct {
+        const char *name;
+        Verb verb;
+        bool staged;
+    } verbs[] = {
+        {"doctor", ch_verb_doctor, false},
+        {"repair", ch_verb_repair, false},
+    };
+    CliProject cp;
+    if (!cli_load_project(o, &cp)) return EXIT_USAGE;
+    if (cli_stop_on_errors(&cp, o, NULL)) return EXIT_FAILURES;
+    int rc = EXIT_USAGE;
+    if (!cli_is_clickhouse(&cp)) {
+        cli_error("weir %s: target %s runs on the native runtime; %s needs a `runtime: clickhouse` target (the native "
+                  "runtime continues from its checkpoint with `weir run`)",
+                  name, cp.project->target ? cp.project->target->name : "?", name);
+    } else {
+        for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+            if (strcmp(verbs[i].name, name) == 0) rc = run_verb(o, &cp, verbs[i].verb, name, verbs[i].staged);
+    }
+    cli_project_free(&cp);
+    return rc;
+}
+
+int cmd_build(const CliOptions *o) { return cmd_apply(o); }
+int cmd_backfill(const CliOptions *o)
+{
+    CliOptions staged = *o;
+    staged.staged = true;
+    return cmd_apply(&staged);
+}
+int cmd_doctor(const CliOptions *o) { return cmd_lifecycle(o, "doctor"); }
+int cmd_repair(const CliOptions *o) { return cmd_lifecycle(o, "repair"); }
+
+int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp) { return run_verb(o, cp, ch_verb_plan, "plan", false); }
+
+void cli_explain_clickhouse(const CliProject *cp, StrBuf *out)
+{
+    sb_putc(out, '\n');
+    ch_verb_explain(cp->graph, out);
+}
+
+bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize)
+{
+    return ch_verb_compile(cp->graph, o->project_dir, err, errsize);
+}

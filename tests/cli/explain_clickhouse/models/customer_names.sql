@@ -1,0 +1,1 @@
+SELECT customer_id, name FROM source('shop.customers')

@@ -1,0 +1,1 @@
+SELECT id, kind FROM source('ev_landed') WHERE id >= ${min_id}
