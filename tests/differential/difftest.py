@@ -2424,10 +2424,9 @@ def case_used(case, models):
 def late_marks(case, events, models):
     """For cases that test lateness (insert-only sources): per source, for each final row
     (= each inserted row, in order), the watermark it is judged against in `weir run`
-    and in `weir test` (microseconds, or None). `weir run` reads up to RUN_BATCH records
-    per source and step and hands a step's watermark to the engine before the next
-    step, where operators close windows up to it after that step's rows: the rows of
-    step k are judged against the maximum event time of steps 0..k-2 minus the delay."""
+    and in `weir test` (microseconds, or None). `weir run` judges a row against the
+    watermark that held before it in its source (docs/run.md): the largest event time
+    of the source's earlier rows minus the delay, whatever the batching."""
     ops, _ = derive_ops_multi(case.sources, events)
     used = case_used(case, models)
     out = [[] for _ in case.sources]
@@ -2442,19 +2441,12 @@ def late_marks(case, events, models):
     for si, s in enumerate(case.sources):
         rows = [row for i, _op, row in ops if i == si]
         run_wm = []
-        seen = []            # max event time through each step
-        for j, row in enumerate(rows):
-            k = j // RUN_BATCH
-            if k >= 2 and s.et:
-                m = max(seen[:k - 1])
-                run_wm.append(None if m is None else m - s.delay_us)
-            else:
-                run_wm.append(None)
-            if len(seen) <= k:
-                seen.append(None)
+        seen = None          # largest event time of the rows before this one
+        for row in rows:
+            run_wm.append(None if seen is None or not s.et else seen - s.delay_us)
             if s.et and row.get(s.et) is not None:
                 t = ts_us(row[s.et])
-                seen[k] = t if seen[k] is None else max(seen[k], t)
+                seen = t if seen is None else max(seen, t)
         tw = test_wm[si] if si in used else [None] * len(rows)
         out[si] = list(zip(run_wm, tw))
     return out
