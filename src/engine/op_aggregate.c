@@ -11,14 +11,25 @@
  *
  * The accumulators are shared with the window and OVER aggregates (agg_accum.h).
  *
+ * With the model's state_ttl (ttl.h) a group whose last update is older than the
+ * watermark minus the TTL is dropped silently; a later row for its key starts a new
+ * group, emitted as +new without -old (the consumer keeps the row it had: an upsert
+ * overwrites it). A retraction that finds no group (or an expired one) is ignored. A
+ * group that expires for a row of the step in which it already changed presents, as
+ * a one-row-per-step run would have, the row before the step as -old and only its
+ * final row (+new; the row it had when it expired if nothing followed). A global
+ * aggregate keeps its single row and takes no TTL.
+ *
  * Runtime errors (evaluating keys, arguments or filters; a sum leaving its type's
  * range) send the input row to the dead letters before any state changes, so a row
  * is either applied completely or not at all. */
 #include "engine/agg_accum.h"
 #include "engine/keyed_table.h"
+#include "engine/ttl.h"
 
 #define AGG_MAGIC 0x57414747u /* "WAGG" */
 #define AGG_VERSION 1u
+#define AGG_VERSION_TTL 2u /* version 1 plus every group's last update time */
 #define PF_SLOT 48
 #define PF_ENTRY 24
 #define PF_DIST 12
@@ -28,7 +39,9 @@ typedef struct Group {
     int64_t nrows;           /* weighted input row count */
     uint64_t touched;        /* step of the last change */
     int32_t old_idx;         /* index of this step's -old row in the output, -1 none */
-    int32_t pad_;
+    int32_t mid_idx;         /* TTL: the +row it had when it expired during this step, -1 none */
+    TtlItem tt;              /* TTL: last update */
+    bool fresh;              /* TTL: expired during this step, nothing applied since */
     Acc acc[];
 } Group;
 
@@ -41,6 +54,8 @@ typedef struct AggOp {
     Type *key_types;
     int *keycol;             /* per group key: input column, or -1 (expression) */
     KTab tab;
+    Ttl ttl;
+    bool compact;            /* some output row of this step has weight 0 (finish drops it) */
     bool global;             /* ngroup == 0 */
     bool initial_pending;    /* global: the initial row is still to be emitted */
     Group *gg;               /* the global group */
@@ -60,6 +75,7 @@ typedef struct AggOp {
 
 static void free_group(AggOp *a, Group *g)
 {
+    ttl_forget(&a->ttl, &g->tt);
     aggacc_release(&a->acc, g->acc);
     ktab_remove(&a->tab, g);
 }
@@ -71,6 +87,7 @@ static void clear_groups(AggOp *a)
     while ((g = ktab_next(&a->tab, &pos)))
         aggacc_release(&a->acc, g->acc);
     ktab_clear(&a->tab);
+    ttl_reset(&a->ttl);
     a->gg = NULL;
 }
 
@@ -78,7 +95,11 @@ static Group *new_group(AggOp *a, const Value *key, uint64_t h)
 {
     bool created;
     Group *g = ktab_upsert(&a->tab, key, h, &created);
-    if (created) g->old_idx = -1;
+    if (created) {
+        g->old_idx = -1;
+        g->mid_idx = -1;
+        ttl_item_init(&g->tt);
+    }
     return g;
 }
 
@@ -122,6 +143,56 @@ static bool touch(AggOp *a, Group *g, uint64_t step, OpCtx *ctx)
     return true;
 }
 
+/* ---------- expiry ---------- */
+
+/* The group's accumulators back to empty (a new group of the same key). */
+static void reset_group(AggOp *a, Group *g)
+{
+    ttl_forget(&a->ttl, &g->tt);
+    ttl_item_init(&g->tt);
+    aggacc_release(&a->acc, g->acc);
+    memset(g->acc, 0, aggacc_bytes(&a->acc));
+    g->nrows = 0;
+    ttl_count(&a->ttl);
+}
+
+/* A row of this step found g expired: it starts over. When g already changed in this
+ * step, the row it has now is what the consumer would keep (+row at mid_idx), unless
+ * the new group presents a row of its own at the end of the step. */
+static void expire_in_step(AggOp *a, Group *g, uint64_t step, OpCtx *ctx, bool *ok)
+{
+    if (g->touched == step) {
+        Batch *out = a->base.out;
+        if (g->mid_idx >= 0) {
+            out->weights[g->mid_idx] = 0;
+            a->compact = true;
+            g->mid_idx = -1;
+        }
+        if (g->nrows > 0 && !g->fresh) {
+            g->mid_idx = out->n;
+            Value *dst = batch_append(out, 1);
+            if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) *ok = false;
+            else if (a->out_has_text) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
+        }
+    }
+    reset_group(a, g);
+    g->fresh = true;
+}
+
+/* The watermark passed wm: groups last updated before wm - ttl go, silently. */
+static bool agg_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
+{
+    (void)ctx;
+    AggOp *a = (AggOp *)op;
+    TtlItem *it;
+    while ((it = ttl_pop_expired(&a->ttl, wm))) {
+        Group *g = (Group *)((char *)it - offsetof(Group, tt));
+        ttl_count(&a->ttl);
+        free_group(a, g);
+    }
+    return true;
+}
+
 /* ---------- applying changes ---------- */
 
 /* ---------- the step ---------- */
@@ -129,11 +200,24 @@ static bool touch(AggOp *a, Group *g, uint64_t step, OpCtx *ctx)
 static bool finish(AggOp *a, OpCtx *ctx)
 {
     Batch *out = a->base.out;
-    bool compact = false;
+    bool compact = a->compact;
+    a->compact = false;
     for (int t = 0; t < a->ntouched; t++) {
         if (t + 4 < a->ntouched) ktab_prefetch_payload(&a->tab, a->touched[t + 4]);
         Group *g = a->touched[t];
-        if (a->global || g->nrows > 0) {
+        if (g->mid_idx >= 0) {
+            /* it expired during the step: its final row is the new group's, or else
+             * the row it had when it expired */
+            if (g->nrows > 0 && !g->fresh) {
+                out->weights[g->mid_idx] = 0;
+                compact = true;
+            } else if (g->old_idx >= 0 && op_rows_identical(a->base.out_types, a->base.ncols,
+                                                            batch_row(out, g->old_idx), batch_row(out, g->mid_idx))) {
+                out->weights[g->old_idx] = out->weights[g->mid_idx] = 0;
+                compact = true;
+            }
+        }
+        if ((a->global || g->nrows > 0) && (g->mid_idx < 0 || !g->fresh)) {
             /* text points into the group's state, which stays put until the next step */
             Value *dst = batch_append(out, 1);
             if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) return false;
@@ -145,6 +229,8 @@ static bool finish(AggOp *a, OpCtx *ctx)
             }
         }
         g->old_idx = -1;
+        g->mid_idx = -1;
+        g->fresh = false;
         if (!a->global && g->nrows == 0) free_group(a, g);
     }
     a->ntouched = 0;
@@ -261,7 +347,26 @@ static bool agg_step(Op *op, OpCtx *ctx)
             continue;
         }
 
-        Group *g = a->global ? a->gg : new_group(a, a->keybuf, hashes ? hashes[i] : ktab_hash(&a->tab, a->keybuf));
+        Group *g;
+        int64_t jw = 0;
+        if (!ttl_on(&a->ttl)) {
+            g = a->global ? a->gg : new_group(a, a->keybuf, hashes ? hashes[i] : ktab_hash(&a->tab, a->keybuf));
+        } else {
+            uint64_t h = hashes ? hashes[i] : ktab_hash(&a->tab, a->keybuf);
+            jw = op_judge_wm(op->in_wm, in, i);
+            g = ktab_find(&a->tab, a->keybuf, h);
+            if (g && ttl_expired(&a->ttl, &g->tt, jw)) {
+                bool ok = true;
+                expire_in_step(a, g, step, ctx, &ok);
+                if (!ok) return false;
+            }
+            /* a retraction of a row the state no longer has */
+            if (w < 0 && (!g || g->fresh)) {
+                if (g && g->touched != step) free_group(a, g);
+                continue;
+            }
+            if (!g) g = new_group(a, a->keybuf, h);
+        }
         if (!touch(a, g, step, ctx)) return false;
         fail = aggacc_prepare(&a->acc, g->acc, w);
         if (fail) {
@@ -270,6 +375,10 @@ static bool agg_step(Op *op, OpCtx *ctx)
         }
         g->nrows += w;
         if (!aggacc_commit(&a->acc, g->acc, w, ctx->err, ctx->errsize)) return false;
+        if (ttl_on(&a->ttl)) {
+            g->fresh = false;
+            ttl_touch(&a->ttl, &g->tt, jw);
+        }
     }
     return finish(a, ctx);
 }
@@ -320,6 +429,7 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
         const Value *key = ktab_key(&b->tab, g);
         Group *ng = a->global ? (ensure_global(a), a->gg) : new_group(a, key, ktab_hash(&a->tab, key));
         ng->nrows = g->nrows;
+        if (!a->global) ttl_touch(&a->ttl, &ng->tt, ttl_on(&b->ttl) ? g->tt.touch : a->base.in_wm);
         for (int j = 0; j < a->naggs && ok; j++)
             if (!aggacc_copy1(&a->acc, j, ng->acc, &b->acc, from[j], g->acc)) {
                 snprintf(err, errsize, "state of %s: %s cannot be carried over", a->state_id, ds->calls[j]);
@@ -337,7 +447,7 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
 static int agg_stats(const Op *op, EngStateStats *out, int max)
 {
     const AggOp *a = (const AggOp *)op;
-    return op_state_stats1(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes);
+    return op_state_stats1(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes + ttl_bytes(&a->ttl));
 }
 
 typedef struct KeySortCtx {
@@ -368,7 +478,8 @@ static uint64_t shape_hash(const AggOp *a)
 static bool agg_serialize(const Op *op, StrBuf *sb)
 {
     const AggOp *a = (const AggOp *)op;
-    op_put_header(sb, AGG_MAGIC, AGG_VERSION, shape_hash(a));
+    bool ttl = ttl_on(&a->ttl);
+    op_put_header(sb, AGG_MAGIC, ttl ? AGG_VERSION_TTL : AGG_VERSION, shape_hash(a));
     op_put_u8(sb, a->initial_pending ? 1 : 0);
     /* groups sorted by key so the bytes depend only on the state's content */
     Group **gs = xmalloc(sizeof(Group *) * (size_t)(a->tab.count > 0 ? a->tab.count : 1));
@@ -381,6 +492,7 @@ static bool agg_serialize(const Op *op, StrBuf *sb)
     for (uint32_t i = 0; i < n; i++) {
         op_put_row(sb, a->key_types, a->ngroup, ktab_key(&a->tab, gs[i]));
         op_put_i64(sb, gs[i]->nrows);
+        if (ttl) op_put_i64(sb, gs[i]->tt.touch);
         aggacc_put(&a->acc, sb, gs[i]->acc);
     }
     free(gs);
@@ -390,8 +502,11 @@ static bool agg_serialize(const Op *op, StrBuf *sb)
 static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     AggOp *a = (AggOp *)op;
-    OpReader r = {data, data + len, false};
-    if (!op_get_header(&r, AGG_MAGIC, AGG_VERSION, shape_hash(a))) {
+    OpReader r = {data, data + len, false}, r0 = r;
+    /* with a TTL, version 1 (no update times) restores as updated at the watermark */
+    bool with_touch = ttl_on(&a->ttl) && op_get_header(&r, AGG_MAGIC, AGG_VERSION_TTL, shape_hash(a));
+    if (!with_touch) r = r0;
+    if (!with_touch && !op_get_header(&r, AGG_MAGIC, AGG_VERSION, shape_hash(a))) {
         snprintf(err, errsize, "state of %s: not an aggregate state of this shape", a->state_id);
         return false;
     }
@@ -409,7 +524,9 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         }
         Group *g = new_group(a, a->keybuf, h);
         g->nrows = op_get_i64(&r);
+        int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         ok = aggacc_get(&a->acc, &r, g->acc);
+        if (ok && !a->global) ttl_touch(&a->ttl, &g->tt, t);
     }
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_groups(a);
@@ -426,6 +543,7 @@ static void agg_free(Op *op)
 {
     AggOp *a = (AggOp *)op;
     clear_groups(a);
+    ttl_reset(&a->ttl);
     ktab_fini(&a->tab);
     aggacc_fini(&a->acc);
     free(a->key_types);
@@ -442,6 +560,7 @@ static void agg_free(Op *op)
 static const OpVtbl agg_vt = {
     .kind = "aggregate",
     .step = agg_step,
+    .on_watermark = agg_on_watermark,
     .free = agg_free,
     .state_stats = agg_stats,
     .serialize = agg_serialize,
@@ -477,5 +596,8 @@ Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)
     ktab_init(&a->tab, a->ngroup, a->key_types, sizeof(Group) + aggacc_bytes(&a->acc));
     a->keybuf = xcalloc((size_t)ng, sizeof(Value));
     ensure_global(a);
+    if (!a->global) a->ttl.ttl_us = ttl_of_state(n, 0);
+    /* TTL: groups are stamped by their rows' watermarks */
+    if (ttl_on(&a->ttl)) a->base.frontier = FR_JUDGE;
     return &a->base;
 }

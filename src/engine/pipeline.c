@@ -155,8 +155,12 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
             for (int k = 0; k < op->nin; k++) op->in[k]->need_frontier = true;
         if (op->need_frontier && op->node && op->node->plan->kind == PL_SOURCE) p->src[op->node->source].need_frontier = true;
     }
-    for (int i = 0; i < p->nops; i++)
+    for (int i = 0; i < p->nops; i++) {
         if (p->ops[i]->vt->prepare) p->ops[i]->vt->prepare(p->ops[i]);
+        const IrNode *n = p->ops[i]->node;
+        for (int k = 0; n && k < n->nstate; k++)
+            if (n->state[k].bound == BOUND_TTL) p->ttl = true;
+    }
     return p;
 fail:
     free(needed);
@@ -549,9 +553,33 @@ void eng_reset_batches(EngPipeline *p)
         if (p->src[s].used) batch_clear(&p->src[s].batch);
 }
 
+/* A row that comes before any watermark of its source has no frontier: an entry it
+ * updates would count as idle since the beginning of time and expire with the first
+ * watermark. For a state_ttl such a row counts as arriving at the watermark it starts
+ * (its event time minus watermark_delay), which no rule of lateness can judge it late
+ * by (its window ends, its interval and its OVER time are all after it). */
+static void stamp_first_rows(EngPipeline *p)
+{
+    for (int s = 0; s < p->nsrc; s++) {
+        SourceSlot *slot = &p->src[s];
+        if (!slot->used || !slot->need_frontier || slot->batch.n == 0) continue;
+        const SourceDef *sd = &p->g->project->sources[s];
+        if (sd->event_time_col < 0) continue;
+        Batch *b = &slot->batch;
+        for (int i = 0; i < b->n; i++) {
+            int64_t t;
+            if (batch_frontier(b, i) != INT64_MIN) continue;
+            if (!eng_event_time(sd, batch_row(b, i), &t)) continue;
+            int64_t d = sd->watermark_delay_us;
+            batch_set_frontier(b, i, d > 0 && t < INT64_MIN + d ? INT64_MIN : t - d);
+        }
+    }
+}
+
 bool eng_step(EngPipeline *p, char *err, size_t errsize)
 {
     p->step++;
+    if (p->ttl) stamp_first_rows(p);
     OpCtx ctx = {p, p->step, err, errsize};
     bool ok = true;
     for (int i = 0; i < p->nops && ok; i++) {

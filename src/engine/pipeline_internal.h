@@ -27,6 +27,9 @@ struct EngPipeline {
     int nsrc;
     bool *running;           /* per model: its root runs, so its changes are presented */
     uint64_t step;
+    bool ttl;                /* some running state expires by a state_ttl: the first rows of a
+                                source, before it has a watermark, are stamped with the one
+                                they start (see stamp_first_rows) */
     /* presentation scratch, reused across steps */
     int *idx;
     int64_t *wts;

@@ -161,6 +161,17 @@ void ir_col_add(ColList *l, Arena *a, const char *name, Type t)
     l->n++;
 }
 
+bool ir_state_takes_ttl(const StateDesc *s)
+{
+    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right", "topn", "setop"};
+    if (!s->kind) return false;
+    /* a global aggregate keeps its one row */
+    if (strcmp(s->kind, "aggregate") == 0) return s->nkey > 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(s->kind, kinds[i]) == 0) return true;
+    return false;
+}
+
 void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
 {
     uint64_t h = hash_str(s->kind, 0x5354415445ull);
@@ -172,7 +183,7 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
         h = hash_type(s->values[i].type, h);
     }
     s->schema_fp = h;
-    if (s->bound == BOUND_UNBOUNDED && m && m->state_ttl_us > 0) {
+    if (s->bound == BOUND_UNBOUNDED && m && m->state_ttl_us > 0 && ir_state_takes_ttl(s)) {
         s->bound = BOUND_TTL;
         s->ttl_us = m->state_ttl_us;
     }

@@ -27,8 +27,12 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
 /* The values of a GROUP BY state (plain or window aggregate p): __rows, then the
  * accumulator columns of p's calls (named by p's output columns after the keys). */
 void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p);
-/* Schema/logic fingerprints of a descriptor; an unbounded state becomes `ttl` when the
- * model has state_ttl. */
+/* Does the engine expire idle keys of an unbounded state of this kind by the model's
+ * state_ttl (GROUP BY groups, DISTINCT rows, unbounded join sides, TopN partitions, set
+ * operation rows; not a global aggregate's single row nor OVER aggregates)? */
+bool ir_state_takes_ttl(const StateDesc *s);
+/* Schema/logic fingerprints of a descriptor; an unbounded state that takes a TTL becomes
+ * `ttl` when the model has state_ttl. */
 void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m);
 
 /* ---- analyze_stream.c: joins, windows, TopN, OVER aggregates, set operations ---- */

@@ -853,13 +853,16 @@ static void final_rows(Runner *r, RowList *fin)
     for (int i = 0; i < a->n; i++) {
         const Value *row = a->vals + (size_t)i * (size_t)r->ncols;
         ChangeOp op = a->ops[i];
-        if (op == CHANGE_INSERT) {
+        const IrModel *im = &r->g->models[r->model];
+        /* an insert into a keyed result replaces the row of its key, as a keyed sink
+         * does (after a state_ttl expired the key's state, its next row is an insert) */
+        if (op == CHANGE_INSERT && im->nout_key < 0) {
             memcpy(rows_append(fin, CHANGE_INSERT), row, sizeof(Value) * (size_t)r->ncols);
             continue;
         }
         /* update/delete: remove the row with the same key (keyed) or the same values */
-        const IrModel *im = &r->g->models[r->model];
-        for (int k = 0; k < fin->n; k++) {
+        bool found = false;
+        for (int k = 0; k < fin->n && !found; k++) {
             Value *cur = fin->vals + (size_t)k * (size_t)r->ncols;
             bool match = true;
             if (im->nout_key >= 0) {
@@ -871,13 +874,14 @@ static void final_rows(Runner *r, RowList *fin)
                 match = rows_equal(r, cur, row);
             }
             if (!match) continue;
-            if (op == CHANGE_UPDATE) memcpy(cur, row, sizeof(Value) * (size_t)r->ncols);
+            found = true;
+            if (op != CHANGE_DELETE) memcpy(cur, row, sizeof(Value) * (size_t)r->ncols);
             else {
                 memmove(cur, cur + r->ncols, sizeof(Value) * (size_t)(fin->n - k - 1) * (size_t)r->ncols);
                 fin->n--;
             }
-            break;
         }
+        if (op == CHANGE_INSERT && !found) memcpy(rows_append(fin, CHANGE_INSERT), row, sizeof(Value) * (size_t)r->ncols);
     }
 }
 

@@ -1,0 +1,3 @@
+SELECT user_id, count(*) AS clicks, max(page) AS last_page
+FROM source('ttl.clicks')
+GROUP BY user_id

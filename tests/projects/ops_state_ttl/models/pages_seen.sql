@@ -1,0 +1,1 @@
+SELECT DISTINCT user_id, page FROM source('ttl.clicks')
