@@ -2,9 +2,15 @@
  * columns). It emits +row when a row's count becomes positive and -row when it
  * returns to zero, so the output is the set of rows currently present. The emitted
  * row is always the stored representative (the first representation seen), so a
- * later -row matches the earlier +row exactly even for equal-valued numerics. */
+ * later -row matches the earlier +row exactly even for equal-valued numerics.
+ *
+ * With the model's state_ttl (ttl.h) a row whose last update is older than the
+ * watermark minus the TTL is forgotten silently (nothing is emitted; the consumer
+ * keeps it); the row arriving again is emitted again as +row. A retraction of a row
+ * the state no longer has is ignored. */
 #include "engine/keyed_table.h"
 #include "engine/op.h"
+#include "engine/ttl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +18,25 @@
 
 #define DISTINCT_MAGIC 0x57444953u /* "WDIS" */
 #define DISTINCT_VERSION 1u
+#define DISTINCT_VERSION_TTL 2u /* version 1 plus every row's last update time */
 
 typedef struct DistinctEntry {
     int64_t count;
+    TtlItem tt;              /* TTL: last update */
 } DistinctEntry;
 
 typedef struct DistinctOp {
     Op base;
     KTab tab;
+    Ttl ttl;
     const char *state_id;
 } DistinctOp;
+
+static void remove_entry(DistinctOp *d, DistinctEntry *e)
+{
+    ttl_forget(&d->ttl, &e->tt);
+    ktab_remove(&d->tab, e);
+}
 
 static bool distinct_step(Op *op, OpCtx *ctx)
 {
@@ -35,7 +50,19 @@ static bool distinct_step(Op *op, OpCtx *ctx)
         if (w == 0) continue;
         uint64_t h = ktab_hash(&d->tab, row);
         bool created;
+        int64_t jw = 0;
+        if (ttl_on(&d->ttl)) {
+            jw = op_judge_wm(op->in_wm, in, i);
+            DistinctEntry *e = ktab_find(&d->tab, row, h);
+            if (e && ttl_expired(&d->ttl, &e->tt, jw)) {
+                ttl_count(&d->ttl);
+                remove_entry(d, e);
+                e = NULL;
+            }
+            if (!e && w < 0) continue; /* the state no longer has the row */
+        }
         DistinctEntry *e = ktab_upsert(&d->tab, row, h, &created);
+        if (created) ttl_item_init(&e->tt);
         int64_t c = e->count, nc = c + w;
         e->count = nc;
         if (c <= 0 && nc > 0) {
@@ -45,7 +72,21 @@ static bool distinct_step(Op *op, OpCtx *ctx)
             batch_append_row_copy(out, ktab_key(&d->tab, e), op->out_types, -1);
             op_copy_meta(out, in, i);
         }
-        if (nc == 0) ktab_remove(&d->tab, e);
+        if (nc == 0) remove_entry(d, e);
+        else ttl_touch(&d->ttl, &e->tt, jw);
+    }
+    return true;
+}
+
+/* The watermark passed wm: rows last updated before wm - ttl go, silently. */
+static bool distinct_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
+{
+    (void)ctx;
+    DistinctOp *d = (DistinctOp *)op;
+    TtlItem *it;
+    while ((it = ttl_pop_expired(&d->ttl, wm))) {
+        ttl_count(&d->ttl);
+        remove_entry(d, (DistinctEntry *)((char *)it - offsetof(DistinctEntry, tt)));
     }
     return true;
 }
@@ -53,14 +94,15 @@ static bool distinct_step(Op *op, OpCtx *ctx)
 static int distinct_stats(const Op *op, EngStateStats *out, int max)
 {
     const DistinctOp *d = (const DistinctOp *)op;
-    return op_state_stats1(out, max, d->state_id, d->tab.count, d->tab.bytes);
+    return op_state_stats1(out, max, d->state_id, d->tab.count, d->tab.bytes + ttl_bytes(&d->ttl));
 }
 
 static bool distinct_serialize(const Op *op, StrBuf *sb)
 {
     const DistinctOp *d = (const DistinctOp *)op;
+    bool ttl = ttl_on(&d->ttl);
     op_put_u32(sb, DISTINCT_MAGIC);
-    op_put_u32(sb, DISTINCT_VERSION);
+    op_put_u32(sb, ttl ? DISTINCT_VERSION_TTL : DISTINCT_VERSION);
     op_put_u32(sb, (uint32_t)op->ncols);
     op_put_u64(sb, d->tab.count);
     uint32_t pos = 0;
@@ -68,6 +110,7 @@ static bool distinct_serialize(const Op *op, StrBuf *sb)
     while ((e = ktab_next(&d->tab, &pos))) {
         op_put_row(sb, op->out_types, op->ncols, ktab_key(&d->tab, e));
         op_put_i64(sb, e->count);
+        if (ttl) op_put_i64(sb, e->tt.touch);
     }
     return true;
 }
@@ -75,14 +118,17 @@ static bool distinct_serialize(const Op *op, StrBuf *sb)
 static void clear_state(DistinctOp *d)
 {
     ktab_clear(&d->tab);
+    ttl_reset(&d->ttl);
 }
 
 static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     DistinctOp *d = (DistinctOp *)op;
     OpReader r = {data, data + len, false};
-    if (op_get_u32(&r) != DISTINCT_MAGIC || op_get_u32(&r) != DISTINCT_VERSION ||
-        op_get_u32(&r) != (uint32_t)op->ncols) {
+    uint32_t magic = op_get_u32(&r), version = op_get_u32(&r);
+    /* with a TTL, version 1 (no update times) restores as updated at the watermark */
+    bool with_touch = ttl_on(&d->ttl) && version == DISTINCT_VERSION_TTL;
+    if (magic != DISTINCT_MAGIC || (version != DISTINCT_VERSION && !with_touch) || op_get_u32(&r) != (uint32_t)op->ncols) {
         snprintf(err, errsize, "state of %s: not a distinct state of this shape", d->state_id);
         return false;
     }
@@ -92,10 +138,13 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
     for (uint64_t i = 0; i < n && !r.bad; i++) {
         op_get_row(&r, op->out_types, op->ncols, row);
         int64_t count = op_get_i64(&r);
+        int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         if (r.bad || count == 0) break;
         bool created;
         DistinctEntry *e = ktab_upsert(&d->tab, row, ktab_hash(&d->tab, row), &created);
+        if (created) ttl_item_init(&e->tt);
         e->count += count;
+        ttl_touch(&d->ttl, &e->tt, t);
     }
     free(row);
     if (!op_get_finish(&r, true, d->state_id, err, errsize)) {
@@ -108,6 +157,7 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
 static void distinct_free(Op *op)
 {
     DistinctOp *d = (DistinctOp *)op;
+    ttl_reset(&d->ttl);
     ktab_fini(&d->tab);
     op_base_fini(op);
     free(d);
@@ -130,6 +180,7 @@ static const OpVtbl distinct_vt = {
     .kind = "distinct",
     .frontier = FR_PASS,
     .step = distinct_step,
+    .on_watermark = distinct_on_watermark,
     .free = distinct_free,
     .state_stats = distinct_stats,
     .serialize = distinct_serialize,
@@ -143,5 +194,7 @@ Op *op_distinct_new(EngPipeline *p, const IrNode *n, Op **inputs)
     op_base_init(&d->base, &distinct_vt, p, n, inputs, 1);
     ktab_init(&d->tab, d->base.ncols, d->base.out_types, sizeof(DistinctEntry));
     d->state_id = n->nstate > 0 ? n->state[0].id : n->op_id;
+    d->ttl.ttl_us = ttl_of_state(n, 0);
+    if (ttl_on(&d->ttl)) d->base.frontier = FR_JUDGE;
     return &d->base;
 }

@@ -60,6 +60,14 @@
  * probe changed a stored row's count; for a NULL-padded row emitted at expiry its time
  * (interval) or its window_end - 1 (window).
  *
+ * State TTL (the model's state_ttl on an unbounded join, ttl.h): every stored row keeps
+ * its last update (the watermark its latest change was judged against). A row that a
+ * probing row's watermark finds expired does not match it (nor count it), and when the
+ * operator's watermark advances the expired rows go; silently both times: pairs and
+ * NULL-padded rows already emitted stay, and match counts of the other side keep the
+ * matches the row gave them. A retraction of a row the side no longer holds (expired,
+ * or never there) is ignored.
+ *
  * Text lifetime: output rows point into the input batches and into stored rows. A row
  * whose multiplicity reaches zero or that expires is unlinked at once and freed at the
  * start of the next step, after every consumer has read this step's output. */
@@ -69,6 +77,7 @@
 #include "engine/op.h"
 #include "engine/pool.h"
 #include "engine/row_codec.h"
+#include "engine/ttl.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -77,6 +86,7 @@
 
 #define JOIN_MAGIC 0x574a4f49u /* "WJOI" */
 #define JOIN_VERSION 1u
+#define JOIN_VERSION_TTL 2u /* version 1 plus every stored row's last update time */
 #define ROW_SEED 0x6a6f696e5f726f77ull
 
 typedef struct JBucket JBucket;
@@ -132,7 +142,8 @@ typedef struct JSide {
     bool indexed;
     bool unlinkable;         /* rows may leave their bucket (retractions, expiry) */
     int64_t nrows;           /* linked rows */
-    uint16_t off_nmatch, off_links, off_heap, off_front, off_data;  /* 0: the row has no such field */
+    uint16_t off_nmatch, off_links, off_heap, off_front, off_ttl, off_data;  /* 0: the row has no such field */
+    Ttl ttl;                 /* state_ttl of an unbounded join */
     Value *cbuf;             /* a decoded stored row (ncols) */
     Type *key_types;
     Expr **keyx;
@@ -183,6 +194,9 @@ typedef struct JoinOp {
 static inline int64_t *jr_nmatch(const JSide *sd, JRow *r) { return (int64_t *)((char *)r + sd->off_nmatch); }
 static inline JLinks *jr_links(const JSide *sd, JRow *r) { return (JLinks *)((char *)r + sd->off_links); }
 static inline IHeapItem *jr_heap(const JSide *sd, JRow *r) { return (IHeapItem *)((char *)r + sd->off_heap); }
+static inline TtlItem *jr_ttl(const JSide *sd, JRow *r) { return (TtlItem *)((char *)r + sd->off_ttl); }
+static inline JRow *jr_of_ttl(const JSide *sd, TtlItem *it) { return (JRow *)((char *)it - sd->off_ttl); }
+static inline int64_t jr_touch(const JSide *sd, JRow *r) { return sd->off_ttl ? jr_ttl(sd, r)->touch : INT64_MIN; }
 static inline const uint8_t *jr_data(const JSide *sd, const JRow *r) { return (const uint8_t *)r + sd->off_data; }
 static inline JRow *jr_of_heap(const JSide *sd, IHeapItem *it) { return (JRow *)((char *)it - sd->off_heap); }
 static inline size_t jr_size(const JSide *sd, const JRow *r) { return (size_t)sd->off_data + r->len; }
@@ -214,7 +228,7 @@ static inline const Value *jr_decode(JSide *sd, const JRow *r)
 static void layout(JSide *sd, bool bounded, bool fronts)
 {
     size_t off = sizeof(JRow);
-    sd->off_nmatch = sd->off_links = sd->off_heap = sd->off_front = 0;
+    sd->off_nmatch = sd->off_links = sd->off_heap = sd->off_front = sd->off_ttl = 0;
     if (sd->counts) {
         sd->off_nmatch = (uint16_t)off;
         off += sizeof(int64_t);
@@ -231,6 +245,10 @@ static void layout(JSide *sd, bool bounded, bool fronts)
         sd->off_front = (uint16_t)off;
         off += sizeof(int64_t);
     }
+    if (ttl_on(&sd->ttl)) {
+        sd->off_ttl = (uint16_t)off;
+        off += sizeof(TtlItem);
+    }
     sd->off_data = (uint16_t)off;
 }
 
@@ -241,6 +259,7 @@ static JRow *row_new(JSide *sd, int s, const uint8_t *enc, size_t len)
     r->len = (uint32_t)len;
     r->side = (uint8_t)s;
     if (sd->off_heap) iheap_item_init(jr_heap(sd, r));
+    if (sd->off_ttl) ttl_item_init(jr_ttl(sd, r));
     memcpy((uint8_t *)r + sd->off_data, enc, len);
     return r;
 }
@@ -364,6 +383,7 @@ static void unlink_row(JoinOp *j, int s, JRow *r)
         if (!b->head) ktab_remove(b->nullk ? &sd->nullk : &sd->keys, b);
     }
     if (sd->off_heap) iqueue_remove(&sd->expiry, jr_heap(sd, r));
+    if (sd->off_ttl) ttl_forget(&sd->ttl, jr_ttl(sd, r));
 }
 
 static void to_freelist(JoinOp *j, JRow *r)
@@ -446,6 +466,7 @@ typedef struct Probe {
     int i;
     int64_t matched;         /* sum of the matching rows' multiplicities */
     bool pred_failed;
+    int64_t jw;              /* state TTL: the watermark the probing row is judged by */
 } Probe;
 
 /* P (side pr->s) against stored row C (the other side): pred check, pair output, C's
@@ -456,6 +477,7 @@ static void visit(JoinOp *j, Probe *pr, JRow *c, const Value *crow)
     JSide *os = &j->side[o];
     const Value *l = pr->s == 0 ? pr->row : crow;
     const Value *r = pr->s == 0 ? crow : pr->row;
+    if (os->off_ttl && ttl_expired(&os->ttl, jr_ttl(os, c), pr->jw)) return; /* gone for this row */
     if (j->pred) {
         memcpy(j->pair, l, sizeof(Value) * (size_t)j->nl);
         memcpy(j->pair + j->nl, r, sizeof(Value) * (size_t)j->nr);
@@ -610,9 +632,20 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     size_t len;
     const uint8_t *enc = encode(j, sd, row, &len);
     JRow *r = NULL;
+    int64_t jw = sd->off_ttl ? op_judge_wm(j->base.in_wm, in, i) : 0;
     if (sd->indexed) {
         uint64_t h = row_hash(enc, len);
         r = index_find(sd, enc, len, h);
+        if (sd->off_ttl) {
+            if (r && (r->flags & JR_LINKED) && ttl_expired(&sd->ttl, jr_ttl(sd, r), jw)) {
+                /* expired: the row starts over, silently */
+                unlink_row(j, s, r);
+                r->mult = 0;
+                ttl_count(&sd->ttl);
+                to_freelist(j, r);
+            }
+            if (w < 0 && (!r || !(r->flags & JR_LINKED))) return true; /* no longer held */
+        }
         if (!r) {
             r = row_new(sd, s, enc, len);
             index_add(&sd->index, h, r);
@@ -625,7 +658,7 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     }
     bool fresh = !(r->flags & JR_LINKED); /* new, or revived after its multiplicity reached 0 */
     bool need_probe = !(j->semi_anti && s == 0 && !fresh);
-    Probe pr = {s, row, w, in, i, 0, false};
+    Probe pr = {s, row, w, in, i, 0, false, jw};
     if (need_probe) probe(j, &pr);
     if (pr.pred_failed) op_dead_letter(&j->base, s, i, j->ec.err);
     if (fresh) {
@@ -643,6 +676,27 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     if (r->mult == 0) {
         unlink_row(j, s, r);
         to_freelist(j, r);
+    } else if (sd->off_ttl) {
+        ttl_touch(&sd->ttl, jr_ttl(sd, r), jw);
+    }
+    return true;
+}
+
+/* State TTL: the watermark passed wm; stored rows last updated before wm - ttl go. */
+static bool join_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
+{
+    (void)ctx;
+    JoinOp *j = (JoinOp *)op;
+    for (int s = 0; s < 2; s++) {
+        JSide *sd = &j->side[s];
+        TtlItem *it;
+        while ((it = ttl_pop_expired(&sd->ttl, wm))) {
+            JRow *r = jr_of_ttl(sd, it);
+            unlink_row(j, s, r);
+            r->flags |= JR_EXPIRED;
+            to_freelist(j, r);
+            ttl_count(&sd->ttl);
+        }
     }
     return true;
 }
@@ -712,7 +766,7 @@ static int join_stats(const Op *op, EngStateStats *out, int max)
         const JSide *sd = &j->side[s];
         out[s].id = sd->state_id;
         out[s].entries = sd->nrows;
-        out[s].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes + iqueue_bytes(&sd->expiry) +
+        out[s].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes + iqueue_bytes(&sd->expiry) + ttl_bytes(&sd->ttl) +
                        (sd->index.slots ? (int64_t)(sd->index.mask + 1) * (int64_t)sizeof(RowSlot) : 0);
     }
     return 2;
@@ -737,7 +791,7 @@ static uint64_t shape_hash(const JoinOp *j)
 
 typedef struct SortRow {
     const Value *cells;
-    int64_t mult, nmatch, front;
+    int64_t mult, nmatch, front, touch;
 } SortRow;
 
 static int cmp_sort_rows(const void *a, const void *b, void *ctx)
@@ -750,7 +804,8 @@ static int cmp_sort_rows(const void *a, const void *b, void *ctx)
      * decide, so the bytes depend only on the content */
     if (x->mult != y->mult) return x->mult < y->mult ? -1 : 1;
     if (x->nmatch != y->nmatch) return x->nmatch < y->nmatch ? -1 : 1;
-    return (x->front > y->front) - (x->front < y->front);
+    if (x->front != y->front) return x->front < y->front ? -1 : 1;
+    return (x->touch > y->touch) - (x->touch < y->touch);
 }
 
 /* The side's linked rows decoded, in op_row_order (checkpoints write state in an order
@@ -772,6 +827,7 @@ static SortRow *sorted_rows(JSide *sd, int64_t *n, Value **cells)
                 rows[k].mult = r->mult;
                 rows[k].nmatch = jr_count(sd, r);
                 rows[k].front = jr_front(sd, r);
+                rows[k].touch = jr_touch(sd, r);
                 k++;
             }
     }
@@ -783,7 +839,8 @@ static SortRow *sorted_rows(JSide *sd, int64_t *n, Value **cells)
 static bool join_serialize(const Op *op, StrBuf *sb)
 {
     JoinOp *j = (JoinOp *)op;
-    op_put_header(sb, JOIN_MAGIC, JOIN_VERSION, shape_hash(j));
+    bool ttl = j->side[0].off_ttl || j->side[1].off_ttl;
+    op_put_header(sb, JOIN_MAGIC, ttl ? JOIN_VERSION_TTL : JOIN_VERSION, shape_hash(j));
     for (int s = 0; s < 2; s++) {
         JSide *sd = &j->side[s];
         op_put_i64(sb, sd->wm);
@@ -796,6 +853,7 @@ static bool join_serialize(const Op *op, StrBuf *sb)
             op_put_i64(sb, rows[k].mult);
             op_put_i64(sb, rows[k].nmatch);
             if (sd->off_front) op_put_i64(sb, rows[k].front);
+            if (sd->off_ttl) op_put_i64(sb, rows[k].touch);
         }
         free(rows);
         free(cells);
@@ -810,6 +868,7 @@ static void clear_side(JSide *sd)
     index_clear(&sd->index);
     pool_fini(&sd->pool);
     iqueue_fini(&sd->expiry);
+    ttl_reset(&sd->ttl);
     sd->nrows = 0;
     sd->wm = INT64_MIN;
 }
@@ -824,8 +883,12 @@ static void clear_state(JoinOp *j)
 static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     JoinOp *j = (JoinOp *)op;
-    OpReader r = {data, data + len, false};
-    if (!op_get_header(&r, JOIN_MAGIC, JOIN_VERSION, shape_hash(j))) {
+    OpReader r = {data, data + len, false}, r0 = r;
+    /* with a TTL, version 1 (no update times) restores as updated at the watermark */
+    bool ttl = j->side[0].off_ttl || j->side[1].off_ttl;
+    bool with_touch = ttl && op_get_header(&r, JOIN_MAGIC, JOIN_VERSION_TTL, shape_hash(j));
+    if (!with_touch) r = r0;
+    if (!with_touch && !op_get_header(&r, JOIN_MAGIC, JOIN_VERSION, shape_hash(j))) {
         snprintf(err, errsize, "state of %s: not a join state of this shape", j->side[0].state_id);
         return false;
     }
@@ -841,6 +904,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             op_get_row(&r, sd->types, sd->ncols, row);
             int64_t mult = op_get_i64(&r), nmatch = op_get_i64(&r);
             int64_t front = sd->off_front ? op_get_i64(&r) : INT64_MIN;
+            int64_t touch = sd->off_ttl && with_touch ? op_get_i64(&r) : op->in_wm;
             if (r.bad) break;
             int64_t texp = 0;
             if (mult == 0 || !eval_keys(j, s, row) || (!sd->indexed && mult < 0)) {
@@ -877,6 +941,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             jr_set_front(sd, e, front);
             link_row(j, s, e);
             if (j->bound != B_NONE) iqueue_push(&sd->expiry, jr_heap(sd, e), texp);
+            if (sd->off_ttl) ttl_touch(&sd->ttl, jr_ttl(sd, e), touch);
         }
     }
     free(row);
@@ -961,6 +1026,7 @@ static const OpVtbl join_vt = {
     .frontier = FR_PASS,
     .prepare = join_prepare,
     .step = join_step,
+    .on_watermark = join_on_watermark,
     .free = join_free,
     .state_stats = join_stats,
     .serialize = join_serialize,
@@ -974,6 +1040,7 @@ static const OpVtbl join_derivable_vt = {
     .frontier = FR_PASS,
     .prepare = join_prepare,
     .step = join_step,
+    .on_watermark = join_on_watermark,
     .free = join_free,
     .state_stats = join_stats,
     .serialize = join_serialize,
@@ -1090,10 +1157,11 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
     for (int s = 0; s < 2; s++) {
         JSide *sd = &j->side[s];
         sd->indexed = n->inputs[s]->mode != CL_INSERT_ONLY;
-        sd->unlinkable = sd->indexed || j->bound != B_NONE;
+        if (j->bound == B_NONE) sd->ttl.ttl_us = ttl_of_state(n, s);
+        sd->unlinkable = sd->indexed || j->bound != B_NONE || ttl_on(&sd->ttl);
         layout(sd, j->bound != B_NONE, false);
     }
-    if (j->bound != B_NONE) j->base.frontier = FR_JUDGE;
+    if (j->bound != B_NONE || ttl_on(&j->side[0].ttl) || ttl_on(&j->side[1].ttl)) j->base.frontier = FR_JUDGE;
     if (j->bound == B_NONE && !j->null_aware && (j->type == JOIN_INNER || j->type == JOIN_SEMI))
         j->base.vt = &join_derivable_vt;
     return &j->base;

@@ -163,7 +163,7 @@ void ir_col_add(ColList *l, Arena *a, const char *name, Type t)
 
 bool ir_state_takes_ttl(const StateDesc *s)
 {
-    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right", "topn", "setop"};
+    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right"};
     if (!s->kind) return false;
     /* a global aggregate keeps its one row */
     if (strcmp(s->kind, "aggregate") == 0) return s->nkey > 0;
