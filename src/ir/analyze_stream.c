@@ -454,8 +454,47 @@ static const char *join_what(const PlanNode *p)
     }
 }
 
+/* The first source upstream of n (within its model's DAG) without an event_time, or
+ * NULL when every one has it. */
+static const SourceDef *source_without_event_time(const IrGraph *g, const IrNode *n)
+{
+    if (n->plan->kind == PL_SOURCE) {
+        const SourceDef *s = n->source >= 0 ? &g->project->sources[n->source] : NULL;
+        return s && s->event_time_col < 0 ? s : NULL;
+    }
+    for (int i = 0; i < n->ninputs; i++) {
+        const SourceDef *s = source_without_event_time(g, n->inputs[i]);
+        if (s) return s;
+    }
+    return NULL;
+}
+
+/* A state_ttl expires keys by event time: every state it bounds needs watermarks. */
+static void check_state_ttl(const IrGraph *g, Arena *a, DiagList *dl)
+{
+    bool *done = ARENA_ARRAY(a, bool, g->project->nmodels + 1);
+    memset(done, 0, sizeof(bool) * (size_t)(g->project->nmodels + 1));
+    for (int i = 0; i < g->nnodes; i++) {
+        const IrNode *n = g->nodes[i];
+        if (n->model < 0 || done[n->model]) continue;
+        const ModelDef *m = &g->project->models[n->model];
+        bool ttl = false;
+        for (int k = 0; k < n->nstate; k++) ttl = ttl || n->state[k].bound == BOUND_TTL;
+        if (!ttl) continue;
+        const SourceDef *s = source_without_event_time(g, n);
+        if (!s) continue;
+        done[n->model] = true;
+        diag_error(dl, m->state_ttl_pos, "state-ttl-without-event-time",
+                   "declare `event_time` (and `watermark_delay`) on the source, or remove state_ttl",
+                   "state_ttl expires idle keys by event time, but model %s reads source %s, which has no "
+                   "event_time: its watermark never advances, so nothing would ever expire",
+                   m->name, s->name);
+    }
+}
+
 void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl)
 {
+    check_state_ttl(g, a, dl);
     for (int i = 0; i < g->nnodes; i++) {
         const IrNode *n = g->nodes[i];
         if (n->model < 0) continue;

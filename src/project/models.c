@@ -265,7 +265,10 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
     }
     /* a missing key for upsert/table is reported by the IR analysis, which knows the
      * query's unique key and can suggest it */
-    if ((n = yaml_get(v, "state_ttl"))) project_expect_duration(L, n, "`state_ttl`", &c->state_ttl_us);
+    if ((n = yaml_get(v, "state_ttl"))) {
+        c->state_ttl_pos = n->pos;
+        project_expect_duration(L, n, "`state_ttl`", &c->state_ttl_us);
+    }
     if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
     if ((n = yaml_get(v, "audits"))) c->audits = load_audits(L, n);
     if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");
@@ -406,6 +409,7 @@ void project_finish_models(ProjectLoader *L)
         m->nkey = c->nkey;
         if (c->key) m->key_pos = c->key_pos;
         m->state_ttl_us = c->state_ttl_us;
+        m->state_ttl_pos = c->state_ttl_pos;
         m->sink = c->sink;
         m->clickhouse = c->clickhouse;
         m->audits = c->audits;

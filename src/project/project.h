@@ -92,6 +92,7 @@ typedef struct ModelDef {
     int nkey;
     SrcPos key_pos;
     int64_t state_ttl_us;        /* 0 = none */
+    SrcPos state_ttl_pos;        /* the state_ttl value (when state_ttl_us > 0) */
     SinkDef *sink;               /* NULL when none */
     YNode *audits;               /* data audits ({not_null|unique|accepted_values}), NULL */
     SrcPos config_pos;           /* position of the model's config entry, or {sql_file,1,1} */

@@ -22,6 +22,7 @@ typedef struct ModelConfig {
     int nkey;
     SrcPos key_pos;
     int64_t state_ttl_us;
+    SrcPos state_ttl_pos;
     SinkDef *sink;
     YNode *clickhouse;
     YNode *audits;
