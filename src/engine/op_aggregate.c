@@ -218,9 +218,11 @@ static bool finish(AggOp *a, OpCtx *ctx)
             }
         }
         if ((a->global || g->nrows > 0) && (g->mid_idx < 0 || !g->fresh)) {
-            /* text points into the group's state, which stays put until the next step */
+            /* text points into the group's state, which stays put until the next step
+             * (unless a TTL lets it go when the watermark advances at the end of it) */
             Value *dst = batch_append(out, 1);
             if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) return false;
+            if (a->out_has_text && ttl_on(&a->ttl)) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
             if (g->old_idx >= 0 &&
                 op_rows_identical(a->base.out_types, a->base.ncols, batch_row(out, g->old_idx), dst)) {
                 out->n--;

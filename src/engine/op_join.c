@@ -62,7 +62,10 @@
  *
  * State TTL (the model's state_ttl on an unbounded join, ttl.h): every stored row keeps
  * its last update (the watermark its latest change was judged against). A row that a
- * probing row's watermark finds expired does not match it (nor count it), and when the
+ * probing row's watermark finds expired does not match it (nor count it), nor does a
+ * stored row updated more than the TTL after the probing row's watermark (a pair
+ * matches when its rows' update times are within the TTL of each other, in either
+ * order of arrival), and when the
  * operator's watermark advances the expired rows go; silently both times: pairs and
  * NULL-padded rows already emitted stay, and match counts of the other side keep the
  * matches the row gave them. A retraction of a row the side no longer holds (expired,
@@ -477,7 +480,12 @@ static void visit(JoinOp *j, Probe *pr, JRow *c, const Value *crow)
     JSide *os = &j->side[o];
     const Value *l = pr->s == 0 ? pr->row : crow;
     const Value *r = pr->s == 0 ? crow : pr->row;
-    if (os->off_ttl && ttl_expired(&os->ttl, jr_ttl(os, c), pr->jw)) return; /* gone for this row */
+    if (os->off_ttl) {
+        /* a pair matches only when its rows' update times are within the TTL of each
+         * other, whichever came first (so the interleaving of the inputs decides nothing) */
+        const TtlItem *t = jr_ttl(os, c);
+        if (ttl_expired(&os->ttl, t, pr->jw) || pr->jw < ttl_limit(&os->ttl, t->touch)) return;
+    }
     if (j->pred) {
         memcpy(j->pair, l, sizeof(Value) * (size_t)j->nl);
         memcpy(j->pair + j->nl, r, sizeof(Value) * (size_t)j->nr);
