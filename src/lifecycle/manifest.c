@@ -215,7 +215,7 @@ static bool write_atomic(const char *path, const StrBuf *content, char *err, siz
     return fs_write_atomic(path, content->data, content->len, err, errsize);
 }
 
-bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, size_t errsize)
+bool manifest_write_all(const IrGraph *g, const char *project_dir, const bool *models, char *err, size_t errsize)
 {
     char dir[4096], path[4300];
     snprintf(dir, sizeof dir, "%s/target", project_dir);
@@ -234,6 +234,7 @@ bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, si
     snprintf(path, sizeof path, "%s/target/sql", project_dir);
     ok = ok && mkdir_p(path, err, errsize);
     for (int i = 0; ok && i < g->nmodels; i++) {
+        if (models && !models[i]) continue;
         sb_clear(&sb);
         JsonW w;
         jw_init(&w, &sb, true);
