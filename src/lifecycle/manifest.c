@@ -111,6 +111,32 @@ static void definition_json(JsonW *w, const Project *p)
     jw_end_obj(w);
 }
 
+/* What the model configs document: {"models": {NAME: {"description", "tags",
+ * "columns": {COLUMN: description}}}}, models by name, columns as written. */
+static void docs_json(JsonW *w, const Project *p)
+{
+    jw_obj(w);
+    jw_key(w, "models");
+    jw_obj(w);
+    for (int i = 0; i < p->nmodels; i++) {
+        const ModelDef *m = &p->models[i];
+        jw_key(w, m->name);
+        jw_obj(w);
+        jw_kstr(w, "description", m->description);
+        jw_key(w, "tags");
+        jw_arr(w);
+        for (int k = 0; k < m->ntags; k++) jw_str(w, m->tags[k]);
+        jw_end_arr(w);
+        jw_key(w, "columns");
+        jw_obj(w);
+        for (int k = 0; k < m->ncolumn_docs; k++) jw_kstr(w, m->column_docs[k].name, m->column_docs[k].description);
+        jw_end_obj(w);
+        jw_end_obj(w);
+    }
+    jw_end_obj(w);
+    jw_end_obj(w);
+}
+
 void manifest_render(const IrGraph *g, StrBuf *out)
 {
     const Project *p = g->project;
@@ -155,6 +181,8 @@ void manifest_render(const IrGraph *g, StrBuf *out)
         jw_end_obj(&w);
     }
     jw_end_arr(&w);
+    jw_key(&w, "docs");
+    docs_json(&w, p);
     jw_key(&w, "definition");
     definition_json(&w, p);
     jw_end_obj(&w);
