@@ -62,7 +62,16 @@ static char *render_test_diags(const CliProject *cp, int owner, const char *file
         StrBuf sb = STRBUF_INIT;
         diag_sort(&sub);
         diag_render_text(&sub, &sb, false);
-        out = strdup(sb_cstr(&sb));
+        StrBuf ind = STRBUF_INIT; /* indented like every report */
+        for (const char *line = sb_cstr(&sb); *line;) {
+            size_t n = strcspn(line, "\n");
+            sb_puts(&ind, "  ");
+            sb_append(&ind, line, n);
+            sb_putc(&ind, '\n');
+            line += n + (line[n] == '\n');
+        }
+        out = strdup(sb_cstr(&ind));
+        sb_free(&ind);
         sb_free(&sb);
     }
     diag_fini(&sub);

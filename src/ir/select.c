@@ -326,9 +326,12 @@ static bool eval_atom(Dag *d, char *atom, bool *set)
         else if (strcmp(body, "source") == 0) ok = seed_source(d, v, seed);
         else {
             static const char *const methods[] = {"tag", "path", "source"};
+            /* the hint names the method with its colon */
             char hint[100];
-            ok = fail(d, "unknown selector method '%s:' (expected tag:, path: or source:)%s", body,
-                      closest_hint(body, methods, 3, hint, sizeof hint));
+            const char *close = diag_closest(body, methods, 3);
+            if (close) snprintf(hint, sizeof hint, "; did you mean '%s:'?", close);
+            else hint[0] = '\0';
+            ok = fail(d, "unknown selector method '%s:' (expected tag:, path: or source:)%s", body, hint);
         }
     }
     if (ok) {
