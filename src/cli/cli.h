@@ -5,6 +5,7 @@
 
 #include "base/diag.h"
 #include "ir/ir.h"
+#include "ir/select.h"
 #include "lifecycle/backend.h"
 #include "project/project.h"
 #include "sql/binder.h"
@@ -13,13 +14,15 @@
 
 enum { EXIT_OK = 0, EXIT_FAILURES = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 
-typedef enum { OUT_TEXT, OUT_JSON, OUT_DOT } OutFormat;
+typedef enum { OUT_TEXT, OUT_JSON, OUT_DOT, OUT_JUNIT } OutFormat;
 
 typedef struct CliOptions {
     const char *project_dir;   /* --project-dir, default "." */
     const char *target;        /* --target */
     const char *vars_json;     /* --vars */
-    const char *select;        /* --select */
+    const char *select;        /* --select (repeated: joined by spaces, a union), NULL */
+    const char *exclude;       /* --exclude, likewise */
+    const char *resource_type; /* ls: model | source | test (comma-separated), NULL = all */
     OutFormat format;          /* --format */
     bool format_set;
     bool until_caught_up;      /* run */
@@ -75,12 +78,12 @@ char *cli_read_file(const char *path, size_t *len);
 /* The lifecycle backend of the selected target's runtime (lifecycle/backend.h); NULL
  * with a message for a runtime this weir cannot deploy to. Close with ops->close. */
 LcBackend *cli_backend_open(CliProject *cp, char *err, size_t errsize);
-/* --select lists: comma-separated names. cli_select_next yields the entries in order:
- * start with *pos = the list; each call sets *name / *len to the next entry (not
- * NUL-terminated; an empty entry has len 0) and returns false when none is left (a
- * trailing comma adds no entry). cli_select_is: entry (name, len) equals s exactly. */
-bool cli_select_next(const char **pos, const char **name, size_t *len);
-bool cli_select_is(const char *name, size_t len, const char *s);
+/* --select / --exclude (and `extra`, a command's positional selector, or NULL) resolved
+ * over the loaded project with ir/select.h's grammar (cli/selection.c). Returns true
+ * with *sel filled; false after printing the error (the command exits with EXIT_USAGE).
+ * cli_selecting: whether the command was given any selector at all. */
+bool cli_selection(const CliProject *cp, const CliOptions *o, const char *extra, Selection *sel);
+bool cli_selecting(const CliOptions *o, const char *extra);
 
 int cmd_init(const CliOptions *o);
 int cmd_check(const CliOptions *o);
@@ -89,6 +92,7 @@ int cmd_explain(const CliOptions *o);
 int cmd_test(const CliOptions *o);
 int cmd_run(const CliOptions *o);
 int cmd_inspect(const CliOptions *o);
+int cmd_ls(const CliOptions *o);
 int cmd_plan(const CliOptions *o);
 /* The ClickHouse target's own verbs (cmd_clickhouse.c): doctor and repair; build and
  * backfill are StreamBuild's names for apply and apply --staged. */

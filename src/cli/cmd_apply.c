@@ -22,6 +22,10 @@ static bool confirm(const char *target)
 
 int cmd_apply(const CliOptions *o)
 {
+    if (cli_selecting(o, NULL)) {
+        cli_error("weir apply deploys the whole project; --select and --exclude do not apply to it");
+        return EXIT_USAGE;
+    }
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
     if (cli_stop_on_errors(&cp, o, "weir apply: the project has errors (see above); nothing was applied"))

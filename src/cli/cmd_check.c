@@ -10,6 +10,16 @@ int cmd_check(const CliOptions *o)
 {
     CliProject cp;
     bool have = cli_load(o, &cp);
+    if (have && cli_selecting(o, NULL)) {
+        /* check always checks everything; a selector is still validated */
+        Selection sel;
+        bool ok = cli_selection(&cp, o, NULL, &sel);
+        selection_free(&sel);
+        if (!ok) {
+            cli_project_free(&cp);
+            return EXIT_USAGE;
+        }
+    }
     diag_sort(&cp.dl);
     StrBuf sb = STRBUF_INIT;
     if (o->format == OUT_JSON) {

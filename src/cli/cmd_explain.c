@@ -7,38 +7,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The positional arguments as one selector (a union), or NULL; malloc'd. */
+static char *positional_selector(const CliOptions *o)
+{
+    if (o->nargs == 0) return NULL;
+    size_t n = 1;
+    for (int i = 0; i < o->nargs; i++) n += strlen(o->args[i]) + 1;
+    char *s = xmalloc(n);
+    s[0] = '\0';
+    for (int i = 0; i < o->nargs; i++) {
+        if (i) strcat(s, " ");
+        strcat(s, o->args[i]);
+    }
+    return s;
+}
+
 int cmd_explain(const CliOptions *o)
 {
+    if (o->format == OUT_JUNIT) {
+        cli_error("explain writes text, json or dot, not junit");
+        return EXIT_USAGE;
+    }
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
-    const char *want = o->nargs > 0 ? o->args[0] : o->select;
-    int model = -1;
-    if (want) {
-        const ModelDef *m = project_find_model(cp.project, want);
-        if (!m) {
-            const char **names = xcalloc((size_t)cp.project->nmodels + 1, sizeof *names);
-            for (int i = 0; i < cp.project->nmodels; i++) names[i] = cp.project->models[i].name;
-            const char *close = diag_closest(want, names, cp.project->nmodels);
-            free(names);
-            if (close) cli_error("no model named '%s'; did you mean '%s'?", want, close);
-            else cli_error("no model named '%s'", want);
-            cli_project_free(&cp);
-            return EXIT_USAGE;
-        }
-        model = (int)(m - cp.project->models);
+    char *positional = positional_selector(o);
+    bool selecting = cli_selecting(o, positional);
+    Selection sel;
+    bool ok = cli_selection(&cp, o, positional, &sel);
+    free(positional);
+    if (!ok) {
+        cli_project_free(&cp);
+        return EXIT_USAGE;
     }
     if (cp.dl.errors) {
         cli_print_diags(&cp, o);
+        selection_free(&sel);
         cli_project_free(&cp);
         return EXIT_FAILURES;
     }
+    const bool *models = selecting ? sel.models : NULL;
     StrBuf sb = STRBUF_INIT;
-    if (o->format == OUT_JSON) ir_explain_json(cp.graph, model, &sb);
-    else if (o->format == OUT_DOT) ir_explain_dot(cp.graph, model, &sb);
-    else ir_explain_text(cp.graph, model, &sb);
-    if (o->format == OUT_TEXT && model < 0 && cli_is_clickhouse(&cp)) cli_explain_clickhouse(&cp, &sb);
+    if (o->format == OUT_JSON) ir_explain_json(cp.graph, models, &sb);
+    else if (o->format == OUT_DOT) ir_explain_dot(cp.graph, models, &sb);
+    else ir_explain_text(cp.graph, models, &sb);
+    if (o->format == OUT_TEXT && !selecting && cli_is_clickhouse(&cp)) cli_explain_clickhouse(&cp, &sb);
+    if (selecting && sel.nmodels == 0) fprintf(stderr, "weir explain: the selection matches no model\n");
     cli_write_stdout(sb.data, sb.len);
     sb_free(&sb);
+    selection_free(&sel);
     cli_project_free(&cp);
     return EXIT_OK;
 }

@@ -29,6 +29,10 @@ int cmd_plan(const CliOptions *o)
         cli_error("--fail-on: expected safe, new, backfill or rebuild, not '%s'", o->fail_on);
         return EXIT_USAGE;
     }
+    if (cli_selecting(o, NULL)) {
+        cli_error("weir plan compares the whole project with what runs; --select and --exclude do not apply to it");
+        return EXIT_USAGE;
+    }
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
     if (cli_stop_on_errors(&cp, o, "weir plan: the project has errors (see above); fix them first"))

@@ -9,26 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* --select: comma-separated model names; unknown names are a usage error. */
-static bool select_models(const CliOptions *o, const Project *p, bool *wanted)
-{
-    const char *pos = o->select, *s;
-    size_t n;
-    while (cli_select_next(&pos, &s, &n)) {
-        bool found = false;
-        for (int i = 0; i < p->nmodels; i++)
-            if (cli_select_is(s, n, p->models[i].name)) {
-                wanted[i] = true;
-                found = true;
-            }
-        if (!found) {
-            cli_error("--select: no model named '%.*s'", (int)n, s);
-            return false;
-        }
-    }
-    return true;
-}
-
 /* A durable target runs the version it was deployed with: a project that differs from
  * it (other than in ways that change nothing, such as reformatted SQL) goes through
  * weir apply. Returns false with a message when the run must not start. */
@@ -67,17 +47,26 @@ int cmd_run(const CliOptions *o)
 {
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
-    if (cli_stop_on_errors(&cp, o, "weir run: the project has errors (see above); nothing was run"))
+    Selection sel;
+    if (!cli_selection(&cp, o, NULL, &sel)) {
+        cli_project_free(&cp);
+        return EXIT_USAGE;
+    }
+    /* the selected models (their upstream models run too); NULL: all */
+    bool *wanted = NULL;
+    if (cli_selecting(o, NULL)) {
+        wanted = sel.models;
+        sel.models = NULL;
+    }
+    selection_free(&sel);
+    if (cli_stop_on_errors(&cp, o, "weir run: the project has errors (see above); nothing was run")) {
+        free(wanted);
         return EXIT_FAILURES;
+    }
     if (cp.dl.warnings) cli_print_diags(&cp, o);
     char derr[1024] = "";
     if (!o->fresh && !runs_deployed_version(&cp, derr, sizeof derr)) {
         cli_error("%s", derr);
-        cli_project_free(&cp);
-        return EXIT_USAGE;
-    }
-    bool *wanted = o->select ? xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool)) : NULL;
-    if (wanted && !select_models(o, cp.project, wanted)) {
         free(wanted);
         cli_project_free(&cp);
         return EXIT_USAGE;

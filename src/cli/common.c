@@ -24,22 +24,6 @@ void cli_write_stdout(const char *s, size_t n)
     fflush(stdout);
 }
 
-bool cli_select_next(const char **pos, const char **name, size_t *len)
-{
-    const char *s = *pos;
-    if (!s || !*s) return false;
-    const char *e = strchr(s, ',');
-    *name = s;
-    *len = e ? (size_t)(e - s) : strlen(s);
-    *pos = e ? e + 1 : s + *len;
-    return true;
-}
-
-bool cli_select_is(const char *name, size_t len, const char *s)
-{
-    return strlen(s) == len && strncmp(s, name, len) == 0;
-}
-
 bool cli_load(const CliOptions *o, CliProject *cp)
 {
     memset(cp, 0, sizeof *cp);

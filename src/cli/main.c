@@ -69,11 +69,26 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init},       {"check", cmd_check}, {"compile", cmd_compile},
     {"explain", cmd_explain}, {"test", cmd_test},   {"run", cmd_run},
-    {"inspect", cmd_inspect}, {"plan", cmd_plan},       {"apply", cmd_apply},
+    {"inspect", cmd_inspect}, {"plan", cmd_plan},       {"ls", cmd_ls},       {"apply", cmd_apply},
     {"build", cmd_build},     {"backfill", cmd_backfill}, {"audit", cmd_audit},
     {"publish", cmd_publish}, {"rollback", cmd_rollback}, {"doctor", cmd_doctor},
     {"repair", cmd_repair},   {"janitor", cmd_janitor},
 };
+
+/* A repeated --select or --exclude adds to the union: the values joined by a space.
+ * The joined strings stay reachable from here until exit. */
+static char *joined_values[2];
+
+static const char *join_value(int slot, const char *prev, const char *v)
+{
+    if (!prev) return v;
+    size_t n = strlen(prev) + strlen(v) + 2;
+    char *s = xmalloc(n);
+    snprintf(s, n, "%s %s", prev, v);
+    free(joined_values[slot]);
+    joined_values[slot] = s;
+    return s;
+}
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
 {
@@ -116,14 +131,21 @@ int main(int argc, char **argv)
             o.vars_json = v;
         } else if (take_value(argc, argv, &i, "--select", &v) || take_value(argc, argv, &i, "-s", &v)) {
             if (!v) return EXIT_USAGE;
-            o.select = v;
+            o.select = join_value(0, o.select, v);
+        } else if (take_value(argc, argv, &i, "--exclude", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.exclude = join_value(1, o.exclude, v);
+        } else if (take_value(argc, argv, &i, "--resource-type", &v)) {
+            if (!v) return EXIT_USAGE;
+            o.resource_type = v;
         } else if (take_value(argc, argv, &i, "--format", &v)) {
             if (!v) return EXIT_USAGE;
             if (strcmp(v, "text") == 0) o.format = OUT_TEXT;
             else if (strcmp(v, "json") == 0) o.format = OUT_JSON;
             else if (strcmp(v, "dot") == 0) o.format = OUT_DOT;
+            else if (strcmp(v, "junit") == 0) o.format = OUT_JUNIT;
             else {
-                cli_error("unknown format '%s' (expected text, json or dot)", v);
+                cli_error("unknown format '%s' (expected text, json, dot or junit)", v);
                 return EXIT_USAGE;
             }
             o.format_set = true;

@@ -107,6 +107,7 @@ static IrNode *build_node(Builder *b, int model, PlanNode *pn)
 
 IrGraph *ir_build(const BoundProject *bp, Arena *arena, DiagList *dl)
 {
+    ir_check_column_docs(bp, dl);
     Builder b = {0};
     b.bp = bp;
     b.arena = arena;

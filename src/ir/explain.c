@@ -227,9 +227,9 @@ static void tree_text(const IrGraph *g, const IrNode *n, Arena *a, StrBuf *sb, c
         tree_text(g, n->inputs[i], a, sb, child_prefix, i == n->ninputs - 1, false, seen);
 }
 
-static bool model_selected(const IrGraph *g, int want, int m)
+static bool model_selected(const IrGraph *g, const bool *want, int m)
 {
-    return (want < 0 || want == m) && g->models[m].root;
+    return (!want || want[m]) && g->models[m].root;
 }
 
 static void model_text(const IrGraph *g, int m, Arena *a, StrBuf *sb)
@@ -254,7 +254,7 @@ static void model_text(const IrGraph *g, int m, Arena *a, StrBuf *sb)
     tree_text(g, im->root, a, sb, "  ", true, true, seen);
 }
 
-void ir_explain_text(const IrGraph *g, int model, StrBuf *out)
+void ir_explain_text(const IrGraph *g, const bool *model, StrBuf *out)
 {
     Arena a;
     arena_init(&a, 16 * 1024);
@@ -418,7 +418,7 @@ void ir_model_json(JsonW *w, const IrGraph *g, int m)
     arena_fini(&a);
 }
 
-void ir_explain_json(const IrGraph *g, int model, StrBuf *out)
+void ir_explain_json(const IrGraph *g, const bool *model, StrBuf *out)
 {
     JsonW w;
     jw_init(&w, out, true);
@@ -444,7 +444,7 @@ static void dot_escape(StrBuf *sb, const char *s)
     }
 }
 
-void ir_explain_dot(const IrGraph *g, int model, StrBuf *out)
+void ir_explain_dot(const IrGraph *g, const bool *model, StrBuf *out)
 {
     Arena a;
     arena_init(&a, 16 * 1024);

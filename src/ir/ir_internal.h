@@ -7,6 +7,9 @@
 /* Fill modes, keys, state descriptors and fingerprints of every node and model, and
  * check each model's materialization contract (adds diagnostics). */
 void ir_analyze(IrGraph *g, Arena *arena, DiagList *dl);
+/* Every `columns:` entry of a model config names an output column of the model
+ * (column_docs.c); errors with a did-you-mean otherwise. */
+void ir_check_column_docs(const BoundProject *bp, DiagList *dl);
 
 /* Column pruning (prune.c): rewrites the plan under root in place so that joins,
  * window TVFs and the nodes between them carry only the columns read above them,

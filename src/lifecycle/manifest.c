@@ -111,6 +111,32 @@ static void definition_json(JsonW *w, const Project *p)
     jw_end_obj(w);
 }
 
+/* What the model configs document: {"models": {NAME: {"description", "tags",
+ * "columns": {COLUMN: description}}}}, models by name, columns as written. */
+static void docs_json(JsonW *w, const Project *p)
+{
+    jw_obj(w);
+    jw_key(w, "models");
+    jw_obj(w);
+    for (int i = 0; i < p->nmodels; i++) {
+        const ModelDef *m = &p->models[i];
+        jw_key(w, m->name);
+        jw_obj(w);
+        jw_kstr(w, "description", m->description);
+        jw_key(w, "tags");
+        jw_arr(w);
+        for (int k = 0; k < m->ntags; k++) jw_str(w, m->tags[k]);
+        jw_end_arr(w);
+        jw_key(w, "columns");
+        jw_obj(w);
+        for (int k = 0; k < m->ncolumn_docs; k++) jw_kstr(w, m->column_docs[k].name, m->column_docs[k].description);
+        jw_end_obj(w);
+        jw_end_obj(w);
+    }
+    jw_end_obj(w);
+    jw_end_obj(w);
+}
+
 void manifest_render(const IrGraph *g, StrBuf *out)
 {
     const Project *p = g->project;
@@ -155,6 +181,8 @@ void manifest_render(const IrGraph *g, StrBuf *out)
         jw_end_obj(&w);
     }
     jw_end_arr(&w);
+    jw_key(&w, "docs");
+    docs_json(&w, p);
     jw_key(&w, "definition");
     definition_json(&w, p);
     jw_end_obj(&w);
@@ -215,7 +243,7 @@ static bool write_atomic(const char *path, const StrBuf *content, char *err, siz
     return fs_write_atomic(path, content->data, content->len, err, errsize);
 }
 
-bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, size_t errsize)
+bool manifest_write_all(const IrGraph *g, const char *project_dir, const bool *models, char *err, size_t errsize)
 {
     char dir[4096], path[4300];
     snprintf(dir, sizeof dir, "%s/target", project_dir);
@@ -234,6 +262,7 @@ bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, si
     snprintf(path, sizeof path, "%s/target/sql", project_dir);
     ok = ok && mkdir_p(path, err, errsize);
     for (int i = 0; ok && i < g->nmodels; i++) {
+        if (models && !models[i]) continue;
         sb_clear(&sb);
         JsonW w;
         jw_init(&w, &sb, true);

@@ -11,8 +11,10 @@
 /* Render the manifest / DAG into out. */
 void manifest_render(const IrGraph *g, StrBuf *out);
 void manifest_render_dag(const IrGraph *g, StrBuf *out);
-/* Write every artifact under <project dir>/target/ atomically (temp file + rename).
+/* Write every artifact under <project dir>/target/ atomically (temp file + rename):
+ * manifest.json and dag.json of the whole project, ir/<model>.json and sql/<model>.sql
+ * of the models with models[i] true (NULL: every model).
  * Returns false with a message on an I/O error. */
-bool manifest_write_all(const IrGraph *g, const char *project_dir, char *err, size_t errsize);
+bool manifest_write_all(const IrGraph *g, const char *project_dir, const bool *models, char *err, size_t errsize);
 
 #endif

@@ -11,7 +11,8 @@
 
 static const char *const file_keys[] = {"models"};
 static const char *const config_keys[] = {"materialized", "key", "state_ttl", "sink",
-                                          "description", "columns", "audits", "clickhouse"};
+                                          "description", "columns", "audits", "clickhouse", "tags"};
+static const char *const column_doc_keys[] = {"name", "description"};
 static const char *const audit_kinds[] = {"not_null", "unique", "accepted_values"};
 static const char *const accepted_keys[] = {"column", "values"};
 /* index order matches Materialization */
@@ -218,6 +219,83 @@ static YNode *load_audits(ProjectLoader *L, YNode *n)
 
 /* ---- config files ---- */
 
+/* `tags: nightly` or `tags: [nightly, finance]`; a tag is a non-empty word without spaces
+ * or commas (the selector grammar splits on them). */
+static void load_tags(ProjectLoader *L, YNode *n, ModelConfig *c)
+{
+    const char **tags;
+    int ntags;
+    if (!project_expect_str_list(L, n, "`tags`", &tags, &ntags)) return;
+    const char **kept = ARENA_ARRAY(&L->p->arena, const char *, ntags + 1);
+    int nk = 0;
+    for (int i = 0; i < ntags; i++) {
+        const YNode *item = n->kind == YNODE_SEQ ? n->items[i] : n;
+        if (!tags[i][0] || strpbrk(tags[i], " \t,+:")) {
+            diag_error(L->dl, item->pos, "bad-value", "a tag is one word, e.g. nightly or finance_daily",
+                       "tag '%s' has a space, comma, '+' or ':' (or is empty)", tags[i]);
+            continue;
+        }
+        bool dup = false;
+        for (int k = 0; k < nk && !dup; k++) dup = strcmp(kept[k], tags[i]) == 0;
+        if (!dup) kept[nk++] = tags[i];
+    }
+    c->tags = kept;
+    c->ntags = nk;
+}
+
+/* One column's documentation: `NAME: text`, `NAME: {description: text}`, or (the list
+ * form) `- {name: NAME, description: text}`. */
+static void add_column_doc(ProjectLoader *L, ModelConfig *c, YNode *name_node, YNode *v, int *cap)
+{
+    const char *name = project_expect_str(L, name_node, "a column name");
+    if (!name) return;
+    const char *desc = NULL;
+    if (v && !yaml_is_null(v)) {
+        if (v->kind == YNODE_SCALAR) desc = project_expect_str(L, v, "a column description");
+        else if (project_expect_map(L, v, "the documentation of a column")) {
+            project_check_keys(L, v, column_doc_keys + 1, 1, "the documentation of a column");
+            YNode *d = yaml_get(v, "description");
+            if (d && !yaml_is_null(d)) desc = project_expect_str(L, d, "`description`");
+        }
+    }
+    for (int i = 0; i < c->ncolumn_docs; i++)
+        if (strcmp(c->column_docs[i].name, name) == 0) {
+            diag_error(L->dl, name_node->pos, "duplicate-key", "document each column once",
+                       "column '%s' is documented twice (first at line %d)", name, c->column_docs[i].pos.line);
+            return;
+        }
+    if (c->ncolumn_docs >= *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        ModelColumnDoc *na = ARENA_ARRAY(&L->p->arena, ModelColumnDoc, nc);
+        if (c->ncolumn_docs) memcpy(na, c->column_docs, sizeof *na * (size_t)c->ncolumn_docs);
+        c->column_docs = na;
+        *cap = nc;
+    }
+    c->column_docs[c->ncolumn_docs++] = (ModelColumnDoc){name, desc, name_node->pos};
+}
+
+static void load_column_docs(ProjectLoader *L, YNode *n, ModelConfig *c)
+{
+    int cap = 0;
+    if (n->kind == YNODE_SEQ) {
+        for (int i = 0; i < n->nitems; i++) {
+            YNode *it = n->items[i];
+            if (!project_expect_map(L, it, "an entry of `columns` ({name, description})")) continue;
+            project_check_keys(L, it, column_doc_keys, NELEM(column_doc_keys), "an entry of `columns`");
+            YNode *nm = yaml_get(it, "name");
+            if (!nm) {
+                diag_error(L->dl, it->pos, "missing-key", "columns: [{name: customer_id, description: ...}]",
+                           "an entry of `columns` has no `name`");
+                continue;
+            }
+            add_column_doc(L, c, nm, yaml_get(it, "description"), &cap);
+        }
+        return;
+    }
+    if (!project_expect_map(L, n, "`columns` (a mapping of column name -> documentation)")) return;
+    for (int i = 0; i < n->npairs; i++) add_column_doc(L, c, n->pairs[i].key, n->pairs[i].value, &cap);
+}
+
 static void load_config(ProjectLoader *L, YNode *k, YNode *v)
 {
     Project *p = L->p;
@@ -271,11 +349,11 @@ static void load_config(ProjectLoader *L, YNode *k, YNode *v)
     }
     if ((n = yaml_get(v, "sink"))) c->sink = load_sink(L, name, n);
     if ((n = yaml_get(v, "audits"))) c->audits = load_audits(L, n);
-    if ((n = yaml_get(v, "description"))) project_expect_str(L, n, "`description`");
+    if ((n = yaml_get(v, "description"))) c->description = project_expect_str(L, n, "`description`");
+    if ((n = yaml_get(v, "tags"))) load_tags(L, n, c);
     /* the ClickHouse backend validates the keys inside (it knows engines and settings) */
     if ((n = yaml_get(v, "clickhouse")) && project_expect_map(L, n, "`clickhouse`")) c->clickhouse = n;
-    if ((n = yaml_get(v, "columns")) && !yaml_is_null(n))
-        project_expect_map(L, n, "`columns` (a mapping of column name -> documentation)");
+    if ((n = yaml_get(v, "columns")) && !yaml_is_null(n)) load_column_docs(L, n, c);
 }
 
 /* Contract: parses one models/.../NAME.yml text; configs are attached to models by
@@ -413,5 +491,10 @@ void project_finish_models(ProjectLoader *L)
         m->sink = c->sink;
         m->clickhouse = c->clickhouse;
         m->audits = c->audits;
+        m->description = c->description;
+        m->tags = c->tags;
+        m->ntags = c->ntags;
+        m->column_docs = c->column_docs;
+        m->ncolumn_docs = c->ncolumn_docs;
     }
 }

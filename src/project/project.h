@@ -77,6 +77,13 @@ typedef struct SinkDef {
     YNode *node;
 } SinkDef;
 
+/* One entry of a model config's `columns:`: documentation of an output column. */
+typedef struct ModelColumnDoc {
+    const char *name;
+    const char *description;     /* NULL when none */
+    SrcPos pos;                  /* the column's name in the YAML */
+} ModelColumnDoc;
+
 typedef struct ModelDef {
     const char *name;            /* file stem */
     const char *sql_file;        /* project-relative path of the .sql file */
@@ -99,6 +106,12 @@ typedef struct ModelDef {
     bool has_config;
     YNode *clickhouse;           /* `clickhouse:` storage settings (engine, order_by, ...),
                                     read by the ClickHouse backend; NULL when absent */
+    const char *description;     /* `description:`, NULL when none */
+    const char **tags;           /* `tags:` as written (a string or a list), duplicates dropped */
+    int ntags;
+    ModelColumnDoc *column_docs; /* `columns:`, in file order; checked against the model's
+                                    output columns after binding (ir_check_column_docs) */
+    int ncolumn_docs;
 } ModelDef;
 
 typedef enum { STEP_ROWS, STEP_WATERMARK } TestStepKind;
@@ -142,6 +155,12 @@ typedef struct TestCase {
     TestStep *then;
     int nthen;
     YNode *expect_verdict;       /* a verdict (of the test's model) or {MODEL: verdict}; NULL */
+    bool compare_subset;         /* `compare: subset`: an expected row is compared on the
+                                    columns it names only */
+    YNode *float_tolerance;      /* a number (every float column) or {column: number}; NULL */
+    int load_errors;             /* errors the loader found in this test's definition */
+    SrcPos end;                  /* where the next test of the file starts ({0}: at the end
+                                    of the file): the test's extent, for its diagnostics */
 } TestCase;
 
 #define PROJECT_KAFKA_UNREACHABLE_US (60 * 1000000LL)  /* default unreachable_timeout */

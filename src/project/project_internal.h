@@ -26,6 +26,11 @@ typedef struct ModelConfig {
     SinkDef *sink;
     YNode *clickhouse;
     YNode *audits;
+    const char *description;
+    const char **tags;
+    int ntags;
+    ModelColumnDoc *column_docs;
+    int ncolumn_docs;
 } ModelConfig;
 
 /* Loader state while a project is being built. All memory is in p->arena. */

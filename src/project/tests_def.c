@@ -6,6 +6,7 @@
  * sources). Only the structure is checked here; values are checked by the runner. */
 #include "project/project_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -13,7 +14,8 @@
 static const char *const file_keys[] = {"tests"};
 static const char *const test_keys[] = {"name", "model", "given", "expect", "expect_final",
                                         "expect_dead_letters", "description", "previous", "then",
-                                        "expect_verdict"};
+                                        "expect_verdict", "compare", "float_tolerance"};
+static const char *const compare_modes[] = {"exact", "subset"};
 static const char *const previous_keys[] = {"models", "manifest"};
 static const char *const previous_model_keys[] = {"sql", "config"};
 static const char *const dead_keys[] = {"reason", "row"};
@@ -232,7 +234,50 @@ static const TestCase *find_test(const Project *p, const char *name)
     return NULL;
 }
 
+static void load_test_body(ProjectLoader *L, const char *file, YNode *n);
+
+/* A float_tolerance: a non-negative number. */
+static bool check_tolerance(ProjectLoader *L, const YNode *v)
+{
+    char *end = NULL;
+    double d = v && v->kind == YNODE_SCALAR ? strtod(v->str, &end) : -1;
+    if (!v || v->kind != YNODE_SCALAR || !end || *end || end == v->str || !(d >= 0) || d > 1e300) {
+        diag_error(L->dl, v ? v->pos : (SrcPos){0}, "bad-value",
+                   "float_tolerance: 1e-9, or per column {avg_price: 1e-6}",
+                   "a float tolerance is a number >= 0, not '%s'", v && v->kind == YNODE_SCALAR ? v->str : "a collection");
+        return false;
+    }
+    return true;
+}
+
+/* compare: exact | subset, float_tolerance: N | {column: N}; the columns are checked by
+ * the test runner, which knows the model's columns. */
+static void load_compare(ProjectLoader *L, TestCase *t, YNode *n)
+{
+    YNode *c = yaml_get(n, "compare");
+    if (c) {
+        int k = project_expect_enum(L, c, compare_modes, NELEM(compare_modes), "comparison");
+        t->compare_subset = k == 1;
+    }
+    YNode *ft = yaml_get(n, "float_tolerance");
+    if (!ft) return;
+    if (ft->kind == YNODE_MAP) {
+        bool ok = true;
+        for (int i = 0; i < ft->npairs; i++) ok = check_tolerance(L, ft->pairs[i].value) && ok;
+        if (ok) t->float_tolerance = ft;
+    } else if (check_tolerance(L, ft)) {
+        t->float_tolerance = ft;
+    }
+}
+
 static void load_test(ProjectLoader *L, const char *file, YNode *n)
+{
+    int errors_before = L->dl->errors, ntests_before = L->p->ntests;
+    load_test_body(L, file, n);
+    if (L->p->ntests > ntests_before) L->p->tests[ntests_before].load_errors += L->dl->errors - errors_before;
+}
+
+static void load_test_body(ProjectLoader *L, const char *file, YNode *n)
 {
     Project *p = L->p;
     if (!project_expect_map(L, n, "a test")) return;
@@ -296,6 +341,7 @@ static void load_test(ProjectLoader *L, const char *file, YNode *n)
                    "test '%s' has neither `expect` nor `expect_final`", label);
     YNode *d = yaml_get(n, "description");
     if (d) project_expect_str(L, d, "`description`");
+    load_compare(L, t, n);
 }
 
 /* Contract: parses one tests file's text and appends its tests to L->p in order. */
@@ -320,7 +366,11 @@ void project_load_tests_text(ProjectLoader *L, const char *file, const char *tex
         return;
     }
     const char *f = arena_strdup(&L->p->arena, file);
-    for (int i = 0; i < tests->nitems; i++) load_test(L, f, tests->items[i]);
+    for (int i = 0; i < tests->nitems; i++) {
+        int before = L->p->ntests;
+        load_test(L, f, tests->items[i]);
+        if (L->p->ntests > before && i + 1 < tests->nitems) L->p->tests[before].end = tests->items[i + 1]->pos;
+    }
 }
 
 /* Tests stay in file order (files are read sorted by name); check their models. */
@@ -337,5 +387,6 @@ void project_finish_tests(ProjectLoader *L)
             hint = arena_printf(&L->dl->arena, "models: %s", project_join_names(L, names, p->nmodels));
         diag_error(L->dl, t->model_pos, "unknown-model", hint, "test '%s' uses unknown model '%s'",
                    t->name ? t->name : "(unnamed)", t->model);
+        p->tests[i].load_errors++;
     }
 }

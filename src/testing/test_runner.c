@@ -29,6 +29,7 @@
 #include "lifecycle/plan.h"
 #include "sql/binder.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ typedef struct RowList {
     int n, cap;
     Value *vals;
     ChangeOp *ops;
+    unsigned char *masks;  /* expected rows of a `compare: subset` test: [n * ncols], 1 where
+                              the row names the column (only those are compared); else NULL */
 } RowList;
 
 /* A row the engine rejected during the test (copied: the engine's row is borrowed). */
@@ -75,6 +78,7 @@ typedef struct Runner {
     DeadRow *dead;        /* dead letters in the order they were rejected */
     int ndead, capdead;
     StrBuf msg;           /* error message when the test itself is wrong */
+    double *tol;          /* float_tolerance per output column, -1 = exact */
 } Runner;
 
 static Value *rows_append(RowList *l, ChangeOp op)
@@ -92,6 +96,7 @@ static void rows_free(RowList *l)
 {
     free(l->vals);
     free(l->ops);
+    free(l->masks);
     memset(l, 0, sizeof *l);
 }
 
@@ -168,7 +173,9 @@ static void render_value(Type t, const Value *v, StrBuf *sb)
     sb_free(&tmp);
 }
 
-static void render_row(const Runner *r, const Value *row, const ChangeOp *op, StrBuf *sb)
+/* mask (NULL: every column): the columns an expected row of a subset test names. */
+static void render_row_cols(const Runner *r, const Value *row, const ChangeOp *op, const unsigned char *mask,
+                            StrBuf *sb)
 {
     sb_putc(sb, '{');
     bool first = true;
@@ -177,12 +184,18 @@ static void render_row(const Runner *r, const Value *row, const ChangeOp *op, St
         first = false;
     }
     for (int i = 0; i < r->ncols; i++) {
+        if (mask && !mask[i]) continue;
         if (!first) sb_puts(sb, ", ");
         first = false;
         sb_printf(sb, "%s: ", r->cols[i].name);
         render_value(r->cols[i].type, &row[i], sb);
     }
     sb_putc(sb, '}');
+}
+
+static void render_row(const Runner *r, const Value *row, const ChangeOp *op, StrBuf *sb)
+{
+    render_row_cols(r, row, op, NULL, sb);
 }
 
 /* {reason: ..., at: ..., row: {...}} as text (reports) or JSON. */
@@ -279,8 +292,18 @@ static bool parse_op(Runner *r, const YNode *v, ChangeOp *op)
 
 /* Convert a YAML row mapping into cells of the given columns. `op` is optional unless
  * need_op; it defaults to insert. Unknown columns are errors. */
+static bool convert_row_named(Runner *r, const YNode *m, const PlanColumn *cols, int ncols, const char *what,
+                              Value *out, ChangeOp *op, bool need_op, unsigned char *named);
+
 static bool convert_row(Runner *r, const YNode *m, const PlanColumn *cols, int ncols, const char *what,
                         Value *out, ChangeOp *op, bool need_op)
+{
+    return convert_row_named(r, m, cols, ncols, what, out, op, need_op, NULL);
+}
+
+/* convert_row, also setting named[c] (when not NULL) for every column the row names. */
+static bool convert_row_named(Runner *r, const YNode *m, const PlanColumn *cols, int ncols, const char *what,
+                              Value *out, ChangeOp *op, bool need_op, unsigned char *named)
 {
     if (!m || m->kind != YNODE_MAP) return fail_at(r, m ? m->pos : r->tc->pos, "a row must be a mapping of column: value");
     for (int i = 0; i < ncols; i++) out[i] = value_null();
@@ -303,6 +326,7 @@ static bool convert_row(Runner *r, const YNode *m, const PlanColumn *cols, int n
             if (close) return fail_at(r, k->pos, "'%s' is not a column of %s; did you mean '%s'?", k->str, what, close);
             return fail_at(r, k->pos, "'%s' is not a column of %s", k->str, what);
         }
+        if (named) named[c] = 1;
         if (yaml_is_null(v)) continue;
         if (v->kind != YNODE_SCALAR) return fail_at(r, v->pos, "value of '%s' must be a scalar", k->str);
         if (!value_parse(cols[c].type, v->str, v->len, &r->arena, &out[c], err, sizeof err))
@@ -316,6 +340,76 @@ static bool rows_equal(const Runner *r, const Value *a, const Value *b)
 {
     for (int i = 0; i < r->ncols; i++)
         if (!value_equal(r->cols[i].type, &a[i], &b[i])) return false;
+    return true;
+}
+
+/* Does expected row e (its mask: the columns compared, NULL = all) match actual row a?
+ * Float columns with a tolerance t match when |e - a| <= t * max(1, |e|, |a|) (absolute
+ * near zero, relative beyond); NaN matches NaN, an infinity only itself. */
+static bool expected_matches(const Runner *r, const Value *e, const unsigned char *mask, const Value *a)
+{
+    for (int i = 0; i < r->ncols; i++) {
+        if (mask && !mask[i]) continue;
+        double t = r->tol ? r->tol[i] : -1;
+        if (t >= 0 && type_is_float(r->cols[i].type) && !e[i].isnull && !a[i].isnull) {
+            double x = e[i].f, y = a[i].f;
+            if (isnan(x) || isnan(y)) {
+                if (isnan(x) != isnan(y)) return false;
+                continue;
+            }
+            if (isinf(x) || isinf(y)) {
+                if (x != y) return false;
+                continue;
+            }
+            double scale = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+            if (scale < 1) scale = 1;
+            if (fabs(x - y) > t * scale) return false;
+            continue;
+        }
+        if (!value_equal(r->cols[i].type, &e[i], &a[i])) return false;
+    }
+    return true;
+}
+
+static const unsigned char *row_mask(const RowList *l, int i)
+{
+    return l->masks ? l->masks + (size_t)i * (size_t)l->ncols : NULL;
+}
+
+/* float_tolerance: a number for every float column, or {column: number}. Returns false
+ * (r->msg set) for a column the model does not have or one that is not a float. */
+static bool load_tolerances(Runner *r)
+{
+    const YNode *ft = r->tc->float_tolerance;
+    if (!ft) return true;
+    r->tol = xcalloc((size_t)r->ncols + 1, sizeof(double));
+    for (int i = 0; i < r->ncols; i++) r->tol[i] = -1;
+    if (ft->kind == YNODE_SCALAR) {
+        double t = strtod(ft->str, NULL);
+        for (int i = 0; i < r->ncols; i++)
+            if (type_is_float(r->cols[i].type)) r->tol[i] = t;
+        return true;
+    }
+    for (int k = 0; k < ft->npairs; k++) {
+        const YNode *key = ft->pairs[k].key;
+        int c = col_index(r->cols, r->ncols, key->str);
+        if (c < 0) {
+            const char **names = xcalloc((size_t)r->ncols + 1, sizeof *names);
+            for (int j = 0; j < r->ncols; j++) names[j] = r->cols[j].name;
+            const char *close = diag_closest(key->str, names, r->ncols);
+            free(names);
+            if (close)
+                return fail_at(r, key->pos, "float_tolerance: '%s' is not a column of model '%s'; did you mean '%s'?",
+                               key->str, r->tc->model, close);
+            return fail_at(r, key->pos, "float_tolerance: '%s' is not a column of model '%s'", key->str, r->tc->model);
+        }
+        if (!type_is_float(r->cols[c].type)) {
+            char tn[64];
+            return fail_at(r, key->pos, "float_tolerance: column %s is %s; a tolerance applies to real and double "
+                           "precision columns (numeric compares exactly)", key->str, type_name(r->cols[c].type, tn, sizeof tn));
+        }
+        r->tol[c] = strtod(ft->pairs[k].value->str, NULL);
+    }
     return true;
 }
 
@@ -819,14 +913,15 @@ static void changelog_diff(Runner *r, const RowList *exp, StrBuf *out)
     for (int i = n - 1; i >= 0; i--)
         for (int j = m - 1; j >= 0; j--) {
             bool eq = exp->ops[i] == act->ops[j] &&
-                      rows_equal(r, exp->vals + (size_t)i * (size_t)r->ncols, act->vals + (size_t)j * (size_t)r->ncols);
+                      expected_matches(r, exp->vals + (size_t)i * (size_t)r->ncols, row_mask(exp, i),
+                                       act->vals + (size_t)j * (size_t)r->ncols);
             DP(i, j) = eq ? DP(i + 1, j + 1) + 1 : (DP(i + 1, j) > DP(i, j + 1) ? DP(i + 1, j) : DP(i, j + 1));
         }
     int i = 0, j = 0;
     while (i < n || j < m) {
         const Value *ev = i < n ? exp->vals + (size_t)i * (size_t)r->ncols : NULL;
         const Value *av = j < m ? act->vals + (size_t)j * (size_t)r->ncols : NULL;
-        if (i < n && j < m && exp->ops[i] == act->ops[j] && rows_equal(r, ev, av)) {
+        if (i < n && j < m && exp->ops[i] == act->ops[j] && expected_matches(r, ev, row_mask(exp, i), av)) {
             sb_puts(out, "      ");
             render_row(r, av, &act->ops[j], out);
             i++, j++;
@@ -836,7 +931,7 @@ static void changelog_diff(Runner *r, const RowList *exp, StrBuf *out)
             j++;
         } else {
             sb_puts(out, "    - ");
-            render_row(r, ev, &exp->ops[i], out);
+            render_row_cols(r, ev, &exp->ops[i], row_mask(exp, i), out);
             i++;
         }
         sb_putc(out, '\n');
@@ -891,10 +986,12 @@ static bool check_expect(Runner *r, StrBuf *report)
     RowList exp = {.ncols = r->ncols};
     const char *what = arena_printf(&r->arena, "model '%s'", tc->model);
     bool ok = true;
+    if (tc->compare_subset) exp.masks = xcalloc((size_t)tc->nexpect * (size_t)r->ncols + 1, 1);
     for (int i = 0; i < tc->nexpect && ok; i++) {
         ChangeOp op;
         Value *row = rows_append(&exp, CHANGE_INSERT);
-        ok = convert_row(r, tc->expect[i], r->cols, r->ncols, what, row, &op, true);
+        ok = convert_row_named(r, tc->expect[i], r->cols, r->ncols, what, row, &op, true,
+                               exp.masks ? exp.masks + (size_t)i * (size_t)r->ncols : NULL);
         exp.ops[exp.n - 1] = op;
         if (ok && op == CHANGE_UPDATE && !r->keyed)
             ok = fail_at(r, tc->expect[i]->pos,
@@ -908,7 +1005,8 @@ static bool check_expect(Runner *r, StrBuf *report)
     bool same = exp.n == r->actual.n;
     for (int i = 0; same && i < exp.n; i++)
         same = exp.ops[i] == r->actual.ops[i] &&
-               rows_equal(r, exp.vals + (size_t)i * (size_t)r->ncols, r->actual.vals + (size_t)i * (size_t)r->ncols);
+               expected_matches(r, exp.vals + (size_t)i * (size_t)r->ncols, row_mask(&exp, i),
+                                r->actual.vals + (size_t)i * (size_t)r->ncols);
     if (!same) {
         sb_printf(report, "  expect: changelog differs (- expected, + actual):\n");
         changelog_diff(r, &exp, report);
@@ -917,31 +1015,54 @@ static bool check_expect(Runner *r, StrBuf *report)
     return same;
 }
 
+/* Kuhn's augmenting path from expected row i (round `round` marks the actual rows
+ * visited): true when i gets an actual row of its own. */
+static bool augment(const Runner *r, const RowList *exp, const RowList *fin, int i, int round, int *owner, int *seen)
+{
+    for (int j = 0; j < fin->n; j++) {
+        if (seen[j] == round) continue;
+        if (!expected_matches(r, exp->vals + (size_t)i * (size_t)r->ncols, row_mask(exp, i),
+                              fin->vals + (size_t)j * (size_t)r->ncols))
+            continue;
+        seen[j] = round;
+        if (owner[j] < 0 || augment(r, exp, fin, owner[j], round, owner, seen)) {
+            owner[j] = i;
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool check_final(Runner *r, StrBuf *report, RowList *fin)
 {
     const TestCase *tc = r->tc;
     RowList exp = {.ncols = r->ncols};
     const char *what = arena_printf(&r->arena, "model '%s'", tc->model);
+    if (tc->compare_subset) exp.masks = xcalloc((size_t)tc->nexpect_final * (size_t)r->ncols + 1, 1);
     for (int i = 0; i < tc->nexpect_final; i++) {
         ChangeOp op;
         Value *row = rows_append(&exp, CHANGE_INSERT);
-        if (!convert_row(r, tc->expect_final[i], r->cols, r->ncols, what, row, &op, false)) {
+        if (!convert_row_named(r, tc->expect_final[i], r->cols, r->ncols, what, row, &op, false,
+                               exp.masks ? exp.masks + (size_t)i * (size_t)r->ncols : NULL)) {
             rows_free(&exp);
             return false;
         }
     }
-    /* multiset comparison */
+    /* multiset comparison: a maximum matching of expected to actual rows (with subset
+     * rows or tolerances one expected row may match several actual rows) */
     bool *used = xcalloc((size_t)fin->n + 1, sizeof(bool));
     bool *matched = xcalloc((size_t)exp.n + 1, sizeof(bool));
+    int *owner = xcalloc((size_t)fin->n + 1, sizeof(int));
+    int *seen = xcalloc((size_t)fin->n + 1, sizeof(int));
+    for (int j = 0; j < fin->n; j++) owner[j] = -1, seen[j] = -1;
     int unmatched_exp = 0;
     for (int i = 0; i < exp.n; i++) {
-        for (int j = 0; j < fin->n; j++)
-            if (!used[j] && rows_equal(r, exp.vals + (size_t)i * (size_t)r->ncols, fin->vals + (size_t)j * (size_t)r->ncols)) {
-                used[j] = matched[i] = true;
-                break;
-            }
+        matched[i] = augment(r, &exp, fin, i, i, owner, seen);
         if (!matched[i]) unmatched_exp++;
     }
+    for (int j = 0; j < fin->n; j++) used[j] = owner[j] >= 0;
+    free(owner);
+    free(seen);
     int unmatched_act = 0;
     for (int j = 0; j < fin->n; j++)
         if (!used[j]) unmatched_act++;
@@ -951,7 +1072,7 @@ static bool check_final(Runner *r, StrBuf *report, RowList *fin)
         for (int i = 0; i < exp.n; i++)
             if (!matched[i]) {
                 sb_puts(report, "    - ");
-                render_row(r, exp.vals + (size_t)i * (size_t)r->ncols, NULL, report);
+                render_row_cols(r, exp.vals + (size_t)i * (size_t)r->ncols, NULL, row_mask(&exp, i), report);
                 sb_putc(report, '\n');
             }
         for (int j = 0; j < fin->n; j++)
@@ -1071,6 +1192,10 @@ void test_run_case(const IrGraph *g, const TestCase *tc, const TestOptions *o, T
     r.ncols = im->root->plan->ncols;
     r.keyed = im->nout_key >= 0;
     r.actual.ncols = r.ncols;
+    if (!load_tolerances(&r)) {
+        out->status = TEST_ERROR;
+        goto done;
+    }
 
     bool *wanted = xcalloc((size_t)g->nmodels, sizeof(bool));
     wanted[r.model] = true;
@@ -1163,6 +1288,7 @@ done:
     sb_free(&r.msg);
     rows_free(&r.actual);
     free(r.dead);
+    free(r.tol);
     arena_fini(&r.arena);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->millis = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;

@@ -25,7 +25,7 @@ tests:
     expect: []
 YAML
 rc=0
-"$WEIR" --project-dir "$P" test --select wrong_reason,bad_value,unchecked > "$TMP/out.txt" 2>&1 || rc=$?
+"$WEIR" --project-dir "$P" test --select "wrong_reason bad_value unchecked" > "$TMP/out.txt" 2>&1 || rc=$?
 assert_eq "$rc" 1 "exit code"
 assert_contains "$TMP/out.txt" "FAIL   wrong_reason" "the wrong reason fails"
 assert_contains "$TMP/out.txt" "expect_dead_letters: dead letters differ" "the diff header"

@@ -748,7 +748,8 @@ static void test_model_config_errors(void **state)
                 "did you mean 'key'?");
     expect_diag(f, "unknown-value", "unknown sink connector 'fil'", F, 9, 18, "did you mean 'file'?");
     expect_diag(f, "bad-type", "expected a string, found a list for `key`", F, 12, 11, NULL);
-    expect_diag(f, "bad-type", "expected a mapping, found a list for `columns`", F, 13, 14, NULL);
+    /* `columns` is a mapping or dbt's list of {name, description} */
+    expect_diag(f, "bad-type", "expected a mapping, found a string for an entry of `columns`", F, 13, 15, NULL);
     expect_diag(f, "duplicate-config", "model 'other' is already configured at models/config.yml:10",
                 "models/z/more.yml", 2, 3, NULL);
 }

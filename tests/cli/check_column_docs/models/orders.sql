@@ -1,0 +1,1 @@
+SELECT order_id, amount AS total FROM source('shop.orders')

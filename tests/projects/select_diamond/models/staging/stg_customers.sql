@@ -1,0 +1,1 @@
+SELECT customer_id, country FROM source('shop.customers')

@@ -1,0 +1,1 @@
+SELECT page, COUNT(*) AS clicks FROM source('web.clicks') GROUP BY page
