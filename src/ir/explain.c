@@ -227,9 +227,9 @@ static void tree_text(const IrGraph *g, const IrNode *n, Arena *a, StrBuf *sb, c
         tree_text(g, n->inputs[i], a, sb, child_prefix, i == n->ninputs - 1, false, seen);
 }
 
-static bool model_selected(const IrGraph *g, int want, int m)
+static bool model_selected(const IrGraph *g, const bool *wanted, int m)
 {
-    return (want < 0 || want == m) && g->models[m].root;
+    return (!wanted || wanted[m]) && g->models[m].root;
 }
 
 static void model_text(const IrGraph *g, int m, Arena *a, StrBuf *sb)
@@ -254,14 +254,14 @@ static void model_text(const IrGraph *g, int m, Arena *a, StrBuf *sb)
     tree_text(g, im->root, a, sb, "  ", true, true, seen);
 }
 
-void ir_explain_text(const IrGraph *g, int model, StrBuf *out)
+void ir_explain_text(const IrGraph *g, const bool *wanted, StrBuf *out)
 {
     Arena a;
     arena_init(&a, 16 * 1024);
     bool first = true;
     for (int t = 0; t < g->bound->ntopo; t++) {
         int m = g->bound->topo[t];
-        if (!model_selected(g, model, m)) continue;
+        if (!model_selected(g, wanted, m)) continue;
         if (!first) sb_putc(out, '\n');
         first = false;
         model_text(g, m, &a, out);
@@ -418,7 +418,7 @@ void ir_model_json(JsonW *w, const IrGraph *g, int m)
     arena_fini(&a);
 }
 
-void ir_explain_json(const IrGraph *g, int model, StrBuf *out)
+void ir_explain_json(const IrGraph *g, const bool *wanted, StrBuf *out)
 {
     JsonW w;
     jw_init(&w, out, true);
@@ -428,7 +428,7 @@ void ir_explain_json(const IrGraph *g, int model, StrBuf *out)
     jw_arr(&w);
     for (int t = 0; t < g->bound->ntopo; t++) {
         int m = g->bound->topo[t];
-        if (model_selected(g, model, m)) ir_model_json(&w, g, m);
+        if (model_selected(g, wanted, m)) ir_model_json(&w, g, m);
     }
     jw_end_arr(&w);
     jw_end_obj(&w);
@@ -444,14 +444,14 @@ static void dot_escape(StrBuf *sb, const char *s)
     }
 }
 
-void ir_explain_dot(const IrGraph *g, int model, StrBuf *out)
+void ir_explain_dot(const IrGraph *g, const bool *wanted, StrBuf *out)
 {
     Arena a;
     arena_init(&a, 16 * 1024);
     sb_puts(out, "digraph weir {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n");
     for (int t = 0; t < g->bound->ntopo; t++) {
         int m = g->bound->topo[t];
-        if (!model_selected(g, model, m)) continue;
+        if (!model_selected(g, wanted, m)) continue;
         sb_printf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", g->models[m].def->name,
                   g->models[m].def->name);
         for (int i = 0; i < g->nnodes; i++) {

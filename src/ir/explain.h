@@ -7,10 +7,11 @@
 #include "base/jsonw.h"
 #include "ir/ir.h"
 
-/* model < 0: every model (in dependency order). Appends to out. */
-void ir_explain_text(const IrGraph *g, int model, StrBuf *out);
-void ir_explain_json(const IrGraph *g, int model, StrBuf *out);
-void ir_explain_dot(const IrGraph *g, int model, StrBuf *out);
+/* The models with wanted[m] set (wanted NULL: every model), in dependency order.
+ * Appends to out. */
+void ir_explain_text(const IrGraph *g, const bool *wanted, StrBuf *out);
+void ir_explain_json(const IrGraph *g, const bool *wanted, StrBuf *out);
+void ir_explain_dot(const IrGraph *g, const bool *wanted, StrBuf *out);
 
 /* One model as a JSON object (name, materialization, columns, modes, fingerprint,
  * dependencies, operator tree with state descriptors). */

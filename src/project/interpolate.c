@@ -359,6 +359,7 @@ void project_apply_vars_json(ProjectLoader *L, const char *json)
         if (!d) {
             PROJECT_GROW(L, p->vars, p->nvars, L->cap_vars);
             d = &p->vars[p->nvars++];
+            memset(d, 0, sizeof *d);
             d->name = name;
         }
         d->text = v->str;

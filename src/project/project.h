@@ -162,6 +162,7 @@ typedef struct VarDef {
     const char *name;
     const char *text;            /* scalar text inserted by ${name} */
     bool is_string;              /* quoted in YAML/JSON: inserted as-is (the SQL decides quoting) */
+    bool declared;               /* declared under `vars:` in weir.yml (not only by --vars) */
 } VarDef;
 
 /* A file of the project's definition (weir.yml, the sources and models files) as it was read:

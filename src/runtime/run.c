@@ -422,6 +422,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     }
     double ckpt_interval = opts->checkpoint_interval_s > 0 ? opts->checkpoint_interval_s : 10.0;
 
+    out->started = true;
     bool show = opts->progress && isatty(2);
     double last_progress = t0;
     bool finished = r.nsources == 0;

@@ -78,6 +78,8 @@ typedef struct RunSummary {
     int64_t steps;
     double elapsed_s;
     double events_per_s;
+    bool started;                /* the sources and sinks opened and the run began reading
+                                    (false: it failed at start-up and read nothing) */
     bool interrupted;            /* stopped by SIGINT/SIGTERM */
     bool durable;                /* the run kept durable state (it reads Kafka) */
     int64_t resumed_from;        /* the checkpoint it continued from, 0: it started afresh */

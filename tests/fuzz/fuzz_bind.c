@@ -74,8 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     BoundProject *bp = sql_bind_project(&p, &arena, &dl);
     IrGraph *g = ir_build(bp, &arena, &dl);
     StrBuf out = STRBUF_INIT;
-    ir_explain_text(g, -1, &out);
-    ir_explain_json(g, -1, &out);
+    ir_explain_text(g, NULL, &out);
+    ir_explain_json(g, NULL, &out);
     diag_sort(&dl);
     diag_render_text(&dl, &out, false);
     sb_free(&out);
