@@ -92,9 +92,10 @@ static const Command COMMANDS[] = {
      "usage: weir compile\n\nCheck, then write target/manifest.json, target/dag.json, target/ir/<model>.json and\n"
      "target/sql/<model>.sql. Needs no data files.\n" GLOBAL_HELP},
     {"explain", cmd_explain, 0, -1,
-     "usage: weir explain [MODEL...] [--format text|json|dot]\n\nThe operator tree of each model named (all models,\n"
-     "in dependency order, when none is), with the changelog mode of every edge and the key,\n"
-     "values and bound of every piece of state. Needs no data files.\n" GLOBAL_HELP},
+     "usage: weir explain [MODEL...] [--format text|json|dot]\n\n"
+     "The operator tree of each model named (all models, in dependency order, when none\n"
+     "is), with the changelog mode of every edge and the key, values and bound of every\n"
+     "piece of state. Needs no data files.\n" GLOBAL_HELP},
     {"test", cmd_test, 0, 0,
      "usage: weir test [--select NAMES] [--checkpoint-each-step] [--format text|json]\n\n"
      "Run tests/*.yml in-process and diff the exact changelogs. Needs no data files.\n"
@@ -289,11 +290,12 @@ int main(int argc, char **argv)
         } else if (take_value(argc, argv, &i, "--checkpoint-interval", &v)) {
             if (!v) return EXIT_USAGE;
             int64_t us;
-            if (!project_parse_duration(v, &us) || us <= 0) {
-                cli_error("--checkpoint-interval must be a positive duration such as 500ms, 10s or 1m, not '%s'", v);
+            if (!project_parse_duration(v, &us) || us < 0) {
+                cli_error("--checkpoint-interval must be a duration such as 500ms, 10s or 1m (0: after every step), "
+                          "not '%s'", v);
                 return EXIT_USAGE;
             }
-            o.checkpoint_interval_s = (double)us / 1e6;
+            o.checkpoint_interval_s = us == 0 ? -1 : (double)us / 1e6;
         } else if (take_value(argc, argv, &i, "--batch-size", &v)) {
             if (!v) return EXIT_USAGE;
             char *end;

@@ -3,6 +3,7 @@
  * primary_key and formats; file sources must point at an existing file. */
 #include "project/project_internal.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,21 +157,30 @@ static void check_applicable(ProjectLoader *L, const SourceDef *s, const YNode *
 }
 
 /* A path with ${ENV:NAME} is looked at only by the commands that read the file (the
- * environment is not read while loading); `$${` escapes are undone first. */
+ * environment is not read while loading); `$${` escapes are undone first. Data need not
+ * exist before `weir run` (it lands later; CI has none): a missing file, or a glob that
+ * matches nothing yet, is a note, never an error. A directory or a glob is a source of
+ * many files (read in name order). */
 static void check_file_path(ProjectLoader *L, SourceDef *s, YNode *n)
 {
     if (!L->check_files || strstr(s->path, "${ENV:")) return;
     const char *path = project_resolve_env(L->p, s->path, NULL, 0);
     if (!path) return;
     const char *abs = project_path(L->p, path);
-    struct stat st;
-    if (stat(abs, &st) != 0) {
-        diag_error(L->dl, n->pos, "file-not-found", "paths are relative to the project directory",
-                   "file not found: %s", abs);
-    } else if (S_ISDIR(st.st_mode)) {
-        diag_error(L->dl, n->pos, "file-not-found", "a file source reads one file",
-                   "%s is a directory, not a file", abs);
+    if (strpbrk(path, "*?[")) {
+        glob_t g;
+        int rc = glob(abs, 0, NULL, &g);
+        if (rc == 0) globfree(&g);
+        else
+            diag_add(L->dl, DIAG_NOTE, n->pos, "file-not-found", "weir run reads the files that match when it runs",
+                     "no file matches %s yet", s->path);
+        return;
     }
+    struct stat st;
+    if (stat(abs, &st) != 0)
+        diag_add(L->dl, DIAG_NOTE, n->pos, "file-not-found",
+                 "paths are relative to the project directory; weir run needs the file, the other commands do not",
+                 "data file %s does not exist yet", s->path);
 }
 
 static void load_source(ProjectLoader *L, YNode *k, YNode *def)

@@ -33,7 +33,7 @@ typedef struct RunOptions {
                                     of engine rejections then lack a position) */
     bool until_caught_up;        /* Kafka sources stop at the high watermarks seen at start */
     bool fresh;                  /* durable runs: discard the checkpoint, start over */
-    double checkpoint_interval_s;/* durable runs: seconds between checkpoints; <= 0: 10 */
+    double checkpoint_interval_s;/* durable runs: seconds between checkpoints; 0: 10; < 0: after every step */
     const char *store;           /* durable runs: the deployment store to run ("." or
                                     "deployments/<id>", deployments.h); NULL: the active one */
     const char *until_store;     /* durable runs: read every source only up to the positions
