@@ -53,7 +53,8 @@ static const char *unknown_var_hint(ProjectLoader *L, const char *name)
     for (int i = 0; i < p->nvars; i++) names[i] = p->vars[i].name;
     const char *h = diag_did_you_mean(L->dl, name, names, p->nvars);
     if (h) return h;
-    return "define it under `vars:` in weir.yml or pass it with --vars '{\"name\": value}'";
+    return arena_printf(&p->arena, "declare it in weir.yml (vars: {%s: ...}); --vars '{\"%s\": ...}' then overrides it",
+                        name, name);
 }
 
 /* A reference found in text: `${` at start, `}` at end-1. */
