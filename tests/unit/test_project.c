@@ -373,12 +373,29 @@ static void test_vars_override(void **state)
     Project *p = load(f, NULL, "{\"min_amount\": 1, \"extra\": \"x y\"}");
     expect_clean(f);
     const ModelDef *m = project_find_model(p, "metrics");
-    assert_string_equal(m->sql, "SELECT 1, x y, 'eu'\n");
+    assert_string_equal(m->sql, "SELECT 1, 'x y', 'eu'\n");
     assert_int_equal(p->nvars, 3);
     for (int i = 0; i < p->nvars; i++) {
         if (strcmp(p->vars[i].name, "extra") == 0) assert_true(p->vars[i].is_string);
         if (strcmp(p->vars[i].name, "min_amount") == 0) assert_false(p->vars[i].is_string);
     }
+}
+
+/* ${name} in SQL is a literal: a string var never becomes an identifier; inside a
+ * '...' string its text goes in with quotes doubled; ${raw:name} is the text as it is. */
+static void test_vars_are_sql_literals(void **state)
+{
+    Fixture *f = *state;
+    put(f, "weir.yml", "name: shop\nvars:\n  cur: usd\n  n: 5\n  neg: -2.5e3\n  q: \"it's\"\n  five: '5'\n"
+                       "  col: amount\n  flag: true\n");
+    put(f, "models/m.sql",
+        "SELECT ${raw:col} FROM t WHERE currency = ${cur} AND n > ${n} AND x = ${neg} AND s = ${q}\n"
+        "  AND t = ${five} AND b = ${flag} AND l LIKE '%${q}%' -- it's ${cur}\n  AND c = ${cur}\n");
+    Project *p = load(f, NULL, NULL);
+    expect_clean(f);
+    assert_string_equal(project_find_model(p, "m")->sql,
+                        "SELECT amount FROM t WHERE currency = 'usd' AND n > 5 AND x = -2.5e3 AND s = 'it''s'\n"
+                        "  AND t = '5' AND b = true AND l LIKE '%it''s%' -- it's 'usd'\n  AND c = 'usd'\n");
 }
 
 static void test_vars_errors(void **state)
@@ -1054,6 +1071,7 @@ int main(void)
         T(test_full_project),
         T(test_sql_interpolation_map),
         T(test_vars_override),
+        T(test_vars_are_sql_literals),
         T(test_vars_errors),
         T(test_targets),
         T(test_target_errors),
