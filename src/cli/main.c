@@ -1,7 +1,7 @@
 /* weir's entry point: parses global options and dispatches to one command file. */
 #include "cli/cli.h"
+#include "connectors/decode.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +59,9 @@ static const char USAGE[] =
     "run options:\n"
     "  --no-progress       no progress line on the terminal\n"
     "  --batch-size N      records per source per step (default 4096)\n"
-    "  --until-caught-up   stop once Kafka sources delivered what they held at start\n"
-    "  --fresh             a run that reads Kafka: discard its checkpoint, start over\n"
-    "  --checkpoint-interval D  a run that reads Kafka: time between checkpoints (10s)\n"
+    "  --until-caught-up   stop once Kafka and directory sources delivered what they held at start\n"
+    "  --fresh             a durable run (Kafka, directory sources): discard its checkpoint\n"
+    "  --checkpoint-interval D  a durable run: time between checkpoints (10s; 0: every step)\n"
     "\n"
     "  help [COMMAND]   this text, or a command's own (also weir COMMAND --help)\n"
     "\n"
@@ -161,35 +161,51 @@ static int unknown_command(const char *name)
 }
 
 /* --vars must be a JSON object of scalars: checked here, before any project is read, so
- * a typo is a usage error with the column where the JSON goes wrong. */
+ * a typo is a usage error that says where the JSON goes wrong. */
 static bool vars_json_ok(const char *v)
 {
-    json_error_t je;
-    json_t *root = json_loads(v, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        cli_error("--vars is not valid JSON: %s (at column %d); example: --vars '{\"min_amount\": 1}'", je.text,
-                  je.column);
+    size_t len = strlen(v), pos = conn_json_skip_ws(v, len, 0);
+    char err[256] = "", scratch[256];
+    const char *k;
+    size_t kl;
+    if (pos >= len || v[pos] != '{') {
+        bool value = pos < len && conn_json_skip_value(v, len, &pos, err, sizeof err);
+        if (value && conn_json_skip_ws(v, len, pos) == len)
+            cli_error("--vars must be a JSON object such as '{\"min_amount\": 1}', not a %s",
+                      v[conn_json_skip_ws(v, len, 0)] == '[' ? "list" : "single value");
+        else
+            cli_error("--vars is not valid JSON (%s); example: --vars '{\"min_amount\": 1}'",
+                      err[0] ? err : "expected an object");
         return false;
     }
-    bool ok = true;
-    if (!json_is_object(root)) {
-        cli_error("--vars must be a JSON object such as '{\"min_amount\": 1}', not a %s",
-                  json_is_array(root) ? "list" : "single value");
-        ok = false;
-    } else {
-        const char *k;
-        json_t *val;
-        json_object_foreach(root, k, val) {
-            if (json_is_object(val) || json_is_array(val) || json_is_null(val)) {
-                cli_error("--vars: var '%s' must be a string, number or boolean, not %s", k,
-                          json_is_null(val) ? "null" : json_is_array(val) ? "a list" : "an object");
-                ok = false;
-                break;
-            }
+    pos = conn_json_skip_ws(v, len, pos + 1);
+    bool first = true;
+    while (pos < len && v[pos] != '}') {
+        if (!first) {
+            if (v[pos] != ',') goto bad;
+            pos = conn_json_skip_ws(v, len, pos + 1);
         }
+        first = false;
+        if (pos >= len || v[pos] != '"') goto bad;
+        if (!conn_json_string(v, len, &pos, scratch, sizeof scratch, &k, &kl, err, sizeof err)) goto bad;
+        pos = conn_json_skip_ws(v, len, pos);
+        if (pos >= len || v[pos] != ':') goto bad;
+        pos = conn_json_skip_ws(v, len, pos + 1);
+        size_t at = pos;
+        if (!conn_json_skip_value(v, len, &pos, err, sizeof err)) goto bad;
+        if (v[at] == '{' || v[at] == '[' || v[at] == 'n') {
+            cli_error("--vars: var '%.*s' must be a string, number or boolean, not %s", (int)kl, k,
+                      v[at] == 'n' ? "null" : v[at] == '[' ? "a list" : "an object");
+            return false;
+        }
+        pos = conn_json_skip_ws(v, len, pos);
     }
-    json_decref(root);
-    return ok;
+    if (pos < len && v[pos] == '}' && conn_json_skip_ws(v, len, pos + 1) == len) return true;
+bad:
+    if (!err[0]) conn_json_syntax_error(pos, pos >= len ? "unexpected end" : "expected a \"name\": value pair",
+                                        err, sizeof err);
+    cli_error("--vars is not valid JSON (%s); example: --vars '{\"min_amount\": 1}'", err);
+    return false;
 }
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)
