@@ -16,6 +16,12 @@ OPT     := -O2 -g
 LDSAN   :=
 endif
 
+# the one place the version lives: `weir --version` prints it
+VERSION := $(shell cat VERSION)
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DESTDIR ?=
+
 CFLAGS  ?=
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
            -Isrc $(OPT) $(PKG_CFLAGS) -MMD -MP
@@ -30,7 +36,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
-.PHONY: all test unit fuzz-replay fuzz bench demo clean
+.PHONY: all test unit fuzz-replay fuzz bench demo clean install uninstall
 all: $(BUILD)/weir $(BUILD)/nexmark_gen $(BUILD)/kafka-mock $(BUILD)/kafka-admin
 
 $(BUILD)/libweir.a: $(LIB_OBJ)
@@ -39,6 +45,10 @@ $(BUILD)/libweir.a: $(LIB_OBJ)
 
 $(BUILD)/weir: $(MAIN_OBJ) $(BUILD)/libweir.a
 	$(CC) $(OPT) -o $@ $^ $(LDLIBS)
+
+# main.o carries the version (rebuilt when VERSION changes)
+$(MAIN_OBJ): CFLAGS += -DWEIR_VERSION='"$(VERSION)"'
+$(MAIN_OBJ): VERSION
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -103,6 +113,15 @@ demo: $(BUILD)/weir
 	@echo "top customers (examples/commerce/target/commerce.db):"
 	sqlite3 -header -column examples/commerce/target/commerce.db \
 	  "SELECT customer_id, order_count, total_spend, largest_order FROM customer_metrics ORDER BY CAST(total_spend AS REAL) DESC LIMIT 5"
+
+# `make install` puts weir on the PATH: $(DESTDIR)$(PREFIX)/bin/weir (PREFIX=/usr/local
+# by default; `make install PREFIX=$$HOME/.local` needs no root; DESTDIR for packaging)
+install: $(BUILD)/weir
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(BUILD)/weir $(DESTDIR)$(BINDIR)/weir
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/weir
 
 clean:
 	rm -rf build build-san build-fuzz

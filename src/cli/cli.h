@@ -36,7 +36,7 @@ typedef struct CliOptions {
     bool allow_rebuild;        /* apply: carry out rebuild verdicts too */
     bool staged;               /* apply: build beside the running version */
     const char *retain;        /* janitor: keep superseded versions this long */
-    double checkpoint_interval_s; /* run: 0 = default */
+    double checkpoint_interval_s; /* run: 0 = default, < 0 = after every step */
     const char *deployment;    /* audit, publish: a deployment id */
     bool force;                /* publish */
     bool verbose;              /* ClickHouse verbs: every statement on stderr */

@@ -10,6 +10,10 @@ int cmd_check(const CliOptions *o)
 {
     CliProject cp;
     bool have = cli_load(o, &cp);
+    if (!have && cp.dl.count == 0) { /* a usage error, already reported */
+        cli_project_free(&cp);
+        return EXIT_USAGE;
+    }
     if (have && cli_selecting(o, NULL)) {
         /* check always checks everything; a selector is still validated */
         Selection sel;

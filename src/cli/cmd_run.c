@@ -84,7 +84,9 @@ int cmd_run(const CliOptions *o)
     /* the JSON summary is data (stdout); the text summary is for the person watching
      * (stderr), so it never mixes with rows written by a stdout sink */
     StrBuf sb = STRBUF_INIT;
-    if (o->format == OUT_JSON) {
+    if (!sum.started) {
+        /* it failed before reading anything: the error alone, no summary of nothing */
+    } else if (o->format == OUT_JSON) {
         run_summary_render_json(&sum, &sb);
         cli_write_stdout(sb.data, sb.len);
     } else {

@@ -24,6 +24,40 @@ void cli_write_stdout(const char *s, size_t n)
     fflush(stdout);
 }
 
+/* Mistakes of the command line found while loading (an unknown --target, a --vars name
+ * weir.yml does not declare): printed as usage errors; true when there was one. */
+static bool usage_errors(const CliOptions *o, CliProject *cp)
+{
+    bool found = false;
+    for (int i = 0; i < cp->dl.count; i++) {
+        const Diag *d = &cp->dl.items[i];
+        bool cmdline = d->severity == DIAG_ERROR &&
+                       ((d->pos.file && strcmp(d->pos.file, "--vars") == 0) ||
+                        (!d->pos.file && o->target && strcmp(d->code, "unknown-target") == 0));
+        if (!cmdline) continue;
+        cli_error("%s%s", d->pos.file ? "--vars: " : "--target: ", d->message);
+        if (d->hint) fprintf(stderr, "  hint: %s\n", d->hint);
+        found = true;
+    }
+    const Project *p = cp->project;
+    for (int i = 0; i < p->nvars; i++) {
+        if (p->vars[i].declared) continue;
+        const char **names = xcalloc((size_t)p->nvars + 1, sizeof *names);
+        int n = 0;
+        for (int j = 0; j < p->nvars; j++)
+            if (p->vars[j].declared) names[n++] = p->vars[j].name;
+        const char *close = diag_closest(p->vars[i].name, names, n);
+        if (close) cli_error("--vars: unknown var '%s'; did you mean '%s'?", p->vars[i].name, close);
+        else if (n) cli_error("--vars: unknown var '%s' (weir.yml declares %s%s)", p->vars[i].name, names[0],
+                              n > 1 ? ", ..." : "");
+        else cli_error("--vars: unknown var '%s' (weir.yml declares no vars)", p->vars[i].name);
+        fprintf(stderr, "  hint: --vars overrides the vars declared under `vars:` in weir.yml; declare it there first\n");
+        free(names);
+        found = true;
+    }
+    return found;
+}
+
 bool cli_load(const CliOptions *o, CliProject *cp)
 {
     memset(cp, 0, sizeof *cp);
@@ -33,6 +67,14 @@ bool cli_load(const CliOptions *o, CliProject *cp)
     ProjectOptions po = {.dir = o->project_dir, .target = o->target, .vars_json = o->vars_json};
     cp->project = project_load(&po, &cp->dl);
     if (!cp->project) return false;
+    if (usage_errors(o, cp)) {
+        /* the command line is wrong, not the project: nothing else is reported */
+        project_free(cp->project);
+        cp->project = NULL;
+        diag_fini(&cp->dl);
+        diag_init(&cp->dl);
+        return false;
+    }
     cp->bound = sql_bind_project(cp->project, &cp->arena, &cp->dl);
     cp->graph = ir_build(cp->bound, &cp->arena, &cp->dl);
     return true;

@@ -51,6 +51,11 @@ void conn_decoder_set_copy_text(ConnDecoder *d, bool copy)
     if (d->changelog) conn_changelog_set_copy_text(d->changelog, copy);
 }
 
+void conn_decoder_new_file(ConnDecoder *d)
+{
+    if (d->csv) conn_csv_reset_header(d->csv);
+}
+
 static bool blank(const char *rec, size_t len)
 {
     for (size_t i = 0; i < len; i++)

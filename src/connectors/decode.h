@@ -125,6 +125,8 @@ ConnCsvDecoder *conn_csv_new(const ColumnDef *cols, int ncols, char delimiter);
 void conn_csv_free(ConnCsvDecoder *d);
 void conn_csv_set_copy_text(ConnCsvDecoder *d, bool copy);
 bool conn_csv_has_header(const ConnCsvDecoder *d);
+/* The next record is a header again (the next file of a directory source). */
+void conn_csv_reset_header(ConnCsvDecoder *d);
 /* Reads the header record: maps header names to columns (exact match, then
  * case-insensitive); unknown names are ignored, columns missing from the header read
  * as NULL. Fails when no header name matches a column or a name repeats a column. */
@@ -161,6 +163,9 @@ ConnDecoder *conn_decoder_new(const SourceDef *s, char *err, size_t errsize);
 void conn_decoder_free(ConnDecoder *d);
 /* Copy text into the arena instead of pointing into record bytes. */
 void conn_decoder_set_copy_text(ConnDecoder *d, bool copy);
+/* The records that follow come from another file (a directory or glob source): a CSV
+ * decoder reads a header again. */
+void conn_decoder_new_file(ConnDecoder *d);
 /* Decode one record. Rows in *out belong to the decoder and are valid until the next
  * call; text they hold lives in `arena` or in the record bytes. Blank records
  * (whitespace only) yield CONN_DEC_NONE. */

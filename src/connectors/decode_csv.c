@@ -37,6 +37,7 @@ void conn_csv_free(ConnCsvDecoder *d)
 
 void conn_csv_set_copy_text(ConnCsvDecoder *d, bool copy) { d->copy_text = copy; }
 bool conn_csv_has_header(const ConnCsvDecoder *d) { return d->have_header; }
+void conn_csv_reset_header(ConnCsvDecoder *d) { d->have_header = false; }
 
 typedef struct Field {
     const char *s;

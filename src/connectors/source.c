@@ -45,6 +45,7 @@ struct ConnSource {
     int64_t raw_records;         /* records the reader returned (positions of line readers) */
     int64_t skip;                /* resuming: records still to pass over */
     int64_t until;               /* line readers: end after this many records, -1: none */
+    int64_t file_seq;            /* the reader's file_seq the decoder started with */
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
     bool record_frontier;
@@ -211,7 +212,21 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
             *config_error = true;
             return NULL;
         }
-        r = src_file_reader_open(project_path(p, path), def->path, framing_for(def), err, errsize);
+        const char *abs = project_path(p, path);
+        if (src_path_is_multi(abs)) {
+            PosParts pp = {0};
+            if (o && o->resume && !resume_position(def, o->resume, o->resume_len, POS_READER, &pp, err, errsize))
+                return NULL;
+            r = src_files_reader_open(abs, def->path, framing_for(def), o && o->watch_files, o && o->until_caught_up,
+                                      pp.inner, pp.inner_len, err, errsize);
+        } else {
+            r = src_file_reader_open(abs, def->path, framing_for(def), err, errsize);
+        }
+        if (!r) { /* name the source: "source shop.orders: data/orders.jsonl: cannot open: ..." */
+            char e3[768];
+            snprintf(e3, sizeof e3, "source %s: %s", def->name, err);
+            snprintf(err, errsize, "%s", e3);
+        }
         break;
     }
     case SRC_STDIN:
@@ -385,6 +400,10 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     }
     int n = s->reader->ops->read(s->reader, s->recs, max, err, errsize);
     if (n < 0) return -1;
+    if (s->reader->file_seq != s->file_seq) { /* the next file of a directory or glob */
+        s->file_seq = s->reader->file_seq;
+        conn_decoder_new_file(s->decoder);
+    }
     s->raw_records += n;
     Arena *arena = &batch->arena;
     char msg[512];
@@ -438,6 +457,7 @@ bool src_position_info(const void *pos, size_t len, SrcPositionInfo *out)
         out->records = (int64_t)pp.count;
         return true;
     }
+    if (src_files_position_records(pp.inner, pp.inner_len, &out->records, NULL)) return true;
     out->partitioned = true;
     return kafka_position_offsets(pp.inner, pp.inner_len, &out->offsets, &out->npartitions);
 }

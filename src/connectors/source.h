@@ -69,6 +69,8 @@ struct ConnReader {
                                 watermark is the minimum over partitions */
     bool has_identity;       /* a regular file: dev/ino tell it from another file */
     uint64_t dev, ino;
+    int64_t file_seq;        /* directory/glob readers: changes when the next file starts
+                                (the decoder then starts afresh: a CSV file's header) */
 };
 
 /* Record framing for line readers: JSON formats end a record at every newline; CSV
@@ -84,6 +86,23 @@ ConnReader *src_file_reader_open(const char *path, const char *where, ConnFramin
  * reader closes the descriptor when `own` is set. */
 ConnReader *src_fd_reader_open(int fd, bool own, const char *where, ConnFraming framing,
                                char *err, size_t errsize);
+/* Reader over the files a directory or a glob matches (source_files.c), in name order,
+ * each as src_file_reader_open reads it; `abs` is the resolved path, `written` the
+ * source's path as written (files are named after it in origins and messages). A
+ * directory's hidden files are passed over. `watch` (a durable run): the reader never
+ * ends but looks for new files when none is left (with until_caught_up it ends once the
+ * files there at open are read); otherwise it ends after the files there when it runs
+ * out. Its position (ops->position) lists every file read and how far the current one
+ * is; `resume` (NULL: none) continues there: files already read are passed over, the
+ * one being read continues after the records read (an error when it was replaced). */
+ConnReader *src_files_reader_open(const char *abs, const char *written, ConnFraming framing, bool watch,
+                                  bool until_caught_up, const void *resume, size_t resume_len, char *err,
+                                  size_t errsize);
+/* True when a file source's resolved path is a glob (has * ? or [) or a directory. */
+bool src_path_is_multi(const char *abs);
+/* The records read in a position a directory/glob reader wrote, and over how many files;
+ * false when the bytes are not such a position. */
+bool src_files_position_records(const void *pos, size_t len, int64_t *records, int *files);
 /* Line reader over standard input (source_stdin.c). */
 ConnReader *src_stdin_reader_open(ConnFraming framing, char *err, size_t errsize);
 /* Reader over the Kafka topic of source `def` (kafka.c): every partition from its
@@ -135,7 +154,9 @@ typedef struct SrcOptions {
                                     rows of the source batch itself can be located */
     bool record_frontier;        /* give every row its frontier (engine.h): the watermark
                                     that held before it in its partition */
-    bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open */
+    bool until_caught_up;        /* Kafka: stop at the high watermarks seen at open;
+                                    directory/glob sources that watch: at the files there */
+    bool watch_files;            /* directory/glob sources: look for new files (durable runs) */
     const void *resume;          /* a position from src_position: continue after it */
     size_t resume_len;
     const char *dead_letter_suffix; /* appended to the dead-letter file's name (a staged

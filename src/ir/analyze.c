@@ -411,6 +411,7 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
  * from the root down the updating inputs. */
 static const IrNode *first_updating(const IrNode *n)
 {
+    if (n->plan->kind == PL_REF) return n; /* an upstream model's own operators are its own */
     for (int i = 0; i < n->ninputs; i++)
         if (n->inputs[i]->mode != CL_INSERT_ONLY) return first_updating(n->inputs[i]);
     return n;
@@ -421,12 +422,17 @@ static const char *update_reason(const IrGraph *g, const IrNode *n, Arena *a)
     const IrNode *c = first_updating(n);
     switch (c->plan->kind) {
     case PL_AGGREGATE:
-        return c->plan->ngroup > 0 ? "GROUP BY without a window updates its rows"
+        return c->plan->ngroup > 0 ? "its GROUP BY without a window updates its rows"
                                    : "an aggregate without GROUP BY or a window updates its single row";
     case PL_SOURCE:
         return arena_printf(a, "source '%s' is an updating source (format %s)", c->plan->name,
                             c->source >= 0 ? data_format_name(g->project->sources[c->source].format) : "?");
-    case PL_REF: return arena_printf(a, "model '%s' updates its rows", c->plan->name);
+    case PL_REF: {
+        const IrNode *up = c->ninputs > 0 ? first_updating(c->inputs[0]) : NULL;
+        const char *why = up && up->plan->kind == PL_AGGREGATE && up->plan->ngroup > 0 ? " (its GROUP BY without a window)"
+                        : up && up->plan->kind == PL_SOURCE ? " (it reads an updating source)" : "";
+        return arena_printf(a, "its input ref('%s') updates its rows%s", c->plan->name, why);
+    }
     default: {
         const char *r = ir_stream_update_reason(c, a);
         return r ? r : arena_printf(a, "operator %s emits updates", c->op_id);
@@ -532,7 +538,8 @@ static void check_model(IrGraph *g, IrModel *im, Arena *a, DiagList *dl)
         if (m->materialized == MAT_EPHEMERAL)
             diag_error(dl, s->pos, "ephemeral-sink", "use `materialized: view` (or another mode) to give it a sink",
                        "model '%s' is ephemeral (inlined into its consumers) and cannot have a sink", m->name);
-        bool format_sink = s->connector == SINK_FILE || s->connector == SINK_STDOUT || s->connector == SINK_KAFKA;
+        bool format_sink = (s->connector == SINK_FILE || s->connector == SINK_STDOUT || s->connector == SINK_KAFKA) &&
+                           !s->format_invalid;
         if (format_sink && s->format == FMT_JSON && updating)
             diag_error(dl, s->pos, "sink-format",
                        "use `format: changelog-json` or `format: debezium-json`, which carry updates and deletes",

@@ -271,7 +271,7 @@ bool manifest_write_all(const IrGraph *g, const char *project_dir, const bool *m
         ok = write_atomic(path, &sb, err, errsize);
         if (!ok) break;
         sb_clear(&sb);
-        sb_puts(&sb, g->models[i].def->sql);
+        sb_puts(&sb, g->models[i].def->sql ? g->models[i].def->sql : "");
         if (sb.len && sb.data[sb.len - 1] != '\n') sb_putc(&sb, '\n');
         snprintf(path, sizeof path, "%s/target/sql/%s.sql", project_dir, g->models[i].def->name);
         ok = write_atomic(path, &sb, err, errsize);

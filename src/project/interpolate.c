@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const VarDef *project_find_var(const Project *p, const char *name)
 {
@@ -53,7 +54,8 @@ static const char *unknown_var_hint(ProjectLoader *L, const char *name)
     for (int i = 0; i < p->nvars; i++) names[i] = p->vars[i].name;
     const char *h = diag_did_you_mean(L->dl, name, names, p->nvars);
     if (h) return h;
-    return "define it under `vars:` in weir.yml or pass it with --vars '{\"name\": value}'";
+    return arena_printf(&p->arena, "declare it in weir.yml (vars: {%s: ...}); --vars '{\"%s\": ...}' then overrides it",
+                        name, name);
 }
 
 /* A reference found in text: `${` at start, `}` at end-1. */
@@ -246,6 +248,61 @@ static void map_add(MapBuilder *mb, int sql, int raw)
     mb->n++;
 }
 
+/* Whether s[to] is inside a '...' string of SQL, scanning from s[from] (where the state
+ * was in_string); `--` comments outside strings are passed over. */
+static bool sql_string_state(const char *s, size_t from, size_t to, bool in_string)
+{
+    for (size_t k = from; k < to; k++) {
+        if (s[k] == '\'') in_string = !in_string; /* '' inside a string toggles twice */
+        else if (!in_string && s[k] == '-' && k + 1 < to && s[k + 1] == '-')
+            while (k < to && s[k] != '\n') k++;
+    }
+    return in_string;
+}
+
+/* A number (optionally signed, with a fraction or exponent), true, false or null. */
+static bool is_sql_literal_word(const char *v)
+{
+    if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "null") == 0) return true;
+    const char *c = v;
+    if (*c == '-' || *c == '+') c++;
+    bool digits = false;
+    while (*c >= '0' && *c <= '9') c++, digits = true;
+    if (*c == '.') {
+        c++;
+        while (*c >= '0' && *c <= '9') c++, digits = true;
+    }
+    if (digits && (*c == 'e' || *c == 'E')) {
+        c++;
+        if (*c == '-' || *c == '+') c++;
+        if (!(*c >= '0' && *c <= '9')) return false;
+        while (*c >= '0' && *c <= '9') c++;
+    }
+    return digits && *c == '\0';
+}
+
+/* What ${name} puts into SQL (docs/cli.md "Variables"): a SQL literal, so a var is never
+ * read as an identifier: numbers, true, false and null as written, any other value as a
+ * string literal ('usd', quotes doubled); inside a '...' string of the SQL its text with
+ * quotes doubled; ${raw:name} its text as it is (identifiers, SQL fragments). */
+static const char *sql_var_text(Project *p, const char *name, const char *v, bool raw, bool in_string)
+{
+    if (raw) return v;
+    const VarDef *d = strcmp(name, PROJECT_TARGET_VAR) == 0 ? NULL : project_find_var(p, name);
+    bool literal_word = (!d || !d->is_string) && is_sql_literal_word(v) && strcmp(name, PROJECT_TARGET_VAR) != 0;
+    if (literal_word && !in_string) return v;
+    StrBuf b = STRBUF_INIT;
+    if (!in_string) sb_putc(&b, '\'');
+    for (const char *c = v; *c; c++) {
+        if (*c == '\'') sb_putc(&b, '\'');
+        sb_putc(&b, *c);
+    }
+    if (!in_string) sb_putc(&b, '\'');
+    const char *r = arena_strdup(&p->arena, sb_cstr(&b));
+    sb_free(&b);
+    return r;
+}
+
 /* Contract: reads m->raw_sql (NUL-terminated, m->sql_file for positions); sets m->sql
  * and the map so every byte of the result maps back to the raw file: text copied
  * through maps to itself, every byte of an inserted value maps to its `${`. */
@@ -256,7 +313,8 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
     StrBuf out = STRBUF_INIT;
     MapBuilder mb = {0};
     map_add(&mb, 0, 0);
-    size_t i = 0;
+    size_t i = 0, scanned = 0;
+    bool in_string = false;
     Ref ref;
     while (next_ref(s, sl, &i, &out, &ref)) {
         size_t end = ref.end;
@@ -274,11 +332,15 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
         } else if (ref.kind == REF_BAD) {
             bad_ref_error(L, pos, end == i + 3);
         } else {
-            char *name = arena_strndup(&L->p->arena, s + ref.name_off, ref.name_len);
+            /* where the reference stands: inside a '...' string of the SQL or not */
+            in_string = sql_string_state(s, scanned, i, in_string);
+            bool raw = ref.name_len > 4 && memcmp(s + ref.name_off, "raw:", 4) == 0;
+            size_t off = raw ? 4 : 0;
+            char *name = arena_strndup(&L->p->arena, s + ref.name_off + off, ref.name_len - off);
             const char *v = var_text(L->p, name, NULL);
             if (v) {
-                ins = v;
-                insl = strlen(v);
+                ins = sql_var_text(L->p, name, v, raw, in_string);
+                insl = strlen(ins);
             } else {
                 diag_error(L->dl, pos, "unknown-var", unknown_var_hint(L, name),
                            "unknown variable '%s'", name);
@@ -291,6 +353,7 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
         for (size_t c = 0; c < insl; c++) map_add(&mb, (int)(out.len + c), (int)i);
         sb_append(&out, ins, insl);
         i = end;
+        scanned = end;
         map_add(&mb, (int)out.len, (int)i);
     }
     Arena *a = &L->p->arena;
@@ -359,6 +422,7 @@ void project_apply_vars_json(ProjectLoader *L, const char *json)
         if (!d) {
             PROJECT_GROW(L, p->vars, p->nvars, L->cap_vars);
             d = &p->vars[p->nvars++];
+            memset(d, 0, sizeof *d);
             d->name = name;
         }
         d->text = v->str;

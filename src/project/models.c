@@ -121,6 +121,8 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
         if (f >= 0) {
             s->format = sink_format_ids[f];
             s->format_set = true;
+        } else {
+            s->format_invalid = true;
         }
     }
     if (spec_has(sp, "table")) {
@@ -440,7 +442,8 @@ void project_load_model_sql(ProjectLoader *L, const char *file, const char *text
         diag_error(L->dl, top, "bad-value", NULL, "%s contains a NUL byte", file);
         len = strlen(text);
     }
-    if (sql_is_empty(text, len))
+    bool empty = sql_is_empty(text, len);
+    if (empty)
         diag_error(L->dl, top, "empty-model", "write a SELECT statement, or delete the file",
                    "model '%s' is empty", name);
     PROJECT_GROW(L, p->models, p->nmodels, L->cap_models);
@@ -454,7 +457,11 @@ void project_load_model_sql(ProjectLoader *L, const char *file, const char *text
     m->materialized_pos = top;
     m->key_pos = top;
     m->config_pos = top;
+    int errors_before = L->dl->errors;
     project_interpolate_sql(L, m);
+    /* an empty model, or SQL a var could not be put into, is not parsed: its one error
+     * says what is wrong, not the syntax errors that would follow from it */
+    if (empty || L->dl->errors > errors_before) m->sql = NULL;
 }
 
 static int cmp_model(const void *a, const void *b)

@@ -158,6 +158,7 @@ static void load_vars(ProjectLoader *L, YNode *vars)
         d->name = name;
         d->text = v->str;
         d->is_string = v->quoted;
+        d->declared = true;
     }
 }
 

@@ -46,6 +46,8 @@ typedef struct SourceDef {
     ColumnDef *columns;
     int ncolumns;
     int event_time_col;          /* index into columns, -1 when none */
+    bool event_time_invalid;     /* `event_time:` names no usable column (reported): what
+                                    needs an event time is not reported again */
     int64_t watermark_delay_us;  /* default 0 */
     int *pk_cols;                /* primary_key as column indexes */
     int npk;
@@ -63,6 +65,8 @@ typedef struct SinkDef {
     bool path_per_target;        /* the path interpolates ${target} */
     DataFormat format;           /* file/stdout/kafka; default json */
     bool format_set;
+    bool format_invalid;         /* `format:` names no format (reported): nothing is checked
+                                    against it */
     const char *table;           /* sqlite/postgres/clickhouse; default model name */
     bool table_per_target;       /* the table interpolates ${target} */
     bool replace_existing;       /* sqlite: may replace a table weir did not create */
@@ -182,6 +186,7 @@ typedef struct VarDef {
     const char *name;
     const char *text;            /* scalar text inserted by ${name} */
     bool is_string;              /* quoted in YAML/JSON: inserted as-is (the SQL decides quoting) */
+    bool declared;               /* declared under `vars:` in weir.yml (not only by --vars) */
 } VarDef;
 
 /* A file of the project's definition (weir.yml, the sources and models files) as it was read:

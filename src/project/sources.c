@@ -3,8 +3,10 @@
  * primary_key and formats; file sources must point at an existing file. */
 #include "project/project_internal.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static const char *const file_keys[] = {"sources"};
@@ -63,10 +65,36 @@ static void load_columns(ProjectLoader *L, SourceDef *s, YNode *cols)
                 continue;
             }
         }
+        /* `{amount: numeric(12,2)}`: in a YAML flow mapping the comma splits the type
+         * into `numeric(12` and a column named `2)` */
+        if (tn->kind == YNODE_SCALAR && !tn->quoted && tn->str && strchr(tn->str, '(') && !strchr(tn->str, ')') &&
+            i + 1 < cols->npairs && cols->pairs[i + 1].key->kind == YNODE_SCALAR && cols->pairs[i + 1].key->str &&
+            strchr(cols->pairs[i + 1].key->str, ')') && yaml_is_null(cols->pairs[i + 1].value)) {
+            const char *whole = arena_printf(&p->arena, "%s,%s", tn->str, cols->pairs[i + 1].key->str);
+            diag_error(L->dl, tn->pos, "unknown-type",
+                       arena_printf(&L->dl->arena, "quote it: %s: '%s' (in a flow mapping {...} a comma separates "
+                                    "entries), or write the columns one per line", name, whole),
+                       "the type of column '%s' is split at its comma by YAML: '%s'", name, whole);
+            ColumnDef *c = &s->columns[s->ncolumns++];
+            c->name = name;
+            c->type = type_make(T_UNKNOWN);
+            c->pos = k->pos;
+            i++;
+            continue;
+        }
         const char *tname = project_expect_str(L, tn, arena_printf(&p->arena, "the type of column '%s'", name));
         if (!tname) continue;
         Type t;
-        if (!type_parse(tname, &t)) {
+        static const char *const unsupported[] = {"json", "jsonb", "uuid", "bytea", "xml", "money", "inet"};
+        bool later = false;
+        for (size_t u = 0; u < sizeof unsupported / sizeof unsupported[0]; u++)
+            if (strcasecmp(tname, unsupported[u]) == 0) later = true;
+        if (later) {
+            diag_error(L->dl, tn->pos, "unsupported",
+                       arena_printf(&L->dl->arena, "declare '%s' as text for now (functions over text apply)", name),
+                       "type %s (column '%s') is not supported yet", tname, name);
+            t = type_make(T_UNKNOWN);
+        } else if (!type_parse(tname, &t)) {
             diag_error(L->dl, tn->pos, "unknown-type", type_hint(L, tname),
                        "unknown type '%s' for column '%s'", tname, name);
             t = type_make(T_UNKNOWN);
@@ -95,6 +123,7 @@ static void load_event_time(ProjectLoader *L, SourceDef *s, YNode *n)
     if (idx < 0) {
         diag_error(L->dl, n->pos, "unknown-column", column_hint(L, s, col),
                    "event_time '%s' is not a column of source '%s'", col, s->name);
+        s->event_time_invalid = true;
         return;
     }
     Type t = s->columns[idx].type;
@@ -105,6 +134,7 @@ static void load_event_time(ProjectLoader *L, SourceDef *s, YNode *n)
                        arena_printf(&L->dl->arena, "declare '%s' as `timestamp` or `timestamptz`", col),
                        "event_time column '%s' has type %s; it must be a timestamp or timestamptz",
                        col, type_name(t, buf, sizeof buf));
+        s->event_time_invalid = true;
         return;
     }
     s->event_time_col = idx;
@@ -156,21 +186,30 @@ static void check_applicable(ProjectLoader *L, const SourceDef *s, const YNode *
 }
 
 /* A path with ${ENV:NAME} is looked at only by the commands that read the file (the
- * environment is not read while loading); `$${` escapes are undone first. */
+ * environment is not read while loading); `$${` escapes are undone first. Data need not
+ * exist before `weir run` (it lands later; CI has none): a missing file, or a glob that
+ * matches nothing yet, is a note, never an error. A directory or a glob is a source of
+ * many files (read in name order). */
 static void check_file_path(ProjectLoader *L, SourceDef *s, YNode *n)
 {
     if (!L->check_files || strstr(s->path, "${ENV:")) return;
     const char *path = project_resolve_env(L->p, s->path, NULL, 0);
     if (!path) return;
     const char *abs = project_path(L->p, path);
-    struct stat st;
-    if (stat(abs, &st) != 0) {
-        diag_error(L->dl, n->pos, "file-not-found", "paths are relative to the project directory",
-                   "file not found: %s", abs);
-    } else if (S_ISDIR(st.st_mode)) {
-        diag_error(L->dl, n->pos, "file-not-found", "a file source reads one file",
-                   "%s is a directory, not a file", abs);
+    if (strpbrk(path, "*?[")) {
+        glob_t g;
+        int rc = glob(abs, 0, NULL, &g);
+        if (rc == 0) globfree(&g);
+        else
+            diag_add(L->dl, DIAG_NOTE, n->pos, "file-not-found", "weir run reads the files that match when it runs",
+                     "no file matches %s yet", s->path);
+        return;
     }
+    struct stat st;
+    if (stat(abs, &st) != 0)
+        diag_add(L->dl, DIAG_NOTE, n->pos, "file-not-found",
+                 "paths are relative to the project directory; weir run needs the file, the other commands do not",
+                 "data file %s does not exist yet", s->path);
 }
 
 static void load_source(ProjectLoader *L, YNode *k, YNode *def)

@@ -372,7 +372,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         }
         SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed, .dead_letter_suffix = r.dl_suffix,
                          .record_origins = !opts->no_origins, .record_frontier = eng_source_needs_frontier(r.pipe, s),
-                         .until_caught_up = opts->until_caught_up};
+                         .until_caught_up = opts->until_caught_up, .watch_files = r.durable};
         if (r.resumed) so.resume = run_durable_source_position(&r, p->sources[s].name, &so.resume_len);
         if (until && !until_position(until, p->sources[s].name, &so)) {
             snprintf(err, errsize, "source %s: the store %s has no position for it", p->sources[s].name, opts->until_store);
@@ -420,8 +420,11 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         code = 3;
         goto done;
     }
-    double ckpt_interval = opts->checkpoint_interval_s > 0 ? opts->checkpoint_interval_s : 10.0;
+    /* < 0: a checkpoint after every step */
+    double ckpt_interval = opts->checkpoint_interval_s > 0 ? opts->checkpoint_interval_s
+                         : opts->checkpoint_interval_s < 0 ? 0 : 10.0;
 
+    out->started = true;
     bool show = opts->progress && isatty(2);
     double last_progress = t0;
     bool finished = r.nsources == 0;

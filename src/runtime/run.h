@@ -33,7 +33,7 @@ typedef struct RunOptions {
                                     of engine rejections then lack a position) */
     bool until_caught_up;        /* Kafka sources stop at the high watermarks seen at start */
     bool fresh;                  /* durable runs: discard the checkpoint, start over */
-    double checkpoint_interval_s;/* durable runs: seconds between checkpoints; <= 0: 10 */
+    double checkpoint_interval_s;/* durable runs: seconds between checkpoints; 0: 10; < 0: after every step */
     const char *store;           /* durable runs: the deployment store to run ("." or
                                     "deployments/<id>", deployments.h); NULL: the active one */
     const char *until_store;     /* durable runs: read every source only up to the positions
@@ -78,6 +78,8 @@ typedef struct RunSummary {
     int64_t steps;
     double elapsed_s;
     double events_per_s;
+    bool started;                /* the sources and sinks opened and the run began reading
+                                    (false: it failed at start-up and read nothing) */
     bool interrupted;            /* stopped by SIGINT/SIGTERM */
     bool durable;                /* the run kept durable state (it reads Kafka) */
     int64_t resumed_from;        /* the checkpoint it continued from, 0: it started afresh */

@@ -47,10 +47,20 @@ const char *run_state_dir(Project *p)
     return project_path(p, p->target && p->target->state_dir ? p->target->state_dir : ".weir");
 }
 
+bool run_source_is_multi_file(Project *p, const SourceDef *def)
+{
+    if (def->connector != SRC_FILE || !def->path) return false;
+    const char *path = project_resolve_env(p, def->path, NULL, 0);
+    return path && src_path_is_multi(project_path(p, path));
+}
+
 bool run_is_durable(const Project *p, EngPipeline *pipe)
 {
-    for (int s = 0; s < p->nsources; s++)
-        if (p->sources[s].connector == SRC_KAFKA && eng_source_batch(pipe, s)) return true;
+    for (int s = 0; s < p->nsources; s++) {
+        if (!eng_source_batch(pipe, s)) continue;
+        if (p->sources[s].connector == SRC_KAFKA) return true;
+        if (run_source_is_multi_file((Project *)p, &p->sources[s])) return true;
+    }
     return false;
 }
 

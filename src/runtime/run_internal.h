@@ -59,8 +59,10 @@ typedef struct Run {
                                     ("outputs/<model>" of the store), NULL: the configured */
 } Run;
 
-/* Does the run keep durable state? (It reads a Kafka source: an unbounded input whose
- * run continues where the last one stopped.) */
+/* A file source whose path is a directory or a glob (read file by file, durable). */
+bool run_source_is_multi_file(Project *p, const SourceDef *def);
+/* Does the run keep durable state? (It reads a Kafka source or a directory/glob file
+ * source: an unbounded input whose run continues where the last one stopped.) */
 bool run_is_durable(const Project *p, EngPipeline *pipe);
 /* Open the state store of the target; without `fresh`, continue from its checkpoint
  * when there is one: the pipeline's state is restored (r->resumed). Exit code on

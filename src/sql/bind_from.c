@@ -233,6 +233,11 @@ static PlanNode *bind_source_call(Binder *b, const char *name, int arg_loc, cons
         const char *hint = bind_did_you_mean(b, name, names, n);
         if (!hint && project_find_model(b->project, name))
             hint = arena_printf(b->arena, "\"%s\" is a model: read it with ref('%s')", name, name);
+        /* source('customers') for shop.customers: sources are named with their prefix */
+        for (int i = 0; !hint && i < n; i++) {
+            const char *dot = strrchr(names[i], '.');
+            if (dot && strcmp(dot + 1, name) == 0) hint = arena_printf(b->arena, "did you mean '%s'?", names[i]);
+        }
         bind_error(b, arg_loc, "unknown-source", hint, "source \"%s\" does not exist", name);
         return NULL;
     }

@@ -833,6 +833,12 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     const char *hint = bind_did_you_mean(b, name, bind_function_names, bind_function_names_count);
     if (!hint && (strcmp(name, "source") == 0 || strcmp(name, "ref") == 0))
         hint = "source() and ref() name relations: use them in FROM";
+    /* Flink's group-window functions: weir's windows are table functions in FROM */
+    static const char *const flink_windows[] = {"tumble", "tumble_start", "tumble_end", "tumble_rowtime", "hop",
+                                                "hop_start", "hop_end", "session", "session_start", "session_end"};
+    if (in_list(name, flink_windows, sizeof flink_windows / sizeof flink_windows[0]))
+        hint = "windows are table functions in FROM: FROM TUMBLE(source('s'), ts_column, INTERVAL '5' MINUTE), "
+               "then GROUP BY window_start, window_end and select window_start/window_end (docs/sql.md)";
     bind_error(b, loc, "unknown-function", hint, "function %s does not exist",
                bind_func_signature(b, name, args, nargs, false));
     return NULL;

@@ -257,8 +257,17 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
         if (m->sql_file && m->raw_sql) diag_add_source(dl, m->sql_file, m->raw_sql);
         SqlParseResult r = sql_parse(arena, m->sql);
         if (!r.ok || !r.stmt) {
+            const char *hint = r.hint;
+            /* Flink's plural interval units: INTERVAL '5' MINUTES */
+            static const char *const plural[][3] = {{"\"SECONDS\"", "SECOND", "seconds"},
+                                                    {"\"MINUTES\"", "MINUTE", "minutes"},
+                                                    {"\"HOURS\"", "HOUR", "hours"}, {"\"DAYS\"", "DAY", "days"}};
+            for (size_t u = 0; !hint && r.error && u < sizeof plural / sizeof plural[0]; u++)
+                if (strstr(r.error, plural[u][0]))
+                    hint = arena_printf(arena, "the unit is singular in PostgreSQL: INTERVAL '5' %s (or "
+                                        "INTERVAL '5 %s')", plural[u][1], plural[u][2]);
             diag_error(dl, project_sql_pos(m, r.error_loc < 0 ? 0 : r.error_loc), r.code ? r.code : "sql-syntax",
-                       r.hint, "%s", r.error ? r.error : "syntax error");
+                       hint, "%s", r.error ? r.error : "syntax error");
             continue;
         }
         ms[i].stmt = r.stmt;
@@ -286,6 +295,15 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
     for (int t = 0; t < bp->ntopo; t++) {
         int i = bp->topo[t];
         if (!ms[i].stmt) continue;
+        /* a source column whose type was reported as wrong: binding over it would only
+         * add errors that follow from that one */
+        bool bad_source = false;
+        for (int k = 0; k < bp->models[i].ndep_sources && !bad_source; k++) {
+            const SourceDef *sd = project_find_source(p, bp->models[i].dep_sources[k]);
+            for (int c = 0; sd && c < sd->ncolumns; c++)
+                if (sd->columns[c].type.id == T_UNKNOWN) bad_source = true;
+        }
+        if (bad_source) continue;
         Binder b = {arena, dl, p, &p->models[i], bp, false, NULL, NULL};
         PlanNode *root = bind_query(&b, ms[i].stmt, NULL, QF_TOP);
         if (root && !b.failed) root = bind_topn_finish(&b, root);

@@ -156,6 +156,11 @@ static int time_arg(Binder *b, Ast *a, const PlanNode *rel, const char *fn)
     }
     if (!bind_event_time(b, rel, col)) {
         const char *src = column_source(b, rel, col);
+        const SourceDef *sd = src ? project_find_source(b->project, src) : NULL;
+        if (sd && sd->event_time_invalid) { /* the source's event_time is wrong: reported there */
+            b->failed = true;
+            return -1;
+        }
         const char *hint =
             src ? arena_printf(b->arena, "set `event_time: %s` on source '%s', so its watermark closes the windows", name,
                                src)

@@ -1,0 +1,1 @@
+SELECT customer_id FROM ref('m')

@@ -1,0 +1,1 @@
+SELECT order_id, status FROM source('shop.orders') WHERE status = ${status}
