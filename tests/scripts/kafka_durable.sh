@@ -86,7 +86,11 @@ same() {
       || { echo "topic $3 differs from $4"; return 1; }
   fi
   for f in sel win; do
-    [ "$(sort "$1/out/$f.jsonl" | md5sum)" = "$(sort "$2/out/$f.jsonl" | md5sum)" ] || { echo "out/$f.jsonl differs"; return 1; }
+    [ "$(sort "$1/out/$f.jsonl" | md5sum)" = "$(sort "$2/out/$f.jsonl" | md5sum)" ] || {
+      echo "out/$f.jsonl differs ($(wc -l < "$1/out/$f.jsonl") vs $(wc -l < "$2/out/$f.jsonl") lines; < $1, > $2):"
+      diff <(sort "$1/out/$f.jsonl") <(sort "$2/out/$f.jsonl") | head -n 12
+      wc -l "$1"/target/dead_letter/* "$2"/target/dead_letter/* 2>/dev/null
+      return 1; }
   done
   [ "$(sqlite3 "$1/out/db.sqlite" 'SELECT * FROM agg ORDER BY k')" = "$(sqlite3 "$2/out/db.sqlite" 'SELECT * FROM agg ORDER BY k')" ] \
     || { echo "table agg differs"; return 1; }
