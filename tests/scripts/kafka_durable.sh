@@ -101,7 +101,8 @@ events 0 20000 | kcat -P -b "$B" -t ev -p 0
 events 20000 40000 | kcat -P -b "$B" -t ev -p 1
 REF=$TMP/ref
 project "$REF" ev out_ref
-"$WEIR" --project-dir "$REF" run --until-caught-up --no-progress > /dev/null 2>&1
+"$WEIR" --project-dir "$REF" run --until-caught-up --no-progress > "$TMP/ref.txt" 2>&1 \
+  || { echo "the reference run failed:"; cat "$TMP/ref.txt"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- a run continues where the last one stopped ----
 t_continue() {
