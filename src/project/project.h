@@ -92,7 +92,7 @@ typedef struct ModelDef {
     const char *name;            /* file stem */
     const char *sql_file;        /* project-relative path of the .sql file */
     const char *raw_sql;         /* file text as written */
-    const char *sql;             /* after ${var} interpolation */
+    const char *sql;             /* after ${var} interpolation; NULL when it failed or the file is empty (reported) */
     /* interpolation map: for mapping positions in `sql` back to `raw_sql` */
     int *map_sql_off, *map_raw_off; /* sorted pairs: from sql offset map_sql_off[i] onward, raw = sql - map_sql_off[i] + map_raw_off[i] */
     int nmap;
