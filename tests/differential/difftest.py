@@ -2390,9 +2390,9 @@ def us_ts(us):
 
 def test_steps(case, ops, used):
     """The steps of the `weir test` case: ('rows', si, op, row) and ('wm', {si: us}).
-    Watermarks do not move on their own in a test, so for sources with event time the
-    case moves them as `weir run` would (max event time seen minus the delay) every few
-    rows; the caller adds the end of time at the end."""
+    A test moves a source's watermark with its rows as `weir run` does; the case also
+    gives it as a `watermark` step (max event time seen minus the delay) every few rows,
+    which must change nothing; the caller adds the end of time at the end."""
     timed = [i for i in sorted(used) if case.sources[i].et]
     wr = random.Random(case.seed * 31 + 7)
     every = wr.choice([1, 2, 3, 5, 10])
@@ -2424,31 +2424,23 @@ def case_used(case, models):
 def late_marks(case, events, models):
     """For cases that test lateness (insert-only sources): per source, for each final row
     (= each inserted row, in order), the watermark it is judged against in `weir run`
-    and in `weir test` (microseconds, or None). `weir run` judges a row against the
-    watermark that held before it in its source (docs/run.md): the largest event time
-    of the source's earlier rows minus the delay, whatever the batching."""
+    and in `weir test` (microseconds, or None). Both judge a row against the watermark
+    that held before it in its source (docs/run.md, docs/testing.md): the largest event
+    time of the source's earlier rows minus the delay, whatever the batching; the
+    `watermark` steps of the test case never move it beyond that."""
     ops, _ = derive_ops_multi(case.sources, events)
     used = case_used(case, models)
     out = [[] for _ in case.sources]
-    # weir test
-    cur = {}
-    test_wm = [[] for _ in case.sources]
-    for st in test_steps(case, ops, used):
-        if st[0] == 'wm':
-            cur.update(st[1])
-        else:
-            test_wm[st[1]].append(cur.get(st[1]))
     for si, s in enumerate(case.sources):
         rows = [row for i, _op, row in ops if i == si]
-        run_wm = []
+        marks = []
         seen = None          # largest event time of the rows before this one
         for row in rows:
-            run_wm.append(None if seen is None or not s.et else seen - s.delay_us)
+            marks.append(None if seen is None or not s.et else seen - s.delay_us)
             if s.et and row.get(s.et) is not None:
                 t = ts_us(row[s.et])
                 seen = t if seen is None else max(seen, t)
-        tw = test_wm[si] if si in used else [None] * len(rows)
-        out[si] = list(zip(run_wm, tw))
+        out[si] = list(zip(marks, marks if si in used else [None] * len(rows)))
     return out
 
 
