@@ -189,7 +189,8 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
     }
     /* what expires decides what the state holds: a changed TTL changes its content */
     s->logic_fp = hash_u64(n->col_fp ? ir_state_content_fp(n, s) : 0, h);
-    if (s->bound == BOUND_TTL) s->logic_fp = hash_u64((uint64_t)s->ttl_us, s->logic_fp);
+    /* ... and so do the watermarks it expires by (the sources' event time and delay) */
+    if (s->bound == BOUND_TTL) s->logic_fp = hash_u64(n->time_fp, hash_u64((uint64_t)s->ttl_us, s->logic_fp));
 }
 
 const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
