@@ -449,7 +449,8 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
 static int agg_stats(const Op *op, EngStateStats *out, int max)
 {
     const AggOp *a = (const AggOp *)op;
-    return op_state_stats1(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes + ttl_bytes(&a->ttl));
+    return op_state_stats1_ttl(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes + ttl_bytes(&a->ttl),
+                               a->ttl.expired);
 }
 
 typedef struct KeySortCtx {
