@@ -175,4 +175,35 @@ if any(expired[n] != expired[1] for n in expired):
     print("the expired counts differ between batch sizes:", expired, file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
+
+# weir inspect shows the expired counts of a durable run (a directory source), and a
+# resumed run counts on from them: two runs over two files count what one run over
+# both counts
+durable() {  # durable DIR: the clicks model reading DIR/landing
+  D=$(copy_project "$P" "$1")
+  mkdir -p "$D/landing"
+  sed -i 's|path: data/clicks.jsonl|path: landing|' "$D/sources/ttl.yml"
+  echo "$D"
+}
+ONE=$(durable once)
+TWO=$(durable twice)
+head -300 "$P/data/clicks.jsonl" > "$TWO/landing/a.jsonl"
+tail -n +301 "$P/data/clicks.jsonl" > "$TMP/b.jsonl"
+cp "$TWO/landing/a.jsonl" "$TMP/b.jsonl" "$ONE/landing/"
+(cd "$ONE" && "$WEIR" run --no-progress --until-caught-up > run.out 2>&1) || { cat "$ONE/run.out" >&2; fail "durable run"; }
+(cd "$TWO" && "$WEIR" run --no-progress --until-caught-up > run1.out 2>&1) || { cat "$TWO/run1.out" >&2; fail "first durable run"; }
+cp "$TMP/b.jsonl" "$TWO/landing/"
+(cd "$TWO" && "$WEIR" run --no-progress --until-caught-up > run2.out 2>&1) || { cat "$TWO/run2.out" >&2; fail "resumed run"; }
+assert_contains "$TWO/run2.out" "continued from checkpoint" "the second run continues"
+for d in "$ONE" "$TWO"; do
+  (cd "$d" && "$WEIR" inspect > inspect.txt 2>&1 && "$WEIR" inspect --format json > inspect.json 2>&1) \
+    || { cat "$d/inspect.txt" >&2; fail "inspect"; }
+done
+assert_contains "$ONE/inspect.txt" "expired" "inspect shows the expired counts"
+python3 - "$ONE/inspect.json" "$TWO/inspect.json" <<'PY' || fail "the expired counts of a resumed run differ"
+import json, sys
+one, two = ({s["id"]: s["expired"] for s in json.load(open(f))["state"]} for f in sys.argv[1:])
+assert one["clicks_per_user/aggregate0"] > 0 and one["first_click/topn0"] > 0 and one["running_clicks/over_agg0"] > 0, one
+assert one == two, (one, two)
+PY
 echo ok
