@@ -119,11 +119,16 @@ static inline bool eng_event_time(const SourceDef *d, const Value *row, int64_t 
 /* Run one step. Returns false on a fatal error (message in err). */
 bool eng_step(EngPipeline *p, char *err, size_t errsize);
 
-/* Current number of state entries and bytes per state descriptor id (for inspect).
- * Writes at most max entries and returns how many states exist (call with max 0 to
- * size the array). Ids point into the graph or the pipeline (valid while both live). */
-typedef struct EngStateStats { const char *id; int64_t entries; int64_t bytes; } EngStateStats;
+/* Current number of state entries and bytes per state descriptor id (for inspect), and
+ * how many entries its state_ttl expired (0 without a TTL; counted since the pipeline was
+ * made, plus what eng_seed_expired carried over). Writes at most max entries and returns
+ * how many states exist (call with max 0 to size the array). Ids point into the graph or
+ * the pipeline (valid while both live). */
+typedef struct EngStateStats { const char *id; int64_t entries; int64_t bytes; int64_t expired; } EngStateStats;
 int eng_state_stats(EngPipeline *p, EngStateStats *out, int max);
+/* A run that continues an earlier one (a restored checkpoint) counts state `id`'s expired
+ * entries on from `expired`. Ids the pipeline does not have are ignored. */
+void eng_seed_expired(EngPipeline *p, const char *id, int64_t expired);
 
 /* ---- checkpoints (checkpoint.c) ----
  * Between two steps the whole state of a pipeline can be written as named blobs and

@@ -266,7 +266,16 @@ static inline int op_state_stats1(EngStateStats *out, int max, const char *id, i
         out[0].id = id;
         out[0].entries = entries;
         out[0].bytes = bytes;
+        out[0].expired = 0;
     }
+    return 1;
+}
+/* The same for a state with a state_ttl that expired `expired` entries so far. */
+static inline int op_state_stats1_ttl(EngStateStats *out, int max, const char *id, int64_t entries, int64_t bytes,
+                                      int64_t expired)
+{
+    op_state_stats1(out, max, id, entries, bytes);
+    if (max >= 1) out[0].expired = expired;
     return 1;
 }
 

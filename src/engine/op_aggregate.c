@@ -18,7 +18,9 @@
  * group that expires for a row of the step in which it already changed presents, as
  * a one-row-per-step run would have, the row before the step as -old and only its
  * final row (+new; the row it had when it expired if nothing followed). A global
- * aggregate keeps its single row and takes no TTL.
+ * aggregate's one group expires the same way: its accumulators go back to empty
+ * (`gone`: the consumer keeps the row, the state has none), and the next row emits the
+ * new single row as +new without -old, as a keyless upsert overwrites it.
  *
  * Runtime errors (evaluating keys, arguments or filters; a sum leaving its type's
  * range) send the input row to the dead letters before any state changes, so a row
@@ -58,6 +60,7 @@ typedef struct AggOp {
     bool compact;            /* some output row of this step has weight 0 (finish drops it) */
     bool global;             /* ngroup == 0 */
     bool initial_pending;    /* global: the initial row is still to be emitted */
+    bool gone;               /* global, TTL: its group expired; no row since */
     Group *gg;               /* the global group */
     /* per-row scratch */
     Value *keybuf;
@@ -118,7 +121,13 @@ static bool group_row(AggOp *a, const Group *g, Value *row, Arena *arena, char *
 
 static bool had_row(const AggOp *a, const Group *g)
 {
-    return a->global ? !a->initial_pending : g->nrows > 0;
+    return a->global ? !a->initial_pending && !a->gone : g->nrows > 0;
+}
+
+/* Does g have an output row now (a global aggregate always has one)? */
+static bool has_row(const AggOp *a, const Group *g)
+{
+    return a->global || g->nrows > 0;
 }
 
 /* First change of g in this step: remember (and emit as -old) the row it had. */
@@ -168,7 +177,7 @@ static void expire_in_step(AggOp *a, Group *g, uint64_t step, OpCtx *ctx, bool *
             a->compact = true;
             g->mid_idx = -1;
         }
-        if (g->nrows > 0 && !g->fresh) {
+        if (has_row(a, g) && !g->fresh && had_row(a, g)) {
             g->mid_idx = out->n;
             Value *dst = batch_append(out, 1);
             if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) *ok = false;
@@ -177,6 +186,7 @@ static void expire_in_step(AggOp *a, Group *g, uint64_t step, OpCtx *ctx, bool *
     }
     reset_group(a, g);
     g->fresh = true;
+    if (a->global) a->gone = true;
 }
 
 /* The watermark passed wm: groups last updated before wm - ttl go, silently. */
@@ -187,6 +197,12 @@ static bool agg_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
     TtlItem *it;
     while ((it = ttl_pop_expired(&a->ttl, wm))) {
         Group *g = (Group *)((char *)it - offsetof(Group, tt));
+        if (a->global) {
+            /* the one group stays, empty: the consumer keeps its row */
+            reset_group(a, g);
+            a->gone = true;
+            continue;
+        }
         ttl_count(&a->ttl);
         free_group(a, g);
     }
@@ -208,7 +224,7 @@ static bool finish(AggOp *a, OpCtx *ctx)
         if (g->mid_idx >= 0) {
             /* it expired during the step: its final row is the new group's, or else
              * the row it had when it expired */
-            if (g->nrows > 0 && !g->fresh) {
+            if (has_row(a, g) && !g->fresh) {
                 out->weights[g->mid_idx] = 0;
                 compact = true;
             } else if (g->old_idx >= 0 && op_rows_identical(a->base.out_types, a->base.ncols,
@@ -217,7 +233,7 @@ static bool finish(AggOp *a, OpCtx *ctx)
                 compact = true;
             }
         }
-        if ((a->global || g->nrows > 0) && (g->mid_idx < 0 || !g->fresh)) {
+        if (has_row(a, g) && (g->mid_idx < 0 || !g->fresh) && !(a->global && a->gone)) {
             /* text points into the group's state, which stays put until the next step
              * (unless a TTL lets it go when the watermark advances at the end of it) */
             Value *dst = batch_append(out, 1);
@@ -356,15 +372,16 @@ static bool agg_step(Op *op, OpCtx *ctx)
         } else {
             uint64_t h = hashes ? hashes[i] : ktab_hash(&a->tab, a->keybuf);
             jw = op_judge_wm(op->in_wm, in, i);
-            g = ktab_find(&a->tab, a->keybuf, h);
-            if (g && ttl_expired(&a->ttl, &g->tt, jw)) {
+            g = a->global ? a->gg : ktab_find(&a->tab, a->keybuf, h);
+            /* (a global group that no row updated yet has nothing to expire) */
+            if (g && g->tt.touch != INT64_MIN && ttl_expired(&a->ttl, &g->tt, jw)) {
                 bool ok = true;
                 expire_in_step(a, g, step, ctx, &ok);
                 if (!ok) return false;
             }
             /* a retraction of a row the state no longer has */
-            if (w < 0 && (!g || g->fresh)) {
-                if (g && g->touched != step) free_group(a, g);
+            if (w < 0 && (!g || g->fresh || (a->global && a->gone))) {
+                if (g && g->touched != step && !a->global) free_group(a, g);
                 continue;
             }
             if (!g) g = new_group(a, a->keybuf, h);
@@ -379,6 +396,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
         if (!aggacc_commit(&a->acc, g->acc, w, ctx->err, ctx->errsize)) return false;
         if (ttl_on(&a->ttl)) {
             g->fresh = false;
+            if (a->global) a->gone = false;
             ttl_touch(&a->ttl, &g->tt, jw);
         }
     }
@@ -431,7 +449,8 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
         const Value *key = ktab_key(&b->tab, g);
         Group *ng = a->global ? (ensure_global(a), a->gg) : new_group(a, key, ktab_hash(&a->tab, key));
         ng->nrows = g->nrows;
-        if (!a->global) ttl_touch(&a->ttl, &ng->tt, ttl_on(&b->ttl) ? g->tt.touch : a->base.in_wm);
+        int64_t t = ttl_on(&b->ttl) ? g->tt.touch : a->base.in_wm;
+        if (t != INT64_MIN) ttl_touch(&a->ttl, &ng->tt, t);
         for (int j = 0; j < a->naggs && ok; j++)
             if (!aggacc_copy1(&a->acc, j, ng->acc, &b->acc, from[j], g->acc)) {
                 snprintf(err, errsize, "state of %s: %s cannot be carried over", a->state_id, ds->calls[j]);
@@ -439,6 +458,7 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
             }
     }
     a->initial_pending = b->initial_pending;
+    a->gone = b->gone && ttl_on(&a->ttl);
     free(from);
     ensure_global(a);
     return ok;
@@ -449,7 +469,8 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
 static int agg_stats(const Op *op, EngStateStats *out, int max)
 {
     const AggOp *a = (const AggOp *)op;
-    return op_state_stats1(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes + ttl_bytes(&a->ttl));
+    return op_state_stats1_ttl(out, max, a->state_id, a->tab.count, a->tab.bytes + a->acc.extra_bytes + ttl_bytes(&a->ttl),
+                               a->ttl.expired);
 }
 
 typedef struct KeySortCtx {
@@ -482,7 +503,8 @@ static bool agg_serialize(const Op *op, StrBuf *sb)
     const AggOp *a = (const AggOp *)op;
     bool ttl = ttl_on(&a->ttl);
     op_put_header(sb, AGG_MAGIC, ttl ? AGG_VERSION_TTL : AGG_VERSION, shape_hash(a));
-    op_put_u8(sb, a->initial_pending ? 1 : 0);
+    /* 2 (TTL only): a global aggregate's group expired, no row since */
+    op_put_u8(sb, a->initial_pending ? 1 : a->gone ? 2 : 0);
     /* groups sorted by key so the bytes depend only on the state's content */
     Group **gs = xmalloc(sizeof(Group *) * (size_t)(a->tab.count > 0 ? a->tab.count : 1));
     uint32_t pos = 0, n = 0;
@@ -515,7 +537,7 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
     clear_groups(a);
     uint8_t pending = op_get_u8(&r);
     uint64_t n = op_get_u64(&r);
-    bool ok = pending <= 1;
+    bool ok = pending <= (with_touch && a->global ? 2 : 1);
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
         op_get_row(&r, a->key_types, a->ngroup, a->keybuf);
         if (r.bad) break;
@@ -528,15 +550,17 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         g->nrows = op_get_i64(&r);
         int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         ok = aggacc_get(&a->acc, &r, g->acc);
-        if (ok && !a->global) ttl_touch(&a->ttl, &g->tt, t);
+        if (ok && t != INT64_MIN) ttl_touch(&a->ttl, &g->tt, t);
     }
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_groups(a);
         a->initial_pending = a->global;
+        a->gone = false;
         ensure_global(a);
         return false;
     }
-    a->initial_pending = pending != 0;
+    a->initial_pending = pending == 1;
+    a->gone = pending == 2;
     ensure_global(a);
     return true;
 }
@@ -598,7 +622,7 @@ Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)
     ktab_init(&a->tab, a->ngroup, a->key_types, sizeof(Group) + aggacc_bytes(&a->acc));
     a->keybuf = xcalloc((size_t)ng, sizeof(Value));
     ensure_global(a);
-    if (!a->global) a->ttl.ttl_us = ttl_of_state(n, 0);
+    a->ttl.ttl_us = ttl_of_state(n, 0);
     /* TTL: groups are stamped by their rows' watermarks */
     if (ttl_on(&a->ttl)) a->base.frontier = FR_JUDGE;
     return &a->base;

@@ -94,7 +94,7 @@ static bool distinct_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 static int distinct_stats(const Op *op, EngStateStats *out, int max)
 {
     const DistinctOp *d = (const DistinctOp *)op;
-    return op_state_stats1(out, max, d->state_id, d->tab.count, d->tab.bytes + ttl_bytes(&d->ttl));
+    return op_state_stats1_ttl(out, max, d->state_id, d->tab.count, d->tab.bytes + ttl_bytes(&d->ttl), d->ttl.expired);
 }
 
 static bool distinct_serialize(const Op *op, StrBuf *sb)

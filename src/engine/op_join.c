@@ -774,6 +774,7 @@ static int join_stats(const Op *op, EngStateStats *out, int max)
         const JSide *sd = &j->side[s];
         out[s].id = sd->state_id;
         out[s].entries = sd->nrows;
+        out[s].expired = sd->ttl.expired;
         out[s].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes + iqueue_bytes(&sd->expiry) + ttl_bytes(&sd->ttl) +
                        (sd->index.slots ? (int64_t)(sd->index.mask + 1) * (int64_t)sizeof(RowSlot) : 0);
     }

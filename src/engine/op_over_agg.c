@@ -25,17 +25,26 @@
  * the accumulators and the kept rows. A row whose time is below the watermark that held
  * before it in its source (op_judge_wm) is late: rows after it may already have been
  * emitted, so it goes to the dead letters with reason "late", as does a row whose
- * time is NULL ("event time is NULL"). */
+ * time is NULL ("event time is NULL").
+ *
+ * With the model's state_ttl (ttl.h) a partition expires silently when the time of
+ * its last processed row is older than the next row's time (or the watermark) minus
+ * the TTL: rows are processed in time order once the watermark passes them, so a
+ * partition's update time is its rows' own event time (not the watermark before
+ * them). A row that finds its partition expired starts it over: its running values
+ * count from it, lag() finds no earlier row. */
 #include "engine/agg_accum.h"
 #include "engine/iheap.h"
 #include "engine/keyed_table.h"
 #include "engine/pool.h"
 #include "engine/row_codec.h"
+#include "engine/ttl.h"
 
 #include <stddef.h>
 
 #define OVER_MAGIC 0x574f5652u /* "WOVR" */
 #define OVER_VERSION 2u
+#define OVER_VERSION_TTL 3u /* version 2 plus every partition's last update time */
 
 typedef struct BufRow {
     IHeapItem h;             /* key = t */
@@ -66,6 +75,7 @@ typedef struct PState {
     Kept kept;
     KRow *first;             /* first_value over an unbounded frame: the partition's first row */
     const Value *peer_last;  /* RANGE: the partition's last row among the peers being processed */
+    TtlItem tt;              /* TTL: the time of its last row */
     Acc acc[];
 } PState;
 
@@ -95,6 +105,7 @@ typedef struct OverOp {
     int nrel, caprel;
     int64_t late_rows;
     int64_t kept_rows;
+    Ttl ttl;
 } OverOp;
 
 static inline BufRow *buf_of(IHeapItem *it) { return (BufRow *)((char *)it - offsetof(BufRow, h)); }
@@ -243,6 +254,26 @@ static PState *part_of(OverOp *o, const Value *row, EvalCtx *ec)
     if (!eval_part(o, row, ec)) return NULL;
     bool created;
     PState *ps = ktab_upsert(&o->parts, o->keybuf, ktab_hash(&o->parts, o->keybuf), &created);
+    if (created) ttl_item_init(&ps->tt);
+    return ps;
+}
+
+/* TTL: the partition of a released row of time t, started over when its last row is
+ * older than t - ttl; the row updates it. */
+static PState *part_at(OverOp *o, const Value *row, int64_t t, EvalCtx *ec)
+{
+    PState *ps = part_of(o, row, ec);
+    if (!ps || !ttl_on(&o->ttl)) return ps;
+    if (ps->tt.touch != INT64_MIN && ttl_expired(&o->ttl, &ps->tt, t)) {
+        release_part(o, ps);
+        ttl_forget(&o->ttl, &ps->tt);
+        ttl_item_init(&ps->tt);
+        ps->nrows = ps->nadded = ps->frame_start = 0;
+        ps->peer_last = NULL;
+        memset(ps->acc, 0, aggacc_bytes(&o->acc));
+        ttl_count(&o->ttl);
+    }
+    ttl_touch(&o->ttl, &ps->tt, t);
     return ps;
 }
 
@@ -392,6 +423,20 @@ static bool emit(OverOp *o, PState *ps, const Value *row, int64_t t, int64_t idx
     return true;
 }
 
+/* TTL, after the rows released at wm: every later row has a time >= wm, so a partition
+ * last updated before wm - ttl would start over for it; it goes now, silently. */
+static bool expire_parts(OverOp *o, int64_t wm)
+{
+    TtlItem *tt;
+    while ((tt = ttl_pop_expired(&o->ttl, wm))) {
+        PState *ps = (PState *)((char *)tt - offsetof(PState, tt));
+        ttl_count(&o->ttl);
+        release_part(o, ps);
+        ktab_remove(&o->parts, ps);
+    }
+    return true;
+}
+
 static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 {
     OverOp *o = (OverOp *)op;
@@ -405,7 +450,7 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
         }
         o->rel[o->nrel++] = buf_of(it);
     }
-    if (o->nrel == 0) return true;
+    if (o->nrel == 0) return expire_parts(o, wm);
     qsort_r(o->rel, (size_t)o->nrel, sizeof(BufRow *), cmp_released, o);
     EvalCtx ec = {0};
     ec.arena = &op->out->arena;
@@ -419,7 +464,7 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
         if (o->rows_frame) {
             BufRow *b = o->rel[i];
             const Value *row = ktab_key(&o->buf, b);
-            PState *ps = b->w > 0 ? part_of(o, row, &ec) : NULL;
+            PState *ps = b->w > 0 ? part_at(o, row, t, &ec) : NULL;
             if (b->w < 0) report(o, row, "late");
             for (int64_t c = 0; ps && c < b->w && ok; c++) {
                 bool applied;
@@ -437,7 +482,7 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
                     b->w = 0;
                     continue;
                 }
-                PState *ps = part_of(o, row, &ec);
+                PState *ps = part_at(o, row, t, &ec);
                 bool applied = false;
                 int64_t first = ps ? ps->nadded : 0;
                 if (ps) ok = add_row(o, ps, row, t, b->w, &applied, &ec, ctx);
@@ -460,7 +505,7 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
     }
     for (int i = 0; i < o->nrel; i++) ktab_remove(&o->buf, o->rel[i]);
     o->nrel = 0;
-    return ok;
+    return ok && expire_parts(o, wm);
 }
 
 /* ---------- stats and checkpoints ---------- */
@@ -468,8 +513,10 @@ static bool over_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 static int over_stats(const Op *op, EngStateStats *out, int max)
 {
     const OverOp *o = (const OverOp *)op;
-    return op_state_stats1(out, max, o->state_id, (int64_t)o->buf.count + o->parts.count + o->kept_rows,
-                           o->buf.bytes + o->parts.bytes + o->acc.extra_bytes + iheap_bytes(&o->heap) + o->pool.used);
+    return op_state_stats1_ttl(out, max, o->state_id, (int64_t)o->buf.count + o->parts.count + o->kept_rows,
+                               o->buf.bytes + o->parts.bytes + o->acc.extra_bytes + iheap_bytes(&o->heap) + o->pool.used +
+                                   ttl_bytes(&o->ttl),
+                               o->ttl.expired);
 }
 
 static uint64_t shape_hash(const OverOp *o)
@@ -496,7 +543,8 @@ static void put_krow(OverOp *o, StrBuf *sb, const KRow *k)
 static bool over_serialize(const Op *op, StrBuf *sb)
 {
     OverOp *o = (OverOp *)op;
-    op_put_header(sb, OVER_MAGIC, OVER_VERSION, shape_hash(o));
+    bool ttl = ttl_on(&o->ttl);
+    op_put_header(sb, OVER_MAGIC, ttl ? OVER_VERSION_TTL : OVER_VERSION, shape_hash(o));
     op_put_i64(sb, o->seq);
     uint32_t n;
     void **es = op_sorted_entries(&o->buf, NULL, &n);
@@ -521,6 +569,7 @@ static bool over_serialize(const Op *op, StrBuf *sb)
         for (uint32_t k = 0; k < ps->kept.n; k++) put_krow(o, sb, kept_at(&ps->kept, ps->kept.base + k));
         op_put_u8(sb, ps->first ? 1 : 0);
         if (ps->first) put_krow(o, sb, ps->first);
+        if (ttl) op_put_i64(sb, ps->tt.touch);
         aggacc_put(&o->acc, sb, ps->acc);
     }
     free(es);
@@ -533,6 +582,7 @@ static void clear_state(OverOp *o)
     PState *ps;
     while ((ps = ktab_next(&o->parts, &pos))) release_part(o, ps);
     ktab_clear(&o->parts);
+    ttl_reset(&o->ttl);
     ktab_clear(&o->buf);
     iheap_fini(&o->heap);
     pool_fini(&o->pool);
@@ -551,8 +601,11 @@ static KRow *get_krow(OverOp *o, OpReader *r, Value *row)
 static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     OverOp *o = (OverOp *)op;
-    OpReader r = {data, data + len, false};
-    if (!op_get_header(&r, OVER_MAGIC, OVER_VERSION, shape_hash(o))) {
+    OpReader r = {data, data + len, false}, r0 = r;
+    /* with a TTL, version 2 (no update times) restores as updated at the watermark */
+    bool with_touch = ttl_on(&o->ttl) && op_get_header(&r, OVER_MAGIC, OVER_VERSION_TTL, shape_hash(o));
+    if (!with_touch) r = r0;
+    if (!with_touch && !op_get_header(&r, OVER_MAGIC, OVER_VERSION, shape_hash(o))) {
         snprintf(err, errsize, "state of %s: not an OVER aggregate state of this shape", o->state_id);
         return false;
     }
@@ -586,6 +639,7 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         bool created;
         PState *ps = ktab_upsert(&o->parts, row, ktab_hash(&o->parts, row), &created);
         if (!created) ok = false;
+        ttl_item_init(&ps->tt);
         ps->nrows = op_get_i64(&r);
         ps->nadded = op_get_i64(&r);
         ps->frame_start = op_get_i64(&r);
@@ -600,6 +654,8 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         uint8_t has_first = ok ? op_get_u8(&r) : 0;
         if (has_first > 1) ok = false;
         if (ok && has_first && !(ps->first = get_krow(o, &r, row))) ok = false;
+        int64_t touch_t = ok && with_touch ? op_get_i64(&r) : op->in_wm;
+        if (ok && !r.bad && touch_t != INT64_MIN) ttl_touch(&o->ttl, &ps->tt, touch_t);
         ok = ok && aggacc_get(&o->acc, &r, ps->acc);
     }
     free(row);
@@ -679,5 +735,6 @@ Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, siz
     aggacc_init(&o->acc, pn->aggs, pn->naggs, o->frame_offset < 0, o->state_id);
     ktab_init(&o->buf, nin, o->base.out_types, sizeof(BufRow));
     ktab_init(&o->parts, o->npart, o->part_types, sizeof(PState) + aggacc_bytes(&o->acc));
+    o->ttl.ttl_us = ttl_of_state(n, 0);
     return &o->base;
 }

@@ -22,12 +22,23 @@
  * Over an insert-only input, rows below the top region can never enter it again, so
  * they are dropped at the end of the step: the state per partition stays at about
  * `limit` rows (one for deduplication). A retraction of such an input is an IR
- * contract violation (fatal). */
+ * contract violation (fatal).
+ *
+ * With the model's state_ttl (ttl.h) a partition whose last update is older than the
+ * watermark minus the TTL is dropped silently: the rows it emitted stay with the
+ * consumer, and a later row of the partition starts it over from empty (its top rows
+ * are emitted as +row; for deduplication, upsert by the partition, an overwrite). Every
+ * row of the partition updates it, also one that cannot rank. A partition that expires
+ * for a row of the step in which it already changed first emits what changed up to
+ * then, as one row per step would have. A retraction of a row the state no longer has
+ * is ignored. Emitted rows own their text (the watermark can free the partition at
+ * the end of the step). */
 #include "engine/avl.h"
 #include "engine/keyed_table.h"
 #include "engine/op.h"
 #include "engine/pool.h"
 #include "engine/row_codec.h"
+#include "engine/ttl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +46,7 @@
 
 #define TOPN_MAGIC 0x57544f50u /* "WTOP" */
 #define TOPN_VERSION 1u
+#define TOPN_VERSION_TTL 2u /* version 1 plus every partition's last update time */
 
 typedef struct TNode TNode;
 struct TNode {
@@ -50,6 +62,7 @@ typedef struct Part {
     int64_t nodes;
     uint64_t touched;
     int32_t old_start, old_n;  /* snapshot in TopNOp.old */
+    TtlItem tt;              /* TTL: last update */
 } Part;
 
 typedef struct TEnt {
@@ -85,6 +98,7 @@ typedef struct TopNOp {
     int nold, cap_old, ncur, cap_cur;
     TNode **grave;
     int ngrave, cap_grave;
+    Ttl ttl;
 } TopNOp;
 
 /* ---------- order ---------- */
@@ -170,11 +184,13 @@ typedef struct AddCtx {
     int64_t w;
     TNode *removed;          /* node unlinked because its count reached 0 */
     bool created;
+    bool no_create;          /* TTL: a retraction of a row not held changes nothing */
 } AddCtx;
 
 static AvlNode *add_rec(AvlNode *a, AddCtx *c)
 {
     if (!a) {
+        if (c->no_create) return NULL;
         c->created = true;
         return &new_node(c->t, c->cells, c->w)->avl;
     }
@@ -275,7 +291,7 @@ static void emit(TopNOp *t, const TEnt *e, int64_t w, bool copy)
     Value *o = batch_append(out, w);
     rowc_decode(&t->codec, node_row(t, e->node), o);
     if (t->emit_rank) o[t->nin] = value_int(e->rank);
-    if (copy) batch_copy_text(out, o, t->base.out_types, t->nin);
+    if (copy || ttl_on(&t->ttl)) batch_copy_text(out, o, t->base.out_types, t->nin);
 }
 
 /* Order of snapshot entries: tree order of the rows, then rank. */
@@ -327,11 +343,75 @@ static void trim(TopNOp *t, Part *pt, TNode *last)
         if (!victim) return;
         memcpy(t->cellbuf, victim->keys, sizeof(Value) * (size_t)t->norder);
         rowc_decode(&t->codec, node_row(t, victim), t->cellbuf + t->norder);
-        AddCtx c = {t, t->cellbuf, -victim->count, NULL, false};
+        AddCtx c = {t, t->cellbuf, -victim->count, NULL, false, false};
         pt->root = add_rec(pt->root, &c);
         pt->nodes--;
         free_node(t, c.removed);
     }
+}
+
+/* ---------- expiry ---------- */
+
+static void remove_part(TopNOp *t, Part *pt)
+{
+    ttl_forget(&t->ttl, &pt->tt);
+    ktab_remove(&t->parts, pt);
+}
+
+/* Every node of the partition to the grave (freed at the end of the step). */
+static void bury_tree(TopNOp *t, AvlNode *a)
+{
+    if (!a) return;
+    bury_tree(t, a->l);
+    bury_tree(t, a->r);
+    to_grave(t, node_of(a));
+}
+
+/* A row of this step found pt expired: when pt already changed in this step, what
+ * changed up to now is emitted (as one row per step would have), then it starts over
+ * from empty. The consumer keeps the rows the partition had then; when the output has
+ * a key (deduplication's upsert by the partition, or partition and rank) they are what
+ * the end of the step compares with, so that the step ends with one row per key (the
+ * mid-step rows the new ones overwrite cancel out). */
+static void expire_in_step(TopNOp *t, Part *pt, uint64_t step)
+{
+    if (pt->touched == step) {
+        t->ncur = 0;
+        top_region(t, pt->root, &t->cur, &t->ncur, &t->cap_cur);
+        diff(t, t->old + pt->old_start, pt->old_n, t->cur, t->ncur);
+        pt->old_n = 0; /* retract: the new partition starts from nothing */
+        const IrNode *nd = t->base.node;
+        if (nd && (nd->mode == CL_UPSERT || nd->nkey > 0)) {
+            pt->old_start = t->nold;
+            for (int k = 0; k < t->ncur; k++)
+                push_ent(&t->old, &t->nold, &t->cap_old, t->cur[k].node, t->cur[k].rank, t->cur[k].count);
+            pt->old_n = t->nold - pt->old_start;
+        }
+        t->ncur = 0;
+    }
+    bury_tree(t, pt->root);
+    pt->root = NULL;
+    pt->nodes = 0;
+    ttl_forget(&t->ttl, &pt->tt);
+    ttl_item_init(&pt->tt);
+    ttl_count(&t->ttl);
+}
+
+/* The watermark passed wm: partitions last updated before wm - ttl go, silently. */
+static bool topn_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
+{
+    (void)ctx;
+    TopNOp *t = (TopNOp *)op;
+    TtlItem *it;
+    while ((it = ttl_pop_expired(&t->ttl, wm))) {
+        Part *pt = (Part *)((char *)it - offsetof(Part, tt));
+        ttl_count(&t->ttl);
+        bury_tree(t, pt->root);
+        ktab_remove(&t->parts, pt);
+    }
+    for (int g = 0; g < t->ngrave; g++) free_node(t, t->grave[g]);
+    t->ngrave = 0;
+    return true;
 }
 
 static void finish(TopNOp *t)
@@ -347,7 +427,7 @@ static void finish(TopNOp *t)
     t->ngrave = 0;
     for (int p = 0; p < t->ntouched; p++) {
         Part *pt = t->touched[p];
-        if (!pt->root) ktab_remove(&t->parts, pt);
+        if (!pt->root) remove_part(t, pt);
     }
     t->ntouched = 0;
     t->nold = 0;
@@ -401,10 +481,24 @@ static bool topn_step(Op *op, OpCtx *ctx)
             return false;
         }
         bool created;
-        Part *pt = ktab_upsert(&t->parts, t->keybuf, ktab_hash(&t->parts, t->keybuf), &created);
+        uint64_t h = ktab_hash(&t->parts, t->keybuf);
+        int64_t jw = 0;
+        if (ttl_on(&t->ttl)) {
+            jw = op_judge_wm(op->in_wm, in, i);
+            Part *pt = ktab_find(&t->parts, t->keybuf, h);
+            if (pt && ttl_expired(&t->ttl, &pt->tt, jw)) expire_in_step(t, pt, ctx->step);
+            if (w < 0 && (!pt || !pt->root)) {
+                /* a retraction of a row the state no longer has */
+                if (pt && pt->touched != ctx->step) remove_part(t, pt);
+                continue;
+            }
+        }
+        Part *pt = ktab_upsert(&t->parts, t->keybuf, h, &created);
+        if (created) ttl_item_init(&pt->tt);
+        ttl_touch(&t->ttl, &pt->tt, jw);
         if (t->insert_only && beyond_limit(t, pt)) continue;
         touch(t, pt, ctx->step);
-        AddCtx c = {t, t->cellbuf, w, NULL, false};
+        AddCtx c = {t, t->cellbuf, w, NULL, false, ttl_on(&t->ttl) && w < 0};
         pt->root = add_rec(pt->root, &c);
         if (c.created) pt->nodes++;
         if (c.removed) {
@@ -438,7 +532,8 @@ static bool topn_emit_current(Op *op, char *err, size_t errsize)
 static int topn_stats(const Op *op, EngStateStats *out, int max)
 {
     const TopNOp *t = (const TopNOp *)op;
-    return op_state_stats1(out, max, t->state_id, t->nnodes, t->parts.bytes + t->node_bytes);
+    return op_state_stats1_ttl(out, max, t->state_id, t->nnodes, t->parts.bytes + t->node_bytes + ttl_bytes(&t->ttl),
+                               t->ttl.expired);
 }
 
 static uint64_t shape_hash(const TopNOp *t)
@@ -456,7 +551,8 @@ static uint64_t shape_hash(const TopNOp *t)
 static bool topn_serialize(const Op *op, StrBuf *sb)
 {
     const TopNOp *t = (const TopNOp *)op;
-    op_put_header(sb, TOPN_MAGIC, TOPN_VERSION, shape_hash(t));
+    bool ttl = ttl_on(&t->ttl);
+    op_put_header(sb, TOPN_MAGIC, ttl ? TOPN_VERSION_TTL : TOPN_VERSION, shape_hash(t));
     uint32_t n;
     void **ps = op_sorted_entries(&t->parts, NULL, &n);
     op_put_u64(sb, n);
@@ -464,6 +560,7 @@ static bool topn_serialize(const Op *op, StrBuf *sb)
         const Part *pt = ps[i];
         op_put_row(sb, t->part_types, t->npart, ktab_key(&t->parts, pt));
         op_put_u64(sb, (uint64_t)pt->nodes);
+        if (ttl) op_put_i64(sb, pt->tt.touch);
         AvlIter w;
         avl_iter_init(&w, pt->root);
         TNode *node;
@@ -480,6 +577,7 @@ static bool topn_serialize(const Op *op, StrBuf *sb)
 static void clear_state(TopNOp *t)
 {
     ktab_clear(&t->parts);
+    ttl_reset(&t->ttl);
     pool_fini(&t->pool);
     t->node_bytes = 0;
     t->nnodes = 0;
@@ -489,8 +587,11 @@ static void clear_state(TopNOp *t)
 static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     TopNOp *t = (TopNOp *)op;
-    OpReader r = {data, data + len, false};
-    if (!op_get_header(&r, TOPN_MAGIC, TOPN_VERSION, shape_hash(t))) {
+    OpReader r = {data, data + len, false}, r0 = r;
+    /* with a TTL, version 1 (no update times) restores as updated at the watermark */
+    bool with_touch = ttl_on(&t->ttl) && op_get_header(&r, TOPN_MAGIC, TOPN_VERSION_TTL, shape_hash(t));
+    if (!with_touch) r = r0;
+    if (!with_touch && !op_get_header(&r, TOPN_MAGIC, TOPN_VERSION, shape_hash(t))) {
         snprintf(err, errsize, "state of %s: not a top-N state of this shape", t->state_id);
         return false;
     }
@@ -506,7 +607,10 @@ static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         bool created;
         Part *pt = ktab_upsert(&t->parts, row, ktab_hash(&t->parts, row), &created);
         if (!created) ok = false;
+        ttl_item_init(&pt->tt);
         uint64_t nn = op_get_u64(&r);
+        int64_t touch_t = with_touch ? op_get_i64(&r) : op->in_wm;
+        if (ok && !r.bad && touch_t != INT64_MIN) ttl_touch(&t->ttl, &pt->tt, touch_t);
         for (uint64_t k = 0; k < nn && ok && !r.bad; k++) {
             op_get_row(&r, t->base.out_types, t->nin, row);
             int64_t count = op_get_i64(&r);
@@ -514,7 +618,7 @@ static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
                 ok = false;
                 break;
             }
-            AddCtx c = {t, t->cellbuf, count, NULL, false};
+            AddCtx c = {t, t->cellbuf, count, NULL, false, false};
             pt->root = add_rec(pt->root, &c);
             if (!c.created) ok = false;
             pt->nodes++;
@@ -551,6 +655,7 @@ static void topn_free(Op *op)
 static const OpVtbl topn_vt = {
     .kind = "topn",
     .step = topn_step,
+    .on_watermark = topn_on_watermark,
     .free = topn_free,
     .state_stats = topn_stats,
     .serialize = topn_serialize,
@@ -586,5 +691,8 @@ Op *op_topn_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
     for (int i = 0; i < 2; i++) t->rowbuf[i] = xcalloc((size_t)(nin + 1), sizeof(Value));
     rowc_init(&t->codec, t->base.out_types, nin);
     ktab_init(&t->parts, t->npart, t->part_types, sizeof(Part));
+    t->ttl.ttl_us = ttl_of_state(n, 0);
+    /* TTL: partitions are stamped by their rows' watermarks */
+    if (ttl_on(&t->ttl)) t->base.frontier = FR_JUDGE;
     return &t->base;
 }

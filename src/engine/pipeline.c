@@ -185,6 +185,8 @@ void eng_pipeline_free(EngPipeline *p)
     free(p->ents);
     free(p->ents_tmp);
     free(p->ch);
+    free(p->seed_ids);
+    free(p->seed_expired);
     arena_fini(&p->arena);
     free(p);
 }
@@ -628,5 +630,22 @@ int eng_state_stats(EngPipeline *p, EngStateStats *out, int max)
         int room = max - total > 0 ? max - total : 0;
         total += op->vt->state_stats(op, room > 0 ? out + total : NULL, room);
     }
+    for (int i = 0; i < total && i < max; i++)
+        for (int k = 0; k < p->nseed; k++)
+            if (strcmp(out[i].id, p->seed_ids[k]) == 0) out[i].expired += p->seed_expired[k];
     return total;
+}
+
+void eng_seed_expired(EngPipeline *p, const char *id, int64_t expired)
+{
+    if (expired <= 0) return;
+    for (int k = 0; k < p->nseed; k++)
+        if (strcmp(id, p->seed_ids[k]) == 0) {
+            p->seed_expired[k] = expired;
+            return;
+        }
+    p->seed_ids = xrealloc(p->seed_ids, sizeof(char *) * (size_t)(p->nseed + 1));
+    p->seed_expired = xrealloc(p->seed_expired, sizeof(int64_t) * (size_t)(p->nseed + 1));
+    p->seed_ids[p->nseed] = arena_strdup(&p->arena, id);
+    p->seed_expired[p->nseed++] = expired;
 }

@@ -39,6 +39,10 @@ struct EngPipeline {
     Op **in_scratch;         /* construction: a node's input operators */
     EngChange *ch;
     int64_t chcap;
+    /* expired-entry counts carried over from an earlier run (eng_seed_expired) */
+    const char **seed_ids;
+    int64_t *seed_expired;
+    int nseed;
 };
 
 /* Consolidate model m's output (root->out) as a step presents it and hand it to fn. */

@@ -163,10 +163,10 @@ void ir_col_add(ColList *l, Arena *a, const char *name, Type t)
 
 bool ir_state_takes_ttl(const StateDesc *s)
 {
-    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right"};
+    /* a set operation's output is a function of both inputs' counts of a row, so which
+     * of them expired would depend on how the inputs interleave: it takes no TTL */
+    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right", "topn", "over_aggregate"};
     if (!s->kind) return false;
-    /* a global aggregate keeps its one row */
-    if (strcmp(s->kind, "aggregate") == 0) return s->nkey > 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(s->kind, kinds[i]) == 0) return true;
     return false;
@@ -189,7 +189,8 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
     }
     /* what expires decides what the state holds: a changed TTL changes its content */
     s->logic_fp = hash_u64(n->col_fp ? ir_state_content_fp(n, s) : 0, h);
-    if (s->bound == BOUND_TTL) s->logic_fp = hash_u64((uint64_t)s->ttl_us, s->logic_fp);
+    /* ... and so do the watermarks it expires by (the sources' event time and delay) */
+    if (s->bound == BOUND_TTL) s->logic_fp = hash_u64(n->time_fp, hash_u64((uint64_t)s->ttl_us, s->logic_fp));
 }
 
 const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)

@@ -31,8 +31,8 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
  * accumulator columns of p's calls (named by p's output columns after the keys). */
 void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p);
 /* Does the engine expire idle keys of an unbounded state of this kind by the model's
- * state_ttl (GROUP BY groups, DISTINCT rows, unbounded join sides; not a global
- * aggregate's single row, TopN partitions, set operations nor OVER aggregates)? */
+ * state_ttl (GROUP BY groups and a global aggregate's one group, DISTINCT rows,
+ * unbounded join sides, TopN partitions, OVER aggregate partitions; not set operations)? */
 bool ir_state_takes_ttl(const StateDesc *s);
 /* Schema/logic fingerprints of a descriptor; an unbounded state that takes a TTL becomes
  * `ttl` when the model has state_ttl. */

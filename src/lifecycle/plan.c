@@ -548,6 +548,22 @@ static void sources_below(Ctx *c, Plan *p, const MfNode *n, int depth)
     for (int i = 0; i < n->ninputs; i++) sources_below(c, p, n->inputs[i], depth + 1);
 }
 
+/* The sources below n (not through other models) whose event time or watermark delay
+ * changed: the watermarks a TTL state expires by move otherwise. */
+static void ttl_time_causes(Ctx *c, const MfNode *n, Causes *out, int depth)
+{
+    if (!n || depth > 10000) return;
+    const MfSource *ns = scanned_source(c->next, n), *os = ns ? mf_find_source(c->old, ns->name) : NULL;
+    if (os && (os->watermark_delay_ms != ns->watermark_delay_ms || !same_str(os->event_time, ns->event_time))) {
+        StrBuf b = STRBUF_INIT;
+        source_diff(&b, os, ns);
+        sb_puts(&b, "\n  its keys would have expired at other times (state_ttl expires by the watermark)");
+        add_cause(c, out, &b);
+        sb_free(&b);
+    }
+    for (int i = 0; i < n->ninputs; i++) ttl_time_causes(c, n->inputs[i], out, depth + 1);
+}
+
 static void plan_model(Ctx *c, Plan *p, const MfModel *n)
 {
     PlanModel *pm = &p->models[p->nmodels++];
@@ -584,19 +600,31 @@ static void plan_model(Ctx *c, Plan *p, const MfModel *n)
         } else if (!same_str(os->logic_fp, s->logic_fp)) {
             Causes cs = {{0}, 0, false};
             if (own) causes(c, &om, own, &cs);
+            /* a TTL state expires by the watermarks of the sources below it */
+            if (cs.n == 0 && s->ttl_s > 0 && own) ttl_time_causes(c, own, &cs, 0);
+            /* only a shorter TTL: every entry keeps its update time, so the state is what
+             * the shorter TTL holds once the watermark moves (safe); a longer TTL (or a
+             * TTL added or removed) cannot bring back what expired (backfill) */
+            bool shorter = cs.n == 0 && os->ttl_s > 0 && s->ttl_s > 0 && s->ttl_s < os->ttl_s;
             if (cs.n == 0 && os->ttl_s != s->ttl_s) {
                 StrBuf b = STRBUF_INIT;
                 sb_puts(&b, "state_ttl ");
                 ttl_text(&b, os->ttl_s);
                 sb_puts(&b, " -> ");
                 ttl_text(&b, s->ttl_s);
-                sb_puts(&b, ": other keys would have expired");
+                if (shorter) {
+                    sb_puts(&b, ": kept with its update times; entries idle longer than ");
+                    ttl_text(&b, s->ttl_s);
+                    sb_puts(&b, " expire at the next watermark");
+                } else {
+                    sb_puts(&b, ": other keys would have expired");
+                }
                 cs.text[cs.n++] = arena_strdup(c->a, sb_cstr(&b));
                 sb_free(&b);
             }
             ps->reason = join_causes(c, &cs, "what feeds the state changed");
-            ps->verdict = cs.other_stream ? VERDICT_REBUILD : VERDICT_BACKFILL;
-            ps->action = STATE_REPLAY;
+            ps->verdict = shorter ? VERDICT_SAFE : cs.other_stream ? VERDICT_REBUILD : VERDICT_BACKFILL;
+            ps->action = shorter ? STATE_KEEP : STATE_REPLAY;
         } else {
             ps->verdict = VERDICT_UNCHANGED;
         }

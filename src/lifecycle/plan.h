@@ -4,11 +4,13 @@
  * operator a verdict with its reasons in words:
  *   unchanged  nothing that decides the state or the output changed;
  *   safe       every piece of state is reusable as it is (or without accumulators that
- *              are no longer read); the output may change, and is then re-derived from
+ *              are no longer read, or with a shorter state_ttl: the entries keep their
+ *              update times); the output may change, and is then re-derived from
  *              the state (a projection above an aggregate, a new sink);
  *   backfill   the state keeps its keys but its content no longer matches the new
  *              program (a changed filter or expression feeding it, an upstream model that
- *              changes, a new aggregate column, another TTL or watermark delay), or the
+ *              changes, a new aggregate column, a longer or added TTL, another watermark
+ *              delay under a window or a TTL), or the
  *              output is not kept in state at all (a stateless model with a sink): it is
  *              recomputed from the sources' retained history;
  *   rebuild    the state is incompatible (its key, its kind or a column's type changed,

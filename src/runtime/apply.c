@@ -316,6 +316,19 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
     return store_put(ctx, name, data, len, err, errsize);
 }
 
+/* The expired-entry counts of the states the new version keeps count on. */
+static void carry_expired(EngPipeline *next, EngPipeline *old, const Plan *plan)
+{
+    int n = eng_state_stats(old, NULL, 0);
+    EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
+    n = eng_state_stats(old, st, n);
+    for (int i = 0; i < n; i++) {
+        const PlanState *ps = plan_find_state(plan, st[i].id);
+        if (ps && ps->action != STATE_REPLAY) eng_seed_expired(next, st[i].id, st[i].expired);
+    }
+    free(st);
+}
+
 static bool write_checkpoint(Apply *a, uint64_t id, uint64_t *bases, char *err, size_t errsize)
 {
     const RunApplyRequest *q = a->q;
@@ -537,6 +550,7 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     }
     if (!ok) goto done;
     eng_adopt_progress(a.next, a.old);
+    carry_expired(a.next, a.old, q->plan);
     for (int m = 0; m < nm && ok; m++)
         if (a.sinks[m]) ok = restate(&a, m, err, errsize);
     if (!ok) goto done;

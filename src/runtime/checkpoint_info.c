@@ -33,6 +33,12 @@ static void add_state(void *ctx, const char *name, const void *data, size_t len)
         s->entries = (int64_t)bytes_get_u64(&r);
         s->bytes = (int64_t)bytes_get_u64(&r);
     }
+    /* since the expired counts were added: a section after the list (absent before) */
+    if (!r.bad && bytes_get_u32(&r) == RUN_STATS_EXPIRED_MAGIC && !r.bad)
+        for (int i = 0; i < c->nstates && !r.bad; i++) {
+            int64_t x = (int64_t)bytes_get_u64(&r);
+            if (!r.bad) c->states[i].expired = x;
+        }
 }
 
 static void add_sink(void *ctx, const char *name, const void *data, size_t len)
@@ -226,8 +232,12 @@ void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out)
         }
     }
     for (int i = 0; i < c->nstates; i++)
-        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB\n", c->states[i].id, (long long)c->states[i].entries,
+    {
+        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB", c->states[i].id, (long long)c->states[i].entries,
                   (double)c->states[i].bytes / (1024.0 * 1024.0));
+        if (c->states[i].expired) sb_printf(out, ", %lld expired", (long long)c->states[i].expired);
+        sb_putc(out, '\n');
+    }
     for (int i = 0; i < c->nsinks; i++)
         sb_printf(out, "  sink   %-28s last delivery: %llu changes\n", c->sinks[i].model,
                   (unsigned long long)c->sinks[i].changes);
@@ -292,6 +302,7 @@ void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
             jw_kstr(&w, "id", c->states[i].id);
             jw_kint(&w, "entries", c->states[i].entries);
             jw_kint(&w, "bytes", c->states[i].bytes);
+            jw_kint(&w, "expired", c->states[i].expired);
             jw_end_obj(&w);
         }
         jw_end_arr(&w);

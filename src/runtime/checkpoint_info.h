@@ -29,6 +29,7 @@ typedef struct CkptSource {
 typedef struct CkptState {
     char *id;
     int64_t entries, bytes;
+    int64_t expired;             /* entries its state_ttl expired (0 without one) */
 } CkptState;
 
 typedef struct CkptSink {
@@ -81,7 +82,7 @@ void checkpoint_info_free(CheckpointInfo *c);
 void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out);
 /* {"state_dir","exists","checkpoint","written_at","project","store_bytes",
  *  "sources":[{"name","records"|"partitions":[{"partition","offset","end","lag"}],
- *  "lag_error"}],"state":[{"id","entries","bytes"}],"sinks":[{"model","checkpoint",
+ *  "lag_error"}],"state":[{"id","entries","bytes","expired"}],"sinks":[{"model","checkpoint",
  *  "changes"}],"dead_letters":[{"name","bytes"}]} */
 void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out);
 

@@ -222,6 +222,7 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
             out->state[i].id = xstrdup(st[i].id);
             out->state[i].entries = st[i].entries;
             out->state[i].bytes = st[i].bytes;
+            out->state[i].expired = st[i].expired;
         }
         out->nstate = n;
         free(st);
@@ -540,8 +541,10 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
     }
     for (int i = 0; i < s->nstate; i++) {
         const RunStateSummary *x = &s->state[i];
-        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB\n", x->id, (long long)x->entries,
+        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB", x->id, (long long)x->entries,
                   (double)x->bytes / (1024.0 * 1024.0));
+        if (x->expired) sb_printf(out, ", %lld expired", (long long)x->expired);
+        sb_putc(out, '\n');
     }
 }
 
@@ -617,6 +620,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kstr(&w, "id", s->state[i].id);
         jw_kint(&w, "entries", s->state[i].entries);
         jw_kint(&w, "bytes", s->state[i].bytes);
+        jw_kint(&w, "expired", s->state[i].expired);
         jw_end_obj(&w);
     }
     jw_end_arr(&w);

@@ -62,6 +62,7 @@ typedef struct RunStateSummary {
     char *id;                    /* state id, as in `weir explain` */
     int64_t entries;             /* keys / rows held at the end of the run */
     int64_t bytes;               /* memory they take (entries, tables, accumulators) */
+    int64_t expired;             /* entries the model's state_ttl expired (0 without one) */
 } RunStateSummary;
 
 typedef struct RunSummary {

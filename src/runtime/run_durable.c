@@ -9,7 +9,9 @@
  *                        before it wrote (a file this run has not written keeps the
  *                        length the previous checkpoint recorded)
  *   sink/<model>         the model's changes since the previous checkpoint (a delivery)
- *   stats/state          entries and bytes per state id (for weir inspect)
+ *   stats/state          entries and bytes per state id (for weir inspect), then
+ *                        RUN_STATS_EXPIRED_MAGIC and every state's expired-entry count
+ *                        (what a resumed run counts on from)
  *   manifest             the running project's manifest (what weir plan compares with)
  *   origin/<name>        where the deployment began reading the source (the start of the
  *                        history weir apply replays)
@@ -76,6 +78,32 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
     return store_put(r->store, name, data, len, err, errsize);
 }
 
+/* The expired-entry counts of the checkpoint's "stats/state" blob: the resumed run
+ * counts on from them (a blob written before they were kept has none). */
+static void seed_expired(EngPipeline *pipe, const void *data, size_t len)
+{
+    ByteReader r = bytes_reader(data, len);
+    uint32_t n = bytes_get_u32(&r);
+    if (r.bad || n > len) return;
+    const char **ids = xcalloc((size_t)n + 1, sizeof(char *));
+    size_t *lens = xcalloc((size_t)n + 1, sizeof(size_t));
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+        ids[i] = bytes_get_str(&r, &lens[i]);
+        bytes_get_u64(&r);
+        bytes_get_u64(&r);
+    }
+    if (!r.bad && bytes_get_u32(&r) == RUN_STATS_EXPIRED_MAGIC && !r.bad)
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t x = (int64_t)bytes_get_u64(&r);
+            if (r.bad) break;
+            char *id = xstrndup(ids[i], lens[i]);
+            eng_seed_expired(pipe, id, x);
+            free(id);
+        }
+    free(ids);
+    free(lens);
+}
+
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
 {
     const char *dir = r->store_dir ? r->store_dir : deploy_active_dir(r->p);
@@ -125,6 +153,7 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     }
     r->resumed = true;
     r->ckpt = r->resumed_from = id;
+    if (store_get(r->store, "stats/state", &data, &len)) seed_expired(r->pipe, data, len);
     r->outputs = xcalloc((size_t)r->p->nmodels + 1, sizeof(char *));
     for (int m = 0; m < r->p->nmodels; m++) {
         StrBuf k = STRBUF_INIT;
@@ -302,6 +331,8 @@ bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsi
         bytes_put_u64(&v, (uint64_t)st[i].entries);
         bytes_put_u64(&v, (uint64_t)st[i].bytes);
     }
+    bytes_put_u32(&v, RUN_STATS_EXPIRED_MAGIC);
+    for (int i = 0; i < n; i++) bytes_put_u64(&v, (uint64_t)st[i].expired);
     bool ok = store_put(store, "stats/state", v.data, v.len, err, errsize);
     sb_free(&v);
     free(st);

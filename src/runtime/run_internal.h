@@ -14,6 +14,8 @@
 /* The "meta" blob of a checkpoint: magic, version, u64 id, u64 unix time, str project. */
 #define RUN_META_MAGIC 0x54454d57u    /* "WMET" */
 #define RUN_META_VERSION 1u
+/* In the "stats/state" blob, after the list of states: their expired-entry counts. */
+#define RUN_STATS_EXPIRED_MAGIC 0x50584557u  /* "WEXP" */
 /* A deployment's record in the journal (apply.c, checkpoint_info.c). */
 #define RUN_DEPLOYMENT_MAGIC 0x504c4457u  /* "WDLP" */
 

@@ -231,12 +231,57 @@ def ttl_changed(v2, state_dir):
 
 
 @case
+def ttl_shortened(v2, state_dir):
+    # every entry keeps its last update time: the state is what the shorter TTL holds
+    # once the watermark moves, so it is kept
+    edit(v2, 'models/schema.yml', 'state_ttl: 7d', 'state_ttl: 1d')
+    doc, text, _ = plan(v2, state_dir)
+    verdicts(doc, active_customers='safe')
+    s = state(doc, 'active_customers/aggregate0')
+    assert s['verdict'] == 'safe' and s['action'] == 'keep', s
+    has(s['reason'], 'state_ttl 7d -> 1d', 'entries idle longer than 1d expire at the next watermark')
+    assert doc['replay'] == [], doc['replay']
+
+
+@case
+def ttl_added_or_removed(v2, state_dir):
+    edit(v2, 'models/schema.yml', '    state_ttl: 7d\n', '')
+    doc, text, _ = plan(v2, state_dir)
+    verdicts(doc, active_customers='backfill')
+    has(state(doc, 'active_customers/aggregate0')['reason'], 'state_ttl 7d -> none')
+    edit(v2, 'models/schema.yml', '  customer_totals:\n    materialized: upsert\n',
+         '  customer_totals:\n    materialized: upsert\n    state_ttl: 1d\n')
+    doc, text, _ = plan(v2, state_dir)
+    verdicts(doc, active_customers='backfill', customer_totals='backfill')
+    has(state(doc, 'customer_totals/aggregate0')['reason'], 'state_ttl none -> 1d')
+
+
+@case
 def watermark_delay_changed(v2, state_dir):
     edit(v2, 'sources/shop.yml', 'watermark_delay: 5s', 'watermark_delay: 30s')
     doc, text, _ = plan(v2, state_dir)
-    # only the operator that waits for the watermark is affected
-    verdicts(doc, orders_per_minute='backfill')
+    # only the operators that wait for the watermark are affected: the window and the
+    # model with a state_ttl (its keys expire by the watermark)
+    verdicts(doc, orders_per_minute='backfill', active_customers='backfill')
     has(state(doc, 'orders_per_minute/aggregate0')['reason'], 'watermark_delay 5000ms -> 30000ms')
+
+
+@case
+def watermark_delay_changed_on_ttl_model(v2, state_dir):
+    edit(v2, 'sources/shop.yml', 'watermark_delay: 5s', 'watermark_delay: 1m')
+    doc, text, _ = plan(v2, state_dir)
+    m = model(doc, 'active_customers')
+    assert m['verdict'] == 'backfill', m
+    s = state(doc, 'active_customers/aggregate0')
+    assert s['verdict'] == 'backfill' and s['action'] == 'replay', s
+    has(s['reason'], 'source shop.orders changed:', 'watermark_delay 5000ms -> 60000ms',
+        'its keys would have expired at other times')
+    assert 'shop.orders' in [r['source'] for r in doc['replay']], doc['replay']
+    # the same model without its TTL does not depend on the delay
+    edit(v2, 'models/schema.yml', '    state_ttl: 7d\n', '')
+    doc, text, _ = plan(v2, state_dir)
+    has(state(doc, 'active_customers/aggregate0')['reason'], 'state_ttl 7d -> none')
+    assert 'watermark_delay' not in state(doc, 'active_customers/aggregate0')['reason']
 
 
 @case

@@ -6,12 +6,17 @@
 # in its source (its own event time minus watermark_delay for a source's first row), a
 # group restarts when its last update is older than the row's time minus the TTL, and
 # a click and a profile pair up only when their times are within the TTL of each other.
+# Also a global aggregate (its one group restarts), a deduplication (TopN: a user's
+# first click since it was last idle) and a running count (OVER: its partition's update
+# time is its rows' own event time, as they are processed in time order), and the
+# expired-entry counts of the run summary: the same at every batch size, and every
+# restart plus every entry left (a bounded input's watermark ends at the end of time).
 source "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/projects/ops_state_ttl"
 for n in 1 7 97 4096; do
   D=$(copy_project "$P" "b$n")
-  "$WEIR" --project-dir "$D" run --no-progress --batch-size "$n" > "$TMP/run$n.txt" 2>&1 \
-    || { cat "$TMP/run$n.txt" >&2; fail "weir run --batch-size $n"; }
+  "$WEIR" --project-dir "$D" run --no-progress --batch-size "$n" --format json > "$TMP/run$n.json" 2> "$TMP/run$n.err" \
+    || { cat "$TMP/run$n.err" >&2; fail "weir run --batch-size $n"; }
 done
 python3 - "$TMP" "$P" <<'PY' || fail "the sinks differ (see above)"
 import json, sys, datetime
@@ -53,6 +58,57 @@ expect_join = sorted(
     for c in clicks for p in profiles if c["user_id"] == p["user_id"] and abs(c["_j"] - p["_j"]) <= TTL)
 unbounded = sum(1 for c in clicks for p in profiles if c["user_id"] == p["user_id"])
 assert 0 < len(expect_join) < unbounded, (len(expect_join), unbounded)
+# user15_totals: count(*) and max(page) of user 15's clicks, one group that restarts
+g, g_restarts = None, 0
+for r in clicks:
+    if r["user_id"] != 15: continue
+    if g is not None and g["touch"] < r["_j"] - TTL:
+        g, g_restarts = None, g_restarts + 1
+    if g is None: g = {"n": 0, "page": None, "touch": r["_j"]}
+    g["n"] += 1
+    g["page"] = r["page"] if g["page"] is None else max(g["page"], r["page"])
+    g["touch"] = max(g["touch"], r["_j"])
+expect_global = {"clicks": g["n"], "last_page": g["page"]}
+assert g_restarts > 0
+# first_click: per user the first click by (ts, then the row) since the partition restarted
+parts, p_restarts = {}, 0
+for r in clicks:
+    u, j = r["user_id"], r["_j"]
+    p = parts.get(u)
+    if p is not None and p["touch"] < j - TTL:
+        p, p_restarts = None, p_restarts + 1
+    if p is None: p = parts[u] = {"first": r, "touch": j}
+    if (r["ts"], r["page"]) < (p["first"]["ts"], p["first"]["page"]): p["first"] = r
+    p["touch"] = max(p["touch"], j)
+expect_first = sorted(({"user_id": u, "page": p["first"]["page"], "ts": p["first"]["ts"]} for u, p in parts.items()),
+                      key=lambda r: r["user_id"])
+# running_clicks: rows not late (ts >= the watermark before them), in (ts, arrival)
+# order; a partition restarts when its last row's time is older than the row's minus
+# the TTL; peers (equal ts) count together
+ontime = sorted((i, r) for i, r in enumerate(clicks) if us(r["ts"]) >= r["_j"])
+ontime.sort(key=lambda x: (us(x[1]["ts"]), x[0]))
+run, o_restarts, expect_over = {}, 0, []
+by_user_t = {}
+for i, r in ontime:
+    u, t = r["user_id"], us(r["ts"])
+    s = run.get(u)
+    if s is not None and s["last"] < t - TTL:
+        s, o_restarts = None, o_restarts + 1
+    if s is None: s = run[u] = {"n": 0, "last": t, "gen": len(by_user_t)}
+    s["n"] += 1
+    s["last"] = t
+    by_user_t[(u, s["gen"], t)] = s["n"]
+    r["_key"] = (u, s["gen"], t)
+expect_over = sorted(json.dumps({"user_id": r["user_id"], "page": r["page"], "ts": r["ts"], "n": by_user_t[r["_key"]]},
+                                sort_keys=True) for i, r in ontime)
+assert o_restarts > 0 and len(expect_over) < len(clicks)
+# expired entries: every restart, then every entry still held when the input ends
+expect_expired = {
+    "clicks_per_user/aggregate0": restarts_total + len(expect_agg) if False else None,
+    "user15_totals/aggregate0": g_restarts + 1,
+    "first_click/topn0": p_restarts + len(parts),
+    "running_clicks/over_agg0": o_restarts + len(run),
+}
 def final_rows(d):
     rows = {}
     for line in open(f"{d}/target/out/clicks_per_user.jsonl"):
@@ -63,9 +119,46 @@ def final_rows(d):
     return sorted(rows.values(), key=lambda r: r["user_id"])
 def pairs(d):
     return sorted(json.dumps(json.loads(l), sort_keys=True) for l in open(f"{d}/target/out/named_clicks.jsonl"))
+def last_row(d, name):
+    row = None
+    for line in open(f"{d}/target/out/{name}.jsonl"):
+        r = json.loads(line)
+        row = None if r.pop("op") == "delete" else r
+    return row
+def keyed_final(d, name, key):
+    rows = {}
+    for line in open(f"{d}/target/out/{name}.jsonl"):
+        r = json.loads(line)
+        if r.pop("op") == "delete": rows.pop(r[key], None)
+        else: rows[r[key]] = r
+    return sorted(rows.values(), key=lambda r: r[key])
+def appended(d, name):
+    return sorted(json.dumps(json.loads(l), sort_keys=True) for l in open(f"{d}/target/out/{name}.jsonl"))
 ok = True
+expired = {}
 for n in (1, 7, 97, 4096):
     d = f"{tmp}/b{n}"
+    st = {s["id"]: s["expired"] for s in json.load(open(f"{tmp}/run{n}.json"))["state"]}
+    expired[n] = st
+    for sid, want in expect_expired.items():
+        if want is not None and st.get(sid) != want:
+            ok = False
+            print(f"batch {n}: {sid} expired {st.get(sid)} entries, expected {want}", file=sys.stderr)
+    if last_row(d, "user15_totals") != expect_global:
+        ok = False
+        print(f"batch {n}: user15_totals is {last_row(d, 'user15_totals')}, expected {expect_global}", file=sys.stderr)
+    f = keyed_final(d, "first_click", "user_id")
+    if f != expect_first:
+        ok = False
+        print(f"batch {n}: first_click differs from the reference", file=sys.stderr)
+        for x, y in zip(f, expect_first):
+            if x != y: print("  got", x, "expected", y, file=sys.stderr)
+    o = appended(d, "running_clicks")
+    if o != expect_over:
+        ok = False
+        print(f"batch {n}: running_clicks differs: {len(o)} rows, expected {len(expect_over)}", file=sys.stderr)
+        print("  only got:", sorted(set(o) - set(expect_over))[:3], file=sys.stderr)
+        print("  only expected:", sorted(set(expect_over) - set(o))[:3], file=sys.stderr)
     a, j = final_rows(d), pairs(d)
     if a != expect_agg:
         ok = False
@@ -77,6 +170,40 @@ for n in (1, 7, 97, 4096):
         print(f"batch {n}: named_clicks differs: {len(j)} pairs, expected {len(expect_join)}", file=sys.stderr)
         print("  only got:", sorted(set(j) - set(expect_join))[:3], file=sys.stderr)
         print("  only expected:", sorted(set(expect_join) - set(j))[:3], file=sys.stderr)
+if any(expired[n] != expired[1] for n in expired):
+    ok = False
+    print("the expired counts differ between batch sizes:", expired, file=sys.stderr)
 sys.exit(0 if ok else 1)
+PY
+
+# weir inspect shows the expired counts of a durable run (a directory source), and a
+# resumed run counts on from them: two runs over two files count what one run over
+# both counts
+durable() {  # durable DIR: the clicks model reading DIR/landing
+  D=$(copy_project "$P" "$1")
+  mkdir -p "$D/landing"
+  sed -i 's|path: data/clicks.jsonl|path: landing|' "$D/sources/ttl.yml"
+  echo "$D"
+}
+ONE=$(durable once)
+TWO=$(durable twice)
+head -300 "$P/data/clicks.jsonl" > "$TWO/landing/a.jsonl"
+tail -n +301 "$P/data/clicks.jsonl" > "$TMP/b.jsonl"
+cp "$TWO/landing/a.jsonl" "$TMP/b.jsonl" "$ONE/landing/"
+(cd "$ONE" && "$WEIR" run --no-progress --until-caught-up > run.out 2>&1) || { cat "$ONE/run.out" >&2; fail "durable run"; }
+(cd "$TWO" && "$WEIR" run --no-progress --until-caught-up > run1.out 2>&1) || { cat "$TWO/run1.out" >&2; fail "first durable run"; }
+cp "$TMP/b.jsonl" "$TWO/landing/"
+(cd "$TWO" && "$WEIR" run --no-progress --until-caught-up > run2.out 2>&1) || { cat "$TWO/run2.out" >&2; fail "resumed run"; }
+assert_contains "$TWO/run2.out" "continued from checkpoint" "the second run continues"
+for d in "$ONE" "$TWO"; do
+  (cd "$d" && "$WEIR" inspect > inspect.txt 2>&1 && "$WEIR" inspect --format json > inspect.json 2>&1) \
+    || { cat "$d/inspect.txt" >&2; fail "inspect"; }
+done
+assert_contains "$ONE/inspect.txt" "expired" "inspect shows the expired counts"
+python3 - "$ONE/inspect.json" "$TWO/inspect.json" <<'PY' || fail "the expired counts of a resumed run differ"
+import json, sys
+one, two = ({s["id"]: s["expired"] for s in json.load(open(f))["state"]} for f in sys.argv[1:])
+assert one["clicks_per_user/aggregate0"] > 0 and one["first_click/topn0"] > 0 and one["running_clicks/over_agg0"] > 0, one
+assert one == two, (one, two)
 PY
 echo ok
