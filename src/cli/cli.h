@@ -27,6 +27,7 @@ typedef struct CliOptions {
     bool format_set;
     bool until_caught_up;      /* run */
     bool no_progress;          /* run */
+    int workers;               /* run: --workers, 0 = the machine's cores */
     int batch_size;            /* run: records per source per step, 0 = default */
     bool fresh;                /* run: discard the checkpoint of a durable run */
     bool checkpoint_each_step; /* test: checkpoint round trip after every step */

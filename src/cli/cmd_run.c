@@ -75,6 +75,7 @@ int cmd_run(const CliOptions *o)
     ro.models_wanted = wanted;
     ro.progress = !o->no_progress && isatty(2);
     ro.batch_size = o->batch_size;
+    ro.workers = o->workers;
     ro.until_caught_up = o->until_caught_up;
     ro.fresh = o->fresh;
     ro.checkpoint_interval_s = o->checkpoint_interval_s;

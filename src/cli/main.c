@@ -62,6 +62,7 @@ static const char USAGE[] =
     "run options:\n"
     "  --no-progress       no progress line on the terminal\n"
     "  --batch-size N      records per source per step (default 4096)\n"
+    "  --workers N         threads decoding the sources (default: the cores; same results)\n"
     "  --until-caught-up   stop once Kafka and directory sources delivered what they held at start\n"
     "  --fresh             a durable run (Kafka, directory sources): discard its checkpoint\n"
     "  --checkpoint-interval D  a durable run: time between checkpoints (10s; 0: every step)\n"
@@ -110,6 +111,7 @@ static const Command COMMANDS[] = {
      "  --select SELECTOR       run only these models (and what they read)\n"
      "  --no-progress           no progress line on the terminal\n"
      "  --batch-size N          records per source per step (1 to 1000000, default 4096)\n"
+     "  --workers N             threads decoding the sources (1 to 256, default: the cores; same results)\n"
      "  --until-caught-up       stop once Kafka and directory sources delivered what they held at start\n"
      "  --fresh                 a durable run: discard its checkpoint, start over\n"
      "  --checkpoint-interval D a durable run: time between checkpoints (default 10s)\n"
@@ -351,6 +353,15 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             o.batch_size = (int)n;
+        } else if (take_value(argc, argv, &i, "--workers", &v)) {
+            if (!v) return EXIT_USAGE;
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*v == '\0' || *end || n < 1 || n > 256) {
+                cli_error("--workers must be an integer between 1 and 256, not '%s'", v);
+                return EXIT_USAGE;
+            }
+            o.workers = (int)n;
         } else if (a[0] == '-' && a[1]) {
             cli_error("unknown option '%s' (see weir --help)", a);
             return EXIT_USAGE;

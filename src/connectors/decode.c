@@ -56,6 +56,13 @@ void conn_decoder_new_file(ConnDecoder *d)
     if (d->csv) conn_csv_reset_header(d->csv);
 }
 
+bool conn_decoder_ready(const ConnDecoder *d) { return !d->csv || conn_csv_has_header(d->csv); }
+
+void conn_decoder_sync(ConnDecoder *dst, const ConnDecoder *src)
+{
+    if (dst->csv && src->csv) conn_csv_copy_header(dst->csv, src->csv);
+}
+
 static bool blank(const char *rec, size_t len)
 {
     for (size_t i = 0; i < len; i++)

@@ -127,6 +127,9 @@ void conn_csv_set_copy_text(ConnCsvDecoder *d, bool copy);
 bool conn_csv_has_header(const ConnCsvDecoder *d);
 /* The next record is a header again (the next file of a directory source). */
 void conn_csv_reset_header(ConnCsvDecoder *d);
+/* Makes dst read records as src does (the header src has read, or none); dst and src
+ * were made for the same columns. */
+void conn_csv_copy_header(ConnCsvDecoder *dst, const ConnCsvDecoder *src);
 /* Reads the header record: maps header names to columns (exact match, then
  * case-insensitive); unknown names are ignored, columns missing from the header read
  * as NULL. Fails when no header name matches a column or a name repeats a column. */
@@ -166,6 +169,13 @@ void conn_decoder_set_copy_text(ConnDecoder *d, bool copy);
 /* The records that follow come from another file (a directory or glob source): a CSV
  * decoder reads a header again. */
 void conn_decoder_new_file(ConnDecoder *d);
+/* True when the decoder's next record is read for its own sake, whatever came before
+ * it: false only for a CSV decoder still to read its header. Records a decoder is
+ * ready for may be decoded by several decoders of the same source in any order
+ * (parallel decoding), each with its own arena, with the same results. */
+bool conn_decoder_ready(const ConnDecoder *d);
+/* Makes dst (a decoder of the same source) ready as src is: a CSV header src read. */
+void conn_decoder_sync(ConnDecoder *dst, const ConnDecoder *src);
 /* Decode one record. Rows in *out belong to the decoder and are valid until the next
  * call; text they hold lives in `arena` or in the record bytes. Blank records
  * (whitespace only) yield CONN_DEC_NONE. */

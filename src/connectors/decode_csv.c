@@ -39,6 +39,17 @@ void conn_csv_set_copy_text(ConnCsvDecoder *d, bool copy) { d->copy_text = copy;
 bool conn_csv_has_header(const ConnCsvDecoder *d) { return d->have_header; }
 void conn_csv_reset_header(ConnCsvDecoder *d) { d->have_header = false; }
 
+void conn_csv_copy_header(ConnCsvDecoder *dst, const ConnCsvDecoder *src)
+{
+    dst->have_header = src->have_header;
+    if (dst->nfields != src->nfields || !dst->field_col) {
+        free(dst->field_col);
+        dst->field_col = xmalloc(sizeof(int) * ((size_t)src->nfields + 1));
+    }
+    dst->nfields = src->nfields;
+    if (src->nfields > 0) memcpy(dst->field_col, src->field_col, sizeof(int) * (size_t)src->nfields);
+}
+
 typedef struct Field {
     const char *s;
     size_t len;

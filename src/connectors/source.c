@@ -10,6 +10,7 @@
 #include "connectors/source.h"
 
 #include "base/bytes.h"
+#include "base/workpool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,20 @@ typedef struct RowPos {
     int64_t pos;                 /* line or offset */
     int32_t partition;           /* -1 for files */
 } RowPos;
+
+typedef struct DecodedSlot {
+    int8_t res;              /* ConnDecodeResult */
+    int8_t op;               /* ChangeOp */
+    bool has_old;
+    uint32_t msg;            /* BAD/FATAL: offset of the message in its lane's msgs */
+} DecodedSlot;
+
+typedef struct DecodeLane {
+    ConnDecoder *dec;        /* lane 0: the source's decoder */
+    Arena arena;             /* lanes > 0 */
+    StrBuf msgs;
+    int lo, hi;
+} DecodeLane;
 
 struct ConnSource {
     Project *project;
@@ -49,6 +64,14 @@ struct ConnSource {
     bool keyed;                  /* updating source with a primary key */
     bool record_origins;
     bool record_frontier;
+    /* parallel decoding (NULL pool: one decoder on the calling thread) */
+    WorkPool *pool;
+    DecodeLane *lanes;    /* nlanes */
+    int nlanes;
+    DecodedSlot *slots;   /* per record of the current read */
+    Value *slot_vals;            /* slot_stride cells per record: the row (and old row) */
+    int slot_stride;
+    int slots_cap;
 };
 
 /* A position as src_position writes it: the transport's part, then (since positions
@@ -149,6 +172,20 @@ ConnSource *src_open_reader(Project *p, int index, ConnReader *r, const SrcOptio
     s->reader = r;
     s->decoder = dec;
     if (o && o->copy_text) conn_decoder_set_copy_text(dec, true);
+    /* decoded text in lane arenas lives until the next read, as record bytes do, so
+     * copy_text (text that must outlive the reader's buffer) decodes on one thread */
+    if (o && o->decode_pool && workpool_lanes(o->decode_pool) > 1 && !o->copy_text) {
+        s->pool = o->decode_pool;
+        s->nlanes = workpool_lanes(o->decode_pool);
+        s->lanes = xcalloc((size_t)s->nlanes, sizeof(DecodeLane));
+        s->lanes[0].dec = dec;
+        for (int k = 1; k < s->nlanes; k++) {
+            s->lanes[k].dec = conn_decoder_new(def, err, errsize);
+            arena_init(&s->lanes[k].arena, 1 << 16);
+        }
+        s->slot_stride = def->ncolumns * (data_format_is_updating(def->format) ? 2 : 1);
+        if (s->slot_stride < 1) s->slot_stride = 1;
+    }
     s->record_origins = o && o->record_origins;
     s->record_frontier = o && o->record_frontier;
     const char *dl_name = o && o->dead_letter_suffix ? arena_printf(&p->arena, "%s%s", def->name, o->dead_letter_suffix)
@@ -380,6 +417,133 @@ static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *
     return upsert(ctx, s->index, d->op, d->row, &o, front, err, errsize);
 }
 
+/* Takes one decoded record (res and d from conn_decode, msg its message) into the
+ * step: rows into the batch or through upsert, bad records by on_error. Returns
+ * false on a fatal error (message in err). */
+static bool take_decoded(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, const ConnRecord *r,
+                         ConnDecodeResult res, const ConnDecoded *dp, const char *msg_in, char *err, size_t errsize)
+{
+    if (s->skip > 0) {
+        /* resuming: read before the checkpoint (decoded all the same, so that the
+         * decoder sees a CSV header); its rows and dead letters are already out */
+        s->skip--;
+        return true;
+    }
+    char msg[512];
+    if (res == CONN_DEC_ROW) {
+        ConnDecoded d = *dp;
+        s->stats.records++;
+        int64_t front = s->record_frontier ? frontier_of(s, r->partition) : INT64_MIN;
+        if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
+            batch_append_row(batch, d.row, 1);
+            note_pos(s, batch, r);
+            if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
+        } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, front, msg, sizeof msg)) {
+            return bad_record(s, r, msg, err, errsize);
+        }
+        s->stats.rows++;
+        note_event_time(s, r, d.row);
+    } else if (res == CONN_DEC_BAD) {
+        s->stats.records++;
+        return bad_record(s, r, msg_in, err, errsize);
+    } else if (res == CONN_DEC_FATAL) {
+        char where[320];
+        src_position_text(s->reader->where, r->partition, r->pos, where, sizeof where);
+        snprintf(err, errsize, "%s: %s", where, msg_in);
+        return false;
+    }
+    return true;
+}
+
+/* ---- parallel decoding (SrcOptions.decode_pool) ----
+ * The records [lo, n) of a read are cut into one contiguous range per lane; lane 0
+ * decodes its range on the calling thread with the source's decoder into the batch's
+ * arena, lane k > 0 on a pool thread with a decoder of its own into an arena of its
+ * own (reset at the next read: its text lives as long as the record bytes do, past
+ * the step). Every lane keeps its results (the row's cells, op, message) in slots
+ * of its own range; then the records are taken in input order, exactly as decoded
+ * one by one, so rows, dead letters, positions and watermarks do not depend on the
+ * number of lanes. */
+
+/* One job over the lanes: what every lane reads and where it writes. */
+typedef struct DecodeJob {
+    ConnSource *s;
+    Arena *batch_arena;
+} DecodeJob;
+
+/* Records fewer than this per lane are decoded on one thread. */
+enum { MIN_RECORDS_PER_LANE = 1 };
+
+static void decode_lane(void *arg, int lane)
+{
+    DecodeJob *job = arg;
+    ConnSource *s = job->s;
+    DecodeLane *L = &s->lanes[lane];
+    Arena *arena = lane == 0 ? job->batch_arena : &L->arena;
+    int ncols = s->def->ncolumns, stride = s->slot_stride;
+    char msg[512];
+    sb_clear(&L->msgs);
+    for (int i = L->lo; i < L->hi; i++) {
+        const ConnRecord *r = &s->recs[i];
+        ConnDecoded d;
+        ConnDecodeResult res = conn_decode(L->dec, r->data, r->len, arena, &d, msg, sizeof msg);
+        DecodedSlot *sl = &s->slots[i];
+        sl->res = (int8_t)res;
+        sl->has_old = false;
+        if (res == CONN_DEC_ROW) {
+            sl->op = (int8_t)d.op;
+            Value *v = s->slot_vals + (size_t)i * (size_t)stride;
+            memcpy(v, d.row, sizeof(Value) * (size_t)ncols);
+            if (d.old_row && stride > ncols) {
+                memcpy(v + ncols, d.old_row, sizeof(Value) * (size_t)ncols);
+                sl->has_old = true;
+            }
+        } else if (res == CONN_DEC_BAD || res == CONN_DEC_FATAL) {
+            sl->msg = (uint32_t)L->msgs.len;
+            sb_puts(&L->msgs, msg);
+            sb_putc(&L->msgs, '\0');
+        }
+    }
+}
+
+static bool parallel_decode(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int lo, int n,
+                            char *err, size_t errsize)
+{
+    int nl = s->nlanes;
+    if ((n - lo) / MIN_RECORDS_PER_LANE < nl) nl = (n - lo) / MIN_RECORDS_PER_LANE;
+    if (nl < 1) nl = 1;
+    if (n > s->slots_cap) {
+        s->slots_cap = n;
+        s->slots = xrealloc(s->slots, sizeof(DecodedSlot) * (size_t)n);
+        s->slot_vals = xrealloc(s->slot_vals, sizeof(Value) * (size_t)n * (size_t)s->slot_stride);
+    }
+    for (int k = 0; k < nl; k++) {
+        DecodeLane *L = &s->lanes[k];
+        L->lo = lo + (int)((int64_t)(n - lo) * k / nl);
+        L->hi = lo + (int)((int64_t)(n - lo) * (k + 1) / nl);
+        if (k > 0) {
+            arena_reset(&L->arena);
+            conn_decoder_sync(L->dec, s->decoder);
+        }
+    }
+    DecodeJob job = {s, &batch->arena};
+    workpool_run(s->pool, nl, decode_lane, &job);
+    int ncols = s->def->ncolumns;
+    for (int k = 0; k < nl; k++) {
+        const DecodeLane *L = &s->lanes[k];
+        for (int i = L->lo; i < L->hi; i++) {
+            const DecodedSlot *sl = &s->slots[i];
+            Value *v = s->slot_vals + (size_t)i * (size_t)s->slot_stride;
+            ConnDecoded d = {(ChangeOp)sl->op, v, sl->has_old ? v + ncols : NULL};
+            const char *msg = sl->res == CONN_DEC_BAD || sl->res == CONN_DEC_FATAL ? L->msgs.data + sl->msg : "";
+            if (!take_decoded(s, batch, upsert, upsert_ctx, &s->recs[i], (ConnDecodeResult)sl->res, &d, msg, err,
+                              errsize))
+                return false;
+        }
+    }
+    return true;
+}
+
 int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
                    char *err, size_t errsize)
 {
@@ -407,39 +571,15 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     s->raw_records += n;
     Arena *arena = &batch->arena;
     char msg[512];
-    for (int i = 0; i < n; i++) {
+    int i = 0;
+    /* a CSV header is read in order, by the source's own decoder */
+    for (; i < n && (!s->pool || !conn_decoder_ready(s->decoder)); i++) {
         const ConnRecord *r = &s->recs[i];
         ConnDecoded d;
         ConnDecodeResult res = conn_decode(s->decoder, r->data, r->len, arena, &d, msg, sizeof msg);
-        if (s->skip > 0) {
-            /* resuming: read before the checkpoint (decoded all the same, so that the
-             * decoder sees a CSV header); its rows and dead letters are already out */
-            s->skip--;
-            continue;
-        }
-        if (res == CONN_DEC_ROW) {
-            s->stats.records++;
-            int64_t front = s->record_frontier ? frontier_of(s, r->partition) : INT64_MIN;
-            if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
-                batch_append_row(batch, d.row, 1);
-                note_pos(s, batch, r);
-                if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
-            } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, front, msg, sizeof msg)) {
-                if (!bad_record(s, r, msg, err, errsize)) return -1;
-                continue;
-            }
-            s->stats.rows++;
-            note_event_time(s, r, d.row);
-        } else if (res == CONN_DEC_BAD) {
-            s->stats.records++;
-            if (!bad_record(s, r, msg, err, errsize)) return -1;
-        } else if (res == CONN_DEC_FATAL) {
-            char where[320];
-            src_position_text(s->reader->where, r->partition, r->pos, where, sizeof where);
-            snprintf(err, errsize, "%s: %s", where, msg);
-            return -1;
-        }
+        if (!take_decoded(s, batch, upsert, upsert_ctx, r, res, &d, msg, err, errsize)) return -1;
     }
+    if (i < n && !parallel_decode(s, batch, upsert, upsert_ctx, i, n, err, errsize)) return -1;
     if (s->skip > 0 && s->reader->eof) {
         snprintf(err, errsize, "source %s: %s has fewer records than the checkpoint had read (it was truncated "
                  "or rewritten); start over with --fresh", s->def->name, s->reader->where);
@@ -558,6 +698,14 @@ bool src_close(ConnSource *s, char *err, size_t errsize)
     bool ok = dl_close(s->dl, err, errsize);
     s->reader->ops->close(s->reader);
     conn_decoder_free(s->decoder);
+    for (int k = 1; k < s->nlanes; k++) {
+        conn_decoder_free(s->lanes[k].dec);
+        arena_fini(&s->lanes[k].arena);
+    }
+    for (int k = 0; k < s->nlanes; k++) sb_free(&s->lanes[k].msgs);
+    free(s->lanes);
+    free(s->slots);
+    free(s->slot_vals);
     free(s->recs);
     free(s->rowpos);
     free(s->part_max);

@@ -14,6 +14,7 @@
 #ifndef WEIR_CONNECTORS_SOURCE_H
 #define WEIR_CONNECTORS_SOURCE_H
 
+#include "base/workpool.h"
 #include "connectors/dead_letter.h"
 #include "connectors/decode.h"
 #include "engine/batch.h"
@@ -166,6 +167,9 @@ typedef struct SrcOptions {
     const void *until;           /* a position from src_position: end there (a replay of
                                     the history up to a checkpoint); NULL: none */
     size_t until_len;
+    WorkPool *decode_pool;       /* decode each read's records over the pool's lanes
+                                    (`weir run --workers`); NULL: on the calling thread.
+                                    The results are the same either way */
 } SrcOptions;
 
 typedef struct SrcStats {

@@ -262,6 +262,8 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
         }
     }
     if (r->pipe) eng_pipeline_free(r->pipe);
+    workpool_free(r->decode_pool);
+    r->decode_pool = NULL;
     run_durable_close(r);
     free(r->sources);
     free(r->sinks);
@@ -360,6 +362,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             goto done;
         }
     }
+    /* --workers: one pool for the run, created before the sources that decode over it */
+    int workers = opts->workers > 0 ? opts->workers : workpool_default_lanes();
+    out->workers = workers;
+    if (workers > 1) r.decode_pool = workpool_new(workers);
     bool stdin_taken = false;
     for (int s = 0; s < p->nsources; s++) {
         if (!eng_source_batch(r.pipe, s)) continue;
@@ -373,7 +379,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         }
         SrcOptions so = {.copy_text = opts->copy_text, .keep_dead_letters = r.resumed, .dead_letter_suffix = r.dl_suffix,
                          .record_origins = !opts->no_origins, .record_frontier = eng_source_needs_frontier(r.pipe, s),
-                         .until_caught_up = opts->until_caught_up, .watch_files = r.durable};
+                         .until_caught_up = opts->until_caught_up, .watch_files = r.durable,
+                         .decode_pool = r.decode_pool};
         if (r.resumed) so.resume = run_durable_source_position(&r, p->sources[s].name, &so.resume_len);
         if (until && !until_position(until, p->sources[s].name, &so)) {
             snprintf(err, errsize, "source %s: the store %s has no position for it", p->sources[s].name, opts->until_store);
@@ -521,6 +528,8 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)s->checkpoints, (double)s->checkpoint_bytes / (1024.0 * 1024.0), s->checkpoint_s,
                   s->restore_s);
     }
+    if (s->workers > 1)
+        sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread\n", s->workers);
     for (int i = 0; i < s->nsources; i++) {
         const RunSourceSummary *x = &s->sources[i];
         sb_printf(out, "  source %-28s %12lld events", x->name, (long long)x->events);
@@ -565,6 +574,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_kint(&w, "dead_letters", s->dead_letters);
     jw_kint(&w, "skipped", s->skipped);
     jw_kint(&w, "steps", s->steps);
+    jw_kint(&w, "workers", s->workers > 0 ? s->workers : 1);
     char num[64];
     snprintf(num, sizeof num, "%.3f", s->elapsed_s);
     jw_key(&w, "elapsed_s");

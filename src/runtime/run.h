@@ -27,6 +27,9 @@ typedef struct RunOptions {
     const bool *models_wanted;   /* per project model (--select); NULL = all. Upstream
                                     models run too; only selected models' sinks are written */
     int batch_size;              /* records per source per step; <= 0: 4096 */
+    int workers;                 /* threads that decode the records of a step (a fixed
+                                    pool; the engine runs on the calling thread); <= 0:
+                                    the machine's cores; 1: everything on one thread */
     bool progress;               /* a progress line on stderr when it is a terminal */
     bool copy_text;              /* copy decoded text into batch arenas (default: zero-copy) */
     bool no_origins;             /* do not track file:line through the engine (dead letters
@@ -77,6 +80,7 @@ typedef struct RunSummary {
     int64_t dead_letters;
     int64_t skipped;
     int64_t steps;
+    int workers;                 /* decoding threads the run used */
     double elapsed_s;
     double events_per_s;
     bool started;                /* the sources and sinks opened and the run began reading

@@ -37,6 +37,7 @@ typedef struct Run {
     int64_t *src_engine_dead;    /* per open source: engine rejections */
     char dl_err[512];            /* first dead-letter write failure (reported after the step) */
     /* durable runs (run_durable.c) */
+    WorkPool *decode_pool;       /* --workers > 1: the sources decode over it */
     bool durable;                /* state, positions and deliveries go to the store */
     StateStore *store;
     bool resumed;                /* continued from a checkpoint */

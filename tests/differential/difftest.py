@@ -1993,7 +1993,9 @@ class Runner:
         """`weir run`: the file sink's changelog. -> (rows, problems, None, log) or
         (None, None, failure reason, log). expect_dead: the number of late rows the
         run must dead-letter (lateness cases), else none."""
+        workers = getattr(self.args, 'workers', None)
         p, log = self.weir(d, 'run', '--format', 'json',
+                           *(['--workers', str(workers)] if workers else []),
                            *shlex.split(os.environ.get('DIFFTEST_RUN_ARGS', '')))
         if p is None or p.returncode != 0:
             reason, log = self.weir_failed(d, 'run', p, log)
@@ -2655,6 +2657,8 @@ def main(argv):
                     help='run against a built-in stand-in for weir that answers from PostgreSQL')
     ap.add_argument('--family', default='',
                     help='only the seeds of these query families (comma-separated: %s)' % ', '.join(FAMILIES))
+    ap.add_argument('--workers', type=int, default=None,
+                    help='weir run --workers N (default: weir\'s default, the machine\'s cores)')
     ap.add_argument('--mode', choices=['run', 'test', 'both'], default='both',
                     help='run: weir run (file source and sink, batches); test: weir test '
                          '(simulator, one row per step); both (default)')
