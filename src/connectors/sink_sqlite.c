@@ -443,8 +443,9 @@ static bool do_update(SqliteSink *s, const EngChange *c, char *err, size_t errsi
     bool same_key = true;
     for (int k = 0; k < s->nkey && same_key; k++) {
         int col = s->key[k];
-        same_key = old[col].isnull == c->row[col].isnull &&
-                   (old[col].isnull || value_equal(s->cols[col].type, &old[col], &c->row[col]));
+        /* a NULL key cell never conflicts in SQLite (NULLs are distinct): UPDATE .. IS */
+        same_key = !old[col].isnull && !c->row[col].isnull &&
+                   value_equal(s->cols[col].type, &old[col], &c->row[col]);
     }
     /* the key stays: one upsert (INSERT .. ON CONFLICT DO UPDATE) */
     if (same_key) return do_insert(s, c->row, err, errsize);

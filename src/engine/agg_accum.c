@@ -130,15 +130,17 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
             oset_clear(&acc->u.set, sp->argt, &x->extra_bytes);
         }
     }
-    if (acc->dist) {
-        dset_clear(acc->dist, sp->argt, &x->extra_bytes);
-        acc->dist = NULL;
-    }
 }
 
 void aggacc_release(AggAccs *x, Acc *accs)
 {
     for (int j = 0; j < x->n; j++) release1(x, &x->specs[j], &accs[j]);
+    for (int g = 0; g < x->ndg; g++) {
+        DSet *d = aggacc_dset_home(x, accs, g);
+        if (!d->width) continue;
+        dset_clear(d, x->specs[x->dg[g].lead].argt, &x->extra_bytes);
+        memset(d, 0, sizeof *d);
+    }
 }
 
 uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
@@ -567,11 +569,9 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
     if (has_dist > 1) return false;
     if (has_dist) {
         if (!sp->distinct) return false;
-        if (!lead->dist) {
-            lead->dist = home;
-            dset_init(lead->dist, sp->argt, x->dg[sp->dgroup].width, x->insert_only);
-        }
-        if (!get_dset(r, sp->argt, lead->dist, sp->dpos, &x->extra_bytes)) return false;
+        (void)lead;
+        if (!home->width) dset_init(home, sp->argt, x->dg[sp->dgroup].width, x->insert_only);
+        if (!get_dset(r, sp->argt, home, sp->dpos, &x->extra_bytes)) return false;
     }
     return !r->bad;
 }
@@ -580,7 +580,7 @@ void aggacc_put(const AggAccs *x, StrBuf *sb, const Acc *accs)
 {
     for (int j = 0; j < x->n; j++) {
         const AggSpec *sp = &x->specs[j];
-        put_acc(sb, sp, &accs[j], sp->distinct ? accs[x->dg[sp->dgroup].lead].dist : NULL);
+        put_acc(sb, sp, &accs[j], sp->distinct ? aggacc_dist(x, accs, sp->dgroup) : NULL);
     }
 }
 

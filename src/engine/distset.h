@@ -6,7 +6,9 @@
  * order, so an open-addressing table (linear probing, backward-shift deletion) serves.
  * Over an insert-only input only 0 -> 1 matters: counters are presence bits, and for
  * integer-like values an entry is just the value and its bits (16 bytes), so large
- * sets stay cache-friendly. Equality follows value_equal (1.50 and 1.5 are one entry,
+ * sets stay cache-friendly; text values over an insert-only input are packed into one
+ * block per set ({bits, length, bytes} records, no allocation per value; a hash index
+ * over the records once the set outgrows a scan). Equality follows value_equal (1.50 and 1.5 are one entry,
  * keeping the first representation). Text bytes are copied; memory is counted into a
  * caller counter. Checkpoints visit the values in value_compare order, so their bytes
  * do not depend on the table layout. */
@@ -25,7 +27,13 @@ typedef struct DSet {
     uint32_t width;          /* counters per value, >= 1 */
     bool presence;           /* counters are presence bits (0 or 1) */
     bool compact;            /* presence bits of integer-like values: {value, bits} entries */
+    bool pooled;             /* presence bits of text: the values packed in one block (cap:
+                                its bytes), scanned while few, indexed past DSET_SMALL */
 } DSet;
+
+/* A pooled set holds up to this many values without an index (a scan of one or two
+ * cache lines beats hashing). */
+#define DSET_SMALL 32
 
 /* An entry of a set (opaque: read it with dset_ent_count). */
 typedef struct DSetEntry DSetEntry;

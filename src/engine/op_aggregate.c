@@ -181,7 +181,7 @@ static void prefetch_distinct(const AggOp *a, const Batch *in, int i)
     const Value *row = batch_row(in, i);
     for (int d = 0; d < a->acc.ndg; d++) {
         const AggSpec *sp = &a->acc.specs[a->acc.dg[d].lead];
-        const DSet *ds = g->acc[a->acc.dg[d].lead].dist;
+        const DSet *ds = aggacc_dist(&a->acc, g->acc, d);
         if (ds && sp->argcol >= 0 && !row[sp->argcol].isnull) dset_prefetch(ds, sp->argt, &row[sp->argcol]);
     }
 }

@@ -501,6 +501,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     bool show = opts->progress && isatty(2);
     double last_progress = t0;
     bool finished = r.nsources == 0;
+    bool read_failed = false;    /* a source failed between steps (on_error: fail, bad input) */
     while (!finished && !stop_requested) {
         for (int i = 0; i < r.nsources; i++) {
             ConnSource *src = r.sources[i];
@@ -508,6 +509,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             Batch *b = eng_source_batch(r.pipe, src_index(src));
             if (src_read_batch(src, b, upsert, r.pipe, batch, err, errsize) < 0) {
                 ok = false;
+                read_failed = true;
                 break;
             }
         }
@@ -542,6 +544,13 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         else out->steps++;
     } else if (ok && !r.durable && !commit_all(&r, true, err, errsize)) {
         ok = false;  /* stopped by a signal: what the steps computed is written */
+    }
+    /* a source that failed between steps: the coalesced sinks still get the steps made
+     * before it, as every other sink has them (the failing step is not written) */
+    if (!ok && read_failed && !r.durable) {
+        char e2[512];
+        for (int m = 0; m < nm; m++)
+            if (r.coal[m] && !flush_coalesced(&r, m, now_s(), e2, sizeof e2)) break;
     }
     /* a durable run ends with a checkpoint (also when stopped by a signal) */
     if (ok && r.durable && !run_durable_checkpoint(&r, err, errsize)) ok = false;
