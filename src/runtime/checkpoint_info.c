@@ -225,9 +225,13 @@ void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out)
             sb_putc(out, '\n');
         }
     }
-    for (int i = 0; i < c->nstates; i++)
-        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB\n", c->states[i].id, (long long)c->states[i].entries,
+    for (int i = 0; i < c->nstates; i++) {
+        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB", c->states[i].id, (long long)c->states[i].entries,
                   (double)c->states[i].bytes / (1024.0 * 1024.0));
+        if (c->states[i].entries > 0)
+            sb_printf(out, ", %lld bytes per entry", (long long)(c->states[i].bytes / c->states[i].entries));
+        sb_putc(out, '\n');
+    }
     for (int i = 0; i < c->nsinks; i++)
         sb_printf(out, "  sink   %-28s last delivery: %llu changes\n", c->sinks[i].model,
                   (unsigned long long)c->sinks[i].changes);
@@ -292,6 +296,7 @@ void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
             jw_kstr(&w, "id", c->states[i].id);
             jw_kint(&w, "entries", c->states[i].entries);
             jw_kint(&w, "bytes", c->states[i].bytes);
+            jw_kint(&w, "bytes_per_entry", c->states[i].entries > 0 ? c->states[i].bytes / c->states[i].entries : 0);
             jw_end_obj(&w);
         }
         jw_end_arr(&w);

@@ -627,8 +627,10 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
     }
     for (int i = 0; i < s->nstate; i++) {
         const RunStateSummary *x = &s->state[i];
-        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB\n", x->id, (long long)x->entries,
+        sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB", x->id, (long long)x->entries,
                   (double)x->bytes / (1024.0 * 1024.0));
+        if (x->entries > 0) sb_printf(out, ", %lld bytes per entry", (long long)(x->bytes / x->entries));
+        sb_putc(out, '\n');
     }
 }
 
@@ -707,6 +709,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kstr(&w, "id", s->state[i].id);
         jw_kint(&w, "entries", s->state[i].entries);
         jw_kint(&w, "bytes", s->state[i].bytes);
+        jw_kint(&w, "bytes_per_entry", s->state[i].entries > 0 ? s->state[i].bytes / s->state[i].entries : 0);
         jw_end_obj(&w);
     }
     jw_end_arr(&w);

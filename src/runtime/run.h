@@ -110,7 +110,7 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out);
  * "checkpoints","checkpoint_bytes","checkpoint_s","restore_s","sources":[{"name","events","rows",
  * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
  * "deletes","dead_letters","sink","sink_changes","sink_flushes",
- * "sink_coalesced","dead_letter_file"}],"state":[{"id","entries","bytes"}]}. */
+ * "sink_coalesced","dead_letter_file"}],"state":[{"id","entries","bytes","bytes_per_entry"}]}. */
 void run_summary_render_json(const RunSummary *s, StrBuf *out);
 
 #endif
