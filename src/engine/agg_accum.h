@@ -41,6 +41,7 @@
 #include "base/decimal.h"
 #include "engine/op.h"
 #include "engine/distset.h"
+#include "engine/pool.h"
 #include "engine/ordset.h"
 
 #include <math.h>
@@ -106,6 +107,7 @@ typedef struct AggAccs {
     AggSpec *specs;
     const char *state_id;    /* for messages */
     int64_t extra_bytes;     /* memory owned by accumulators (multisets, DISTINCT maps, text) */
+    Pool pool;               /* DISTINCT sets' text copies and value blocks (released by aggacc_fini) */
     bool insert_only;        /* the input never retracts (DISTINCT sets keep presence bits) */
     DistGroup *dg;           /* DISTINCT groups */
     int ndg;
@@ -417,7 +419,7 @@ static inline bool aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w, char
                 x->ddelta[x->specs[j].dpos] = w;
                 v = &x->argv[j];
             }
-        dset_apply(dist, lsp->argt, v, x->dhash[g], x->ddelta, &x->extra_bytes);
+        dset_apply(dist, lsp->argt, v, x->dhash[g], x->ddelta, &x->pool, &x->extra_bytes);
     }
     return true;
 }

@@ -9,7 +9,8 @@
  *
  * A pooled set of up to DSET_SMALL values is scanned; past that, an index of
  * (hash32 << 32 | offset + 1) words, open-addressed at load <= 1/2, finds a record.
- * The block grows by half its size (one realloc), never per value. */
+ * The block grows by half its size (a new block from the operator's pool and one
+ * copy), never per value. */
 #include "engine/distset.h"
 
 #include "base/arena.h"
@@ -20,7 +21,7 @@
 
 struct DSetEntry {
     uint64_t hash;
-    Value v;                 /* text points to a malloc'd copy */
+    Value v;                 /* text points to a copy from the set's pool (or malloc) */
     uint32_t nlive;          /* counters != 0; 0: empty slot */
     uint32_t pad_;
     int64_t count[];         /* width multiplicities; presence: one word of bits */
@@ -111,6 +112,14 @@ static inline uint32_t find_slot(const DSet *s, Type t, const Value *v, uint64_t
     }
 }
 
+/* Blocks from the operator's pool (or malloc without one). */
+static void *mem_alloc(Pool *pool, size_t n) { return pool ? pool_alloc(pool, n) : xmalloc(n); }
+static void mem_free(Pool *pool, void *p, size_t n)
+{
+    if (pool) pool_free(pool, p, n);
+    else free(p);
+}
+
 /* ---------- the pooled layout ---------- */
 
 static inline uint32_t bits_width(const DSet *s) { return s->width <= 8 ? 1 : 8; }
@@ -188,15 +197,16 @@ static void index_put(PoolHdr *ph, uint64_t h, uint32_t off)
 }
 
 /* (Re)build the index with icap slots over every record (hashes recomputed). */
-static void index_build(DSet *s, Type t, uint32_t icap, int64_t *bytes)
+static void index_build(DSet *s, Type t, uint32_t icap, Pool *mp, int64_t *bytes)
 {
     PoolHdr *ph = pool(s);
     if (ph->index) {
-        free(ph->index);
+        mem_free(mp, ph->index, (size_t)ph->icap * sizeof(uint64_t));
         *bytes -= (int64_t)ph->icap * (int64_t)sizeof(uint64_t);
     }
     ph->icap = icap;
-    ph->index = xcalloc(icap, sizeof(uint64_t));
+    ph->index = mem_alloc(mp, (size_t)icap * sizeof(uint64_t));
+    memset(ph->index, 0, (size_t)icap * sizeof(uint64_t));
     *bytes += (int64_t)icap * (int64_t)sizeof(uint64_t);
     const unsigned char *base = s->slots, *end = base + ph->used;
     for (const unsigned char *r = base + sizeof(PoolHdr); r < end; r = rec_next(s, r)) {
@@ -209,7 +219,8 @@ static void index_build(DSet *s, Type t, uint32_t icap, int64_t *bytes)
     }
 }
 
-static void pool_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, int64_t *bytes)
+static void pool_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, Pool *mp,
+                       int64_t *bytes)
 {
     uint64_t add = 0;
     for (uint32_t k = 0; k < s->width; k++)
@@ -230,9 +241,14 @@ static void pool_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_
             fprintf(stderr, "weir: a DISTINCT set's values exceed 4 GiB\n");
             abort();
         }
-        bool fresh = s->slots == NULL;
-        s->slots = xrealloc(s->slots, ncap);
-        if (fresh) memset(s->slots, 0, sizeof(PoolHdr));
+        unsigned char *nb = mem_alloc(mp, ncap);
+        if (s->slots) {
+            memcpy(nb, s->slots, pool(s)->used);
+            mem_free(mp, s->slots, s->cap);
+        } else {
+            memset(nb, 0, sizeof(PoolHdr));
+        }
+        s->slots = nb;
         *bytes += (int64_t)(ncap - s->cap);
         s->cap = (uint32_t)ncap;
     }
@@ -253,22 +269,22 @@ static void pool_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_
     ph->used = (uint32_t)(w - s->slots);
     s->n++;
     if (ph->icap) {
-        if ((uint64_t)s->n * 2 > ph->icap) index_build(s, t, ph->icap * 2, bytes);
+        if ((uint64_t)s->n * 2 > ph->icap) index_build(s, t, ph->icap * 2, mp, bytes);
         else index_put(ph, h, off);
     } else if (s->n > DSET_SMALL) {
-        index_build(s, t, 64, bytes);
+        index_build(s, t, 128, mp, bytes);
     }
 }
 
-static void pool_clear(DSet *s, int64_t *bytes)
+static void pool_clear(DSet *s, Pool *mp, int64_t *bytes)
 {
     PoolHdr *ph = pool(s);
     if (ph) {
         if (ph->index) {
-            free(ph->index);
+            mem_free(mp, ph->index, (size_t)ph->icap * sizeof(uint64_t));
             *bytes -= (int64_t)ph->icap * (int64_t)sizeof(uint64_t);
         }
-        free(s->slots);
+        mem_free(mp, s->slots, s->cap);
         *bytes -= (int64_t)s->cap;
     }
     s->slots = NULL;
@@ -365,10 +381,10 @@ static void remove_at(DSet *s, uint32_t i)
     }
 }
 
-void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, int64_t *bytes)
+void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, Pool *pool, int64_t *bytes)
 {
     if (s->pooled) {
-        pool_apply(s, t, v, h, delta, bytes);
+        pool_apply(s, t, v, h, delta, pool, bytes);
         return;
     }
     bool any = false;
@@ -397,7 +413,7 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
         if (owns_text(t)) {
             char *tp = NULL;
             if (v->len) {
-                tp = xmalloc(v->len);
+                tp = mem_alloc(pool, v->len);
                 memcpy(tp, v->s, v->len);
                 *bytes += (int64_t)v->len;
             }
@@ -422,14 +438,14 @@ void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delt
     if (nlive == 0) {
         if (owns_text(t) && g->v.len) {
             *bytes -= (int64_t)g->v.len;
-            free((char *)g->v.s);
+            mem_free(pool, (char *)g->v.s, g->v.len);
         }
         s->n--;
         remove_at(s, i);
     }
 }
 
-int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t *bytes)
+int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, Pool *pool, int64_t *bytes)
 {
     uint64_t h = dset_hash(t, v);
     const DSetEntry *e = dset_find(s, t, v, h);
@@ -437,7 +453,7 @@ int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t
     int64_t small[64] = {0};
     int64_t *delta = s->width <= 64 ? small : xcalloc(s->width, sizeof(int64_t));
     delta[k] = w;
-    dset_apply(s, t, v, h, delta, bytes);
+    dset_apply(s, t, v, h, delta, pool, bytes);
     if (delta != small) free(delta);
     return prev;
 }
@@ -468,17 +484,17 @@ uint32_t dset_size(const DSet *s, uint32_t k)
     return n;
 }
 
-void dset_clear(DSet *s, Type t, int64_t *bytes)
+void dset_clear(DSet *s, Type t, Pool *pool, int64_t *bytes)
 {
     if (s->pooled) {
-        pool_clear(s, bytes);
+        pool_clear(s, pool, bytes);
         return;
     }
     for (uint32_t i = 0; i < s->cap && owns_text(t) && !s->compact; i++) {
         const DSetEntry *e = (const DSetEntry *)slot(s, i);
         if (e->nlive != 0 && e->v.len) {
             *bytes -= (int64_t)e->v.len;
-            free((char *)e->v.s);
+            mem_free(pool, (char *)e->v.s, e->v.len);
         }
     }
     *bytes -= (int64_t)s->cap * (int64_t)ent_size(s);

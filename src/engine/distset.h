@@ -16,6 +16,7 @@
 #define WEIR_ENGINE_DISTSET_H
 
 #include "base/value.h"
+#include "engine/pool.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,14 +54,16 @@ void dset_prefetch(const DSet *s, Type t, const Value *v);
 /* Multiplicity of v in counter k; 0 when absent. */
 int64_t dset_count(const DSet *s, Type t, const Value *v, uint32_t k);
 /* Add delta[k] to every counter k of v (h = dset_hash(t, v)); a value whose counters
- * all become 0 is removed. In a presence set a positive delta sets the bit. */
-void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, int64_t *bytes);
+ * all become 0 is removed. In a presence set a positive delta sets the bit. Text
+ * copies and pooled blocks come from `pool` (the operator's, so a value costs no
+ * malloc; NULL: malloc), which must be the same for every call on one set. */
+void dset_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_t *delta, Pool *pool, int64_t *bytes);
 /* Add w to counter k of v; returns the counter before the call. */
-int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, int64_t *bytes);
+int64_t dset_add(DSet *s, Type t, const Value *v, uint32_t k, int64_t w, Pool *pool, int64_t *bytes);
 /* Values whose counter k is not 0. */
 uint32_t dset_size(const DSet *s, uint32_t k);
 /* Free every entry (adjusting *bytes) and leave the set empty (same width). */
-void dset_clear(DSet *s, Type t, int64_t *bytes);
+void dset_clear(DSet *s, Type t, Pool *pool, int64_t *bytes);
 /* Visit the values whose counter k is not 0, in ascending value_compare order. */
 void dset_walk_sorted(const DSet *s, Type t, uint32_t k, void (*fn)(void *ctx, const Value *v, int64_t count),
                       void *ctx);

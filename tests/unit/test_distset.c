@@ -78,7 +78,7 @@ static void run_type(TypeId id)
         if (w == 0) w = 1;
         Value v = make(id, k, buf, (int)(next() % 2));
         assert_int_equal(dset_count(&s, t, &v, 0), ref[k]);
-        int64_t prev = dset_add(&s, t, &v, 0, w, &bytes);
+        int64_t prev = dset_add(&s, t, &v, 0, w, NULL, &bytes);
         assert_int_equal(prev, ref[k]);
         ref[k] += w;
         if (step % 997 == 0) {
@@ -98,7 +98,7 @@ static void run_type(TypeId id)
         }
     }
     assert_true(bytes > 0);
-    dset_clear(&s, t, &bytes);
+    dset_clear(&s, t, NULL, &bytes);
     assert_int_equal(bytes, 0);
     assert_int_equal(s.n, 0);
 }
@@ -126,7 +126,7 @@ static void test_shared_counters(void **state)
             delta[c] = d;
         }
         Value v = make(T_TEXT, k, buf, 0);
-        dset_apply(&s, t, &v, dset_hash(t, &v), delta, &bytes);
+        dset_apply(&s, t, &v, dset_hash(t, &v), delta, NULL, &bytes);
         for (int c = 0; c < W; c++) refw[k][c] += delta[c];
         if (step % 991 == 0) {
             uint32_t any = 0, per[W] = {0};
@@ -151,7 +151,7 @@ static void test_shared_counters(void **state)
             }
         }
     }
-    dset_clear(&s, t, &bytes);
+    dset_clear(&s, t, NULL, &bytes);
     assert_int_equal(bytes, 0);
 }
 
@@ -170,7 +170,7 @@ static void presence_type(TypeId id)
         for (int k = 0; k < 1000; k++) {
             Value v = id == T_INT8 ? value_int(k * 7919 - 300000) : value_text(buf, (uint32_t)snprintf(buf, sizeof buf, "v%d", k));
             int64_t d[2] = {1, k % 2 ? 2 : 0};
-            dset_apply(&s, t, &v, dset_hash(t, &v), d, &bytes);
+            dset_apply(&s, t, &v, dset_hash(t, &v), d, NULL, &bytes);
         }
     assert_int_equal(s.n, 1000);
     assert_int_equal(dset_size(&s, 0), 1000);
@@ -184,7 +184,7 @@ static void presence_type(TypeId id)
     dset_walk_sorted(&s, t, 1, walk_fn, &wc);
     assert_int_equal(wc.n, 500);
     assert_int_equal(wc.total, 500);
-    dset_clear(&s, t, &bytes);
+    dset_clear(&s, t, NULL, &bytes);
     assert_int_equal(bytes, 0);
 }
 
@@ -217,8 +217,10 @@ static void test_pooled(void **state)
     Type t = type_make(T_TEXT);
     char big[200];
     memset(big, 'x', sizeof big);
+    Pool pl = {0};
     for (uint32_t width = 1; width <= 12; width += 11)
         for (int n = 0; n <= 40; n++) {
+            Pool *pp = width == 12 ? &pl : NULL;  /* the operator's pool, or malloc */
             DSet s;
             dset_init(&s, t, width, true);
             assert_true(s.pooled);
@@ -232,7 +234,7 @@ static void test_pooled(void **state)
                     int64_t d[12] = {0};
                     d[k % width] = 1;
                     d[width - 1] = 1;
-                    dset_apply(&s, t, &v, dset_hash(t, &v), d, &bytes);
+                    dset_apply(&s, t, &v, dset_hash(t, &v), d, pp, &bytes);
                 }
             assert_int_equal(s.n, n);
             assert_int_equal(dset_size(&s, width - 1), n);
@@ -257,7 +259,7 @@ static void test_pooled(void **state)
             for (int i = 0; i < c.n; i++) {
                 Value v = value_text(c.vals[i], c.lens[i]);
                 assert_int_equal(dset_count(&r, t, &v, width - 1), 0);
-                dset_add(&r, t, &v, width - 1, 1, &rbytes);
+                dset_add(&r, t, &v, width - 1, 1, pp, &rbytes);
             }
             assert_int_equal(r.n, s.n);
             Collect c2 = {.n = 0};
@@ -267,11 +269,13 @@ static void test_pooled(void **state)
                 assert_int_equal(c2.lens[i], c.lens[i]);
                 assert_memory_equal(c2.vals[i], c.vals[i], c.lens[i]);
             }
-            dset_clear(&s, t, &bytes);
-            dset_clear(&r, t, &rbytes);
+            dset_clear(&s, t, pp, &bytes);
+            dset_clear(&r, t, pp, &rbytes);
             assert_int_equal(bytes, 0);
             assert_int_equal(rbytes, 0);
         }
+    assert_int_equal(pl.used, 0);
+    pool_fini(&pl);
     /* ten merchants of five bytes: one block of at most 112 bytes */
     DSet s;
     dset_init(&s, t, 1, true);
@@ -280,11 +284,11 @@ static void test_pooled(void **state)
         char buf[8];
         Value v = value_text(buf, (uint32_t)snprintf(buf, sizeof buf, "m%04d", k * 997));
         int64_t d[1] = {1};
-        dset_apply(&s, t, &v, dset_hash(t, &v), d, &bytes);
+        dset_apply(&s, t, &v, dset_hash(t, &v), d, NULL, &bytes);
     }
     assert_int_equal(s.n, 10);
     assert_true(bytes <= 112);
-    dset_clear(&s, t, &bytes);
+    dset_clear(&s, t, NULL, &bytes);
     assert_int_equal(bytes, 0);
 }
 
