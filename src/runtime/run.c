@@ -619,8 +619,8 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)x->deletes);
         if (x->sink) sb_printf(out, " -> %s", x->sink);
         if (x->sink && x->coalesced)
-            sb_printf(out, " (coalesced per key: %lld changes in %lld flushes)", (long long)x->sink_changes,
-                      (long long)x->sink_flushes);
+            sb_printf(out, " (coalesced per key: %lld changes in %lld flush%s)", (long long)x->sink_changes,
+                      (long long)x->sink_flushes, x->sink_flushes == 1 ? "" : "es");
         if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
                                        x->dead_letter_file ? x->dead_letter_file : "?");
         sb_putc(out, '\n');
