@@ -5,11 +5,12 @@
  * of text values:
  *
  *   block  = PoolHdr, then records appended in insertion order
- *   record = bits (1 byte when width <= 8, else 8), LEB128 length, the bytes
+ *   record = bits (1 byte when width <= 8, else 8), a tag (the hash's top byte, so a
+ *            scan compares bytes only for a likely match), LEB128 length, the bytes
  *
  * A pooled set of up to DSET_SMALL values is scanned; past that, an index of
  * (hash32 << 32 | offset + 1) words, open-addressed at load <= 1/2, finds a record.
- * The block grows by half its size (a new block from the operator's pool and one
+ * The block grows by a quarter of its size (a new block from the operator's pool and one
  * copy), never per value. */
 #include "engine/distset.h"
 
@@ -140,9 +141,11 @@ static inline void rec_set_bits(const DSet *s, unsigned char *r, uint64_t b)
 }
 
 /* The text of record r: its length in *len; returns its bytes. */
+static inline unsigned char hash_tag(uint64_t h) { return (unsigned char)(h >> 56); }
+
 static inline const unsigned char *rec_text(const DSet *s, const unsigned char *r, uint32_t *len)
 {
-    const unsigned char *p = r + bits_width(s);
+    const unsigned char *p = r + bits_width(s) + 1;
     uint32_t n = 0;
     for (int shift = 0;; shift += 7) {
         unsigned char c = *p++;
@@ -161,8 +164,9 @@ static inline const unsigned char *rec_next(const DSet *s, const unsigned char *
     return t + len;
 }
 
-static inline bool rec_is(const DSet *s, const unsigned char *r, const Value *v)
+static inline bool rec_is(const DSet *s, const unsigned char *r, const Value *v, unsigned char tag)
 {
+    if (r[bits_width(s)] != tag) return false;
     uint32_t len;
     const unsigned char *t = rec_text(s, r, &len);
     return len == v->len && (len == 0 || memcmp(t, v->s, len) == 0);
@@ -176,15 +180,17 @@ static const unsigned char *pool_find(const DSet *s, const Value *v, uint64_t h)
     const unsigned char *base = s->slots;
     if (!ph->icap) {
         const unsigned char *end = base + ph->used;
+        unsigned char tag = hash_tag(h);
         for (const unsigned char *r = base + sizeof(PoolHdr); r < end; r = rec_next(s, r))
-            if (rec_is(s, r, v)) return r;
+            if (rec_is(s, r, v, tag)) return r;
         return NULL;
     }
     uint32_t mask = ph->icap - 1, h32 = (uint32_t)(h >> 32);
     for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
         uint64_t e = ph->index[i];
         if (!e) return NULL;
-        if ((uint32_t)(e >> 32) == h32 && rec_is(s, base + (uint32_t)e - 1, v)) return base + (uint32_t)e - 1;
+        if ((uint32_t)(e >> 32) == h32 && rec_is(s, base + (uint32_t)e - 1, v, hash_tag(h)))
+            return base + (uint32_t)e - 1;
     }
 }
 
@@ -231,10 +237,12 @@ static void pool_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_
         rec_set_bits(s, r, rec_bits(s, r) | add);
         return;
     }
-    size_t need = bits_width(s) + 5 + (size_t)v->len;
+    size_t leb = 1;
+    for (uint32_t l = v->len; l >= 0x80; l >>= 7) leb++;
+    size_t need = bits_width(s) + 1 + leb + (size_t)v->len;
     size_t used = s->slots ? pool(s)->used : sizeof(PoolHdr);
     if (used + need > s->cap) {
-        size_t ncap = s->cap ? (size_t)s->cap + s->cap / 2 : sizeof(PoolHdr) + 48;
+        size_t ncap = s->cap ? (size_t)s->cap + s->cap / 4 : sizeof(PoolHdr) + 48;
         if (ncap < used + need) ncap = used + need;
         ncap = (ncap + 15) & ~(size_t)15;
         if (ncap > UINT32_MAX) {
@@ -258,6 +266,7 @@ static void pool_apply(DSet *s, Type t, const Value *v, uint64_t h, const int64_
     uint32_t off = ph->used;
     rec_set_bits(s, w, add);
     w += bits_width(s);
+    *w++ = hash_tag(h);
     uint32_t n = v->len;
     do {
         unsigned char c = n & 0x7f;

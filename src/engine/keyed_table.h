@@ -95,6 +95,16 @@ static inline void ktab_prefetch_key_text(const KTab *t, uint64_t hash)
         if (t->types[i].id == T_TEXT && !k[i].isnull) __builtin_prefetch(k[i].s);
 }
 
+/* A hint, not a lookup: the payload of the entry in the home slot of `hash` when that
+ * entry has this hash (almost surely the key's; its key is not compared), else NULL.
+ * For prefetching what a payload points to; never for results. */
+static inline const void *ktab_peek(const KTab *t, uint64_t hash)
+{
+    if (!t->slots) return NULL;
+    const KTabSlot *s = &t->slots[(uint32_t)hash & t->mask];
+    return s->entry && s->hash == hash ? (const char *)s->entry + t->payload_off : NULL;
+}
+
 /* The whole entry block (key and payload) of a payload already found. */
 static inline void ktab_prefetch_payload(const KTab *t, const void *payload)
 {
