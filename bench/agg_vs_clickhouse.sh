@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUILD=${BUILD:-build}
-WEIR="$ROOT/$BUILD/weir"
+WEIR=${WEIR:-$ROOT/$BUILD/weir}  # WEIR=path/to/weir measures another build
 EVENTS=${BENCH_AGG_EVENTS:-1000000}
 ACCOUNTS=${BENCH_AGG_ACCOUNTS:-100000}
 REPEAT=${BENCH_REPEAT:-3}
@@ -73,13 +73,15 @@ best_weir() {  # best_weir LABEL: best wall time of REPEAT runs; summary of the 
     cpu=$(python3 -c "print(f'{$u + $sy:.3f}')")
     if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $el < $best else 1)"; then
       best=$el; cp "$TMP/run.json" "$TMP/$1.json"; echo "$cpu" > "$TMP/$1.cpu"
+      # the file sink's lines of this (the best) run
+      [ -f "$P/out/per_account.jsonl" ] && wc -l < "$P/out/per_account.jsonl" > "$TMP/$1.lines"
     fi
   done
   echo "$best"
 }
 sink_yml '{connector: file, path: out/per_account.jsonl, format: changelog-json}'
 W_FILE=$(best_weir file)
-LINES=$(wc -l < "$P/out/per_account.jsonl")
+LINES=$(cat "$TMP/file.lines")
 # the final state of the file sink: the last line of each key
 python3 - "$P/out/per_account.jsonl" > "$TMP/weir.tsv" <<'PY'
 import json, sys
