@@ -79,8 +79,11 @@ static inline void ktab_prefetch_entry(const KTab *t, uint64_t hash, size_t byte
 {
     if (!t->slots) return;
     const KTabSlot *s = &t->slots[(uint32_t)hash & t->mask];
-    if (s->entry && s->hash == hash)
-        for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)s->entry + off);
+    if (!s->entry || s->hash != hash || !bytes) return;
+    /* every cache line the first `bytes` touch (blocks are 16-byte aligned, so they
+     * may start anywhere in a line) */
+    uintptr_t p = (uintptr_t)s->entry & ~(uintptr_t)63, end = (uintptr_t)s->entry + bytes - 1;
+    for (; p <= end; p += 64) __builtin_prefetch((const void *)p);
 }
 
 /* When the home slot holds an entry with this hash (its slot and head prefetched
@@ -110,7 +113,8 @@ static inline void ktab_prefetch_payload(const KTab *t, const void *payload)
 {
     const char *blk = (const char *)payload - t->payload_off;
     size_t bytes = t->payload_off + t->payload_size;
-    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(blk + off);
+    uintptr_t p = (uintptr_t)blk & ~(uintptr_t)63, end = (uintptr_t)blk + bytes - 1;
+    for (; p <= end; p += 64) __builtin_prefetch((const void *)p);
 }
 
 /* Key cell equality as used by the table (grouping semantics). */
