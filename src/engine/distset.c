@@ -338,8 +338,13 @@ void dset_prefetch(const DSet *s, Type t, const Value *v)
 {
     if (s->pooled) {
         const PoolHdr *ph = pool(s);
-        if (ph && ph->icap) __builtin_prefetch(&ph->index[(uint32_t)dset_hash(t, v) & (ph->icap - 1)]);
-        else if (ph) __builtin_prefetch(s->slots);
+        if (ph && ph->icap) {
+            __builtin_prefetch(&ph->index[(uint32_t)dset_hash(t, v) & (ph->icap - 1)]);
+        } else if (ph) {
+            /* a scanned set: its whole block (a few lines) */
+            uintptr_t p = (uintptr_t)s->slots & ~(uintptr_t)63, end = (uintptr_t)s->slots + s->cap - 1;
+            for (int k = 0; p <= end && k < 8; p += 64, k++) __builtin_prefetch((const void *)p);
+        }
         return;
     }
     if (s->cap) __builtin_prefetch(slot(s, (uint32_t)dset_hash(t, v) & (s->cap - 1)));
