@@ -153,7 +153,7 @@ for s in agg:
     print(f"weir state {s['id']}: {s['entries']:,} groups, {s['bytes'] / 2**20:.1f} MiB")
 print(f"weir state bytes per group: {nbytes / max(groups, 1):,.0f}")
 m = fj["models"][0]
-fl = f", {m['sink_flushes']} flushes" if "sink_flushes" in m else ""
+fl = f", {m['sink_flushes']} flush{'es' if m['sink_flushes'] != 1 else ''}" if "sink_flushes" in m else ""
 print(f"file sink lines: {lines:,} ({lines / max(groups, 1):.2f} per key); steps {fj['steps']}{fl}")
 print(f"results equal (weir file, weir sqlite, ClickHouse): {same}")
 PY
