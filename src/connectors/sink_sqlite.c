@@ -1,5 +1,7 @@
 /* The SQLite sink (the only file that includes sqlite3.h): keeps a table equal to the
- * model's current result, one transaction per engine step.
+ * model's current result, one transaction per flush (run.c: every engine step, or for a
+ * keyed model every flush_interval with one change per key), through statements
+ * prepared once.
  *
  * Table: created at open; an existing table of that name is dropped first, because a
  * run recomputes the model from the beginning (a durable run that resumes keeps it).
@@ -18,8 +20,9 @@
  * TEXT in PostgreSQL's format. A NaN float is stored as NULL (SQLite has no NaN).
  * A keyed model's table has PRIMARY KEY(key columns).
  *
- * Changes: keyed -- insert = INSERT .. ON CONFLICT(key) DO UPDATE, update = UPDATE ..
- * WHERE key IS old key (insert when absent), delete = DELETE WHERE key IS key ("IS"
+ * Changes: keyed -- insert, and an update that keeps the key = INSERT .. ON
+ * CONFLICT(key) DO UPDATE; an update of the key = UPDATE .. WHERE key IS old key
+ * (insert when absent), delete = DELETE WHERE key IS key ("IS"
  * so NULL keys match). Keyless -- insert = INSERT, delete = delete one row equal to
  * the old row in every column (an index over all columns is made at the first delete).
  * A delete that finds no row fails the run: the table no longer matches the model.
@@ -437,6 +440,15 @@ static bool do_update(SqliteSink *s, const EngChange *c, char *err, size_t errsi
         return do_insert(s, c->row, err, errsize);
     }
     const Value *old = c->old_row ? c->old_row : c->row;
+    bool same_key = true;
+    for (int k = 0; k < s->nkey && same_key; k++) {
+        int col = s->key[k];
+        /* a NULL key cell never conflicts in SQLite (NULLs are distinct): UPDATE .. IS */
+        same_key = !old[col].isnull && !c->row[col].isnull &&
+                   value_equal(s->cols[col].type, &old[col], &c->row[col]);
+    }
+    /* the key stays: one upsert (INSERT .. ON CONFLICT DO UPDATE) */
+    if (same_key) return do_insert(s, c->row, err, errsize);
     if (!bind_row(s, s->upd, c->row, err, errsize)) return false;
     for (int k = 0; k < s->nkey; k++)
         if (bind(s, s->upd, s->ncols + k + 1, s->key[k], &old[s->key[k]]) != SQLITE_OK)
@@ -627,8 +639,11 @@ ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSp
     }
     s->shared->refs++;
     s->db = s->shared->db;
-    if (!exec(s, s->durable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-                            : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, errsize) ||
+    /* a flush writes one change per key in one transaction: a page cache that holds the
+     * table's working set (64 MiB) keeps it from rereading pages */
+    if (!exec(s, s->durable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;"
+                            : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;",
+              err, errsize) ||
         !build(s, err, errsize)) {
         destroy(s);
         return NULL;

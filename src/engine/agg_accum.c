@@ -92,6 +92,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
 
 void aggacc_fini(AggAccs *x)
 {
+    pool_fini(&x->pool);
     free(x->specs);
     free(x->fpass);
     free(x->dg);
@@ -130,15 +131,17 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
             oset_clear(&acc->u.set, sp->argt, &x->extra_bytes);
         }
     }
-    if (acc->dist) {
-        dset_clear(acc->dist, sp->argt, &x->extra_bytes);
-        acc->dist = NULL;
-    }
 }
 
 void aggacc_release(AggAccs *x, Acc *accs)
 {
     for (int j = 0; j < x->n; j++) release1(x, &x->specs[j], &accs[j]);
+    for (int g = 0; g < x->ndg; g++) {
+        DSet *d = aggacc_dset_home(x, accs, g);
+        if (!d->width) continue;
+        dset_clear(d, x->specs[x->dg[g].lead].argt, &x->pool, &x->extra_bytes);
+        memset(d, 0, sizeof *d);
+    }
 }
 
 uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
@@ -432,7 +435,7 @@ static void put_dset(StrBuf *sb, Type t, const DSet *s, uint32_t k)
     dset_walk_sorted(s, t, k, put_entry, &w);
 }
 
-static bool get_dset(OpReader *r, Type t, DSet *s, uint32_t k, int64_t *bytes)
+static bool get_dset(OpReader *r, Type t, DSet *s, uint32_t k, Pool *pool, int64_t *bytes)
 {
     uint64_t n = op_get_u64(r);
     for (uint64_t i = 0; i < n && !r->bad; i++) {
@@ -440,7 +443,7 @@ static bool get_dset(OpReader *r, Type t, DSet *s, uint32_t k, int64_t *bytes)
         op_get_value(r, t, &v);
         int64_t c = op_get_i64(r);
         if (r->bad || v.isnull || c == 0 || (s->presence && c < 0) || dset_count(s, t, &v, k) != 0) return false;
-        dset_add(s, t, &v, k, c, bytes);
+        dset_add(s, t, &v, k, c, pool, bytes);
     }
     return !r->bad;
 }
@@ -567,11 +570,9 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
     if (has_dist > 1) return false;
     if (has_dist) {
         if (!sp->distinct) return false;
-        if (!lead->dist) {
-            lead->dist = home;
-            dset_init(lead->dist, sp->argt, x->dg[sp->dgroup].width, x->insert_only);
-        }
-        if (!get_dset(r, sp->argt, lead->dist, sp->dpos, &x->extra_bytes)) return false;
+        (void)lead;
+        if (!home->width) dset_init(home, sp->argt, x->dg[sp->dgroup].width, x->insert_only);
+        if (!get_dset(r, sp->argt, home, sp->dpos, &x->pool, &x->extra_bytes)) return false;
     }
     return !r->bad;
 }
@@ -580,7 +581,7 @@ void aggacc_put(const AggAccs *x, StrBuf *sb, const Acc *accs)
 {
     for (int j = 0; j < x->n; j++) {
         const AggSpec *sp = &x->specs[j];
-        put_acc(sb, sp, &accs[j], sp->distinct ? accs[x->dg[sp->dgroup].lead].dist : NULL);
+        put_acc(sb, sp, &accs[j], sp->distinct ? aggacc_dist(x, accs, sp->dgroup) : NULL);
     }
 }
 

@@ -41,6 +41,7 @@
 #include "base/decimal.h"
 #include "engine/op.h"
 #include "engine/distset.h"
+#include "engine/pool.h"
 #include "engine/ordset.h"
 
 #include <math.h>
@@ -77,21 +78,24 @@ typedef struct DistGroup {
     uint32_t width;          /* calls in the group */
 } DistGroup;
 
-/* One aggregate's accumulator (48 bytes: the state of 10k groups should stay
- * cache-friendly). Zeroed memory is the empty accumulator. */
+/* 128-bit sums at 8-byte alignment, so that an accumulator is 40 bytes, not 48 (the
+ * state of 100k groups should stay small and cache-friendly); the members are only
+ * read and written whole, never through a pointer. */
+typedef i128 i128_a8 __attribute__((aligned(8)));
+
+/* One aggregate's accumulator (40 bytes). Zeroed memory is the empty accumulator. A
+ * DISTINCT call's value set is its group's, in the accumulator block after the
+ * accumulators (aggacc_dist). */
 typedef struct Acc {
     int64_t n;               /* non-NULL values counted (weighted) */
-    DSet *dist;              /* DISTINCT (the group's lead call only): value -> one multiplicity
-                                per call of the group (distset.h), NULL until used; the header
-                                lives in the accumulator block (aggacc_dset_home) */
     union {
-        struct { i128 sum; int32_t scale; int32_t pad_; int64_t *scnt; } s; /* int / numeric;
+        struct { i128_a8 sum; int32_t scale; int32_t pad_; int64_t *scnt; } s; /* int / numeric;
                                                                   scnt: values per scale (track_scale) */
         struct {
             union { double sum; uint64_t *exact; };             /* exact: AGGACC_XLIMBS limbs */
             int64_t npinf, nninf, nnan;
         } f;                                                    /* float */
-        struct { i128 micros; int64_t months, days; } iv;       /* interval */
+        struct { i128_a8 micros; int64_t months, days; } iv;    /* interval */
         struct { int64_t ntrue, nfalse; } b;                    /* bool */
         OSet set;                                               /* MIN/MAX multiset */
         Value ext;                                              /* MIN/MAX extreme (text malloc'd) */
@@ -103,6 +107,7 @@ typedef struct AggAccs {
     AggSpec *specs;
     const char *state_id;    /* for messages */
     int64_t extra_bytes;     /* memory owned by accumulators (multisets, DISTINCT maps, text) */
+    Pool pool;               /* DISTINCT sets' text copies and value blocks (released by aggacc_fini) */
     bool insert_only;        /* the input never retracts (DISTINCT sets keep presence bits) */
     DistGroup *dg;           /* DISTINCT groups */
     int ndg;
@@ -139,6 +144,12 @@ static inline size_t aggacc_bytes(const AggAccs *x)
 static inline DSet *aggacc_dset_home(const AggAccs *x, Acc *accs, int g)
 {
     return (DSet *)(void *)(accs + x->n) + g;
+}
+/* DISTINCT group g's set, NULL until its first value (a zeroed header has width 0). */
+static inline const DSet *aggacc_dist(const AggAccs *x, const Acc *accs, int g)
+{
+    const DSet *d = (const DSet *)(const void *)(accs + x->n) + g;
+    return d->width ? d : NULL;
 }
 
 /* Set up the calls (the plan must outlive x). insert_only: the input never retracts,
@@ -199,12 +210,12 @@ static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *accs, in
         int g = sp->dgroup;
         if (!x->dlooked[g]) {
             /* one lookup per row for all the calls sharing the argument */
-            const DSet *ds = accs[x->dg[g].lead].dist;
+            const DSet *ds = aggacc_dist(x, accs, g);
             x->dhash[g] = dset_hash(sp->argt, v);
             x->dent[g] = ds ? dset_find(ds, sp->argt, v, x->dhash[g]) : NULL;
             x->dlooked[g] = true;
         }
-        int64_t prev = x->dent[g] ? dset_ent_count(accs[x->dg[g].lead].dist, x->dent[g], sp->dpos) : 0;
+        int64_t prev = x->dent[g] ? dset_ent_count(aggacc_dist(x, accs, g), x->dent[g], sp->dpos) : 0;
         int64_t nc = prev + w;
         eff = (prev <= 0 && nc > 0) ? 1 : (prev > 0 && nc <= 0) ? -1 : 0;
     }
@@ -398,12 +409,9 @@ static inline bool aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w, char
     for (int g = 0; g < x->ndg; g++) {
         if (!x->dlooked[g]) continue; /* no call of the group was active */
         const DistGroup *dg = &x->dg[g];
-        Acc *lead = &accs[dg->lead];
+        DSet *dist = aggacc_dset_home(x, accs, g);
         const AggSpec *lsp = &x->specs[dg->lead];
-        if (!lead->dist) {
-            lead->dist = aggacc_dset_home(x, accs, g);
-            dset_init(lead->dist, lsp->argt, dg->width, x->insert_only);
-        }
+        if (!dist->width) dset_init(dist, lsp->argt, dg->width, x->insert_only);
         const Value *v = NULL;
         memset(x->ddelta, 0, sizeof(int64_t) * dg->width);
         for (int j = 0; j < x->n; j++)
@@ -411,7 +419,7 @@ static inline bool aggacc_commit_distinct(AggAccs *x, Acc *accs, int64_t w, char
                 x->ddelta[x->specs[j].dpos] = w;
                 v = &x->argv[j];
             }
-        dset_apply(lead->dist, lsp->argt, v, x->dhash[g], x->ddelta, &x->extra_bytes);
+        dset_apply(dist, lsp->argt, v, x->dhash[g], x->ddelta, &x->pool, &x->extra_bytes);
     }
     return true;
 }

@@ -79,8 +79,11 @@ static inline void ktab_prefetch_entry(const KTab *t, uint64_t hash, size_t byte
 {
     if (!t->slots) return;
     const KTabSlot *s = &t->slots[(uint32_t)hash & t->mask];
-    if (s->entry && s->hash == hash)
-        for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)s->entry + off);
+    if (!s->entry || s->hash != hash || !bytes) return;
+    /* every cache line the first `bytes` touch (blocks are 16-byte aligned, so they
+     * may start anywhere in a line) */
+    uintptr_t p = (uintptr_t)s->entry & ~(uintptr_t)63, end = (uintptr_t)s->entry + bytes - 1;
+    for (; p <= end; p += 64) __builtin_prefetch((const void *)p);
 }
 
 /* When the home slot holds an entry with this hash (its slot and head prefetched
@@ -95,12 +98,23 @@ static inline void ktab_prefetch_key_text(const KTab *t, uint64_t hash)
         if (t->types[i].id == T_TEXT && !k[i].isnull) __builtin_prefetch(k[i].s);
 }
 
+/* A hint, not a lookup: the payload of the entry in the home slot of `hash` when that
+ * entry has this hash (almost surely the key's; its key is not compared), else NULL.
+ * For prefetching what a payload points to; never for results. */
+static inline const void *ktab_peek(const KTab *t, uint64_t hash)
+{
+    if (!t->slots) return NULL;
+    const KTabSlot *s = &t->slots[(uint32_t)hash & t->mask];
+    return s->entry && s->hash == hash ? (const char *)s->entry + t->payload_off : NULL;
+}
+
 /* The whole entry block (key and payload) of a payload already found. */
 static inline void ktab_prefetch_payload(const KTab *t, const void *payload)
 {
     const char *blk = (const char *)payload - t->payload_off;
     size_t bytes = t->payload_off + t->payload_size;
-    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(blk + off);
+    uintptr_t p = (uintptr_t)blk & ~(uintptr_t)63, end = (uintptr_t)blk + bytes - 1;
+    for (; p <= end; p += 64) __builtin_prefetch((const void *)p);
 }
 
 /* Key cell equality as used by the table (grouping semantics). */

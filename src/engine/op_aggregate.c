@@ -268,24 +268,18 @@ static bool finish(AggOp *a, OpCtx *ctx)
 }
 
 /* Prefetch the slots that row i's DISTINCT arguments (plain columns) will probe in its
- * group's sets, when the group exists already (hashes[i] is its key hash). */
+ * group's sets, when the group exists already (hashes[i] is its key hash). The group
+ * is found by ktab_peek, a hint without a key comparison: a prefetch must not wait
+ * for the group's key. */
 static void prefetch_distinct(const AggOp *a, const Batch *in, int i)
 {
     if (!a->keyok[i]) return;
-    const Value *key = a->col_keys ? NULL : a->keys + (size_t)i * (size_t)a->ngroup;
-    Value kb[8];
-    if (!key) {
-        if (a->ngroup > 8) return;
-        const Value *row = batch_row(in, i);
-        for (int k = 0; k < a->ngroup; k++) kb[k] = row[a->keycol[k]];
-        key = kb;
-    }
-    const Group *g = ktab_find(&a->tab, key, a->hashes[i]);
+    const Group *g = ktab_peek(&a->tab, a->hashes[i]);
     if (!g) return;
     const Value *row = batch_row(in, i);
     for (int d = 0; d < a->acc.ndg; d++) {
         const AggSpec *sp = &a->acc.specs[a->acc.dg[d].lead];
-        const DSet *ds = g->acc[a->acc.dg[d].lead].dist;
+        const DSet *ds = aggacc_dist(&a->acc, g->acc, d);
         if (ds && sp->argcol >= 0 && !row[sp->argcol].isnull) dset_prefetch(ds, sp->argt, &row[sp->argcol]);
     }
 }

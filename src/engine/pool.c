@@ -31,7 +31,8 @@ struct PoolLarge {
     PoolLarge *next, *prev;
 };
 
-/* Chunk and large-block headers are 16 bytes, so blocks after them stay 16-aligned. */
+/* Chunk and large-block headers are 16 bytes, so blocks after them stay 16-aligned
+ * (small blocks start 64 bytes into their chunk, see pool_alloc). */
 _Static_assert(sizeof(PoolChunk) == 16 && sizeof(PoolLarge) == 16, "pool headers must be 16 bytes");
 
 void pool_init(Pool *p)
@@ -89,7 +90,10 @@ void *pool_alloc(Pool *p, size_t n)
         c->next = p->chunks;
         p->chunks = c;
         p->reserved += (int64_t)csz;
-        p->cur = (char *)(c + 1);
+        /* blocks start a cache line into the chunk: blocks of a size that is a multiple
+         * of 64 (a keyed table's entries of one size) then each take whole lines, so a
+         * 256-byte entry is 4 lines, not 5 */
+        p->cur = (char *)c + 64;
         p->end = (char *)c + csz;
         POISON(p->cur, (size_t)(p->end - p->cur));
     }

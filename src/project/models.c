@@ -26,22 +26,23 @@ static const char *const sink_connectors[] = {"file", "stdout", "sqlite", "postg
                                               "kafka", "clickhouse", "webhook"};
 static const char *const sink_keys[] = {"connector", "description", "path", "format", "table",
                                         "replace_existing", "dsn", "topic", "bootstrap_servers",
-                                        "url", "database", "method", "headers", "batch"};
+                                        "url", "database", "method", "headers", "batch", "flush_interval"};
 
 typedef struct SinkSpec {
     const char *keys[5];     /* keys besides connector/description */
     const char *required;    /* required key or NULL */
     bool kafka_formats;      /* accepts format: upsert */
+    bool flushes;            /* takes flush_interval (weir run writes it) */
 } SinkSpec;
 
 static const SinkSpec sink_specs[] = {
-    /* file */ {{"path", "format"}, "path", false},
-    /* stdout */ {{"format"}, NULL, false},
-    /* sqlite */ {{"path", "table", "replace_existing"}, "path", false},
-    /* postgres */ {{"dsn", "table"}, "dsn", false},
-    /* kafka */ {{"topic", "format", "bootstrap_servers"}, "topic", true},
-    /* clickhouse */ {{"url", "database", "table"}, "url", false},
-    /* webhook */ {{"url", "method", "headers", "batch"}, "url", false},
+    /* file */ {{"path", "format"}, "path", false, true},
+    /* stdout */ {{"format"}, NULL, false, true},
+    /* sqlite */ {{"path", "table", "replace_existing"}, "path", false, true},
+    /* postgres */ {{"dsn", "table"}, "dsn", false, false},
+    /* kafka */ {{"topic", "format", "bootstrap_servers"}, "topic", true, true},
+    /* clickhouse */ {{"url", "database", "table"}, "url", false, false},
+    /* webhook */ {{"url", "method", "headers", "batch"}, "url", false, false},
 };
 
 static const char *const sink_formats[] = {"json", "changelog-json", "debezium-json", "upsert"};
@@ -90,7 +91,8 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
     for (int i = 0; i < n->npairs; i++) {
         const YNode *k = n->pairs[i].key;
         if (k->kind != YNODE_SCALAR || strcmp(k->str, "connector") == 0 ||
-            strcmp(k->str, "description") == 0 || spec_has(sp, k->str))
+            strcmp(k->str, "description") == 0 || spec_has(sp, k->str) ||
+            (strcmp(k->str, "flush_interval") == 0 && sp->flushes))
             continue;
         bool known = false;
         for (int j = 0; j < NELEM(sink_keys) && !known; j++) known = strcmp(k->str, sink_keys[j]) == 0;
@@ -176,6 +178,9 @@ static SinkDef *load_sink(ProjectLoader *L, const char *model, YNode *n)
                 s->batch = (int)val;
         }
     }
+    s->flush_interval_us = -1;
+    if (sp->flushes && (v = yaml_get(n, "flush_interval")))
+        project_expect_duration(L, v, "`flush_interval`", &s->flush_interval_us);
     if ((v = yaml_get(n, "description"))) project_expect_str(L, v, "`description`");
     return s;
 }

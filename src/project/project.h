@@ -78,6 +78,9 @@ typedef struct SinkDef {
     const char *method;          /* webhook */
     YNode *headers;              /* webhook: mapping */
     int batch;                   /* webhook */
+    int64_t flush_interval_us;   /* file/stdout/sqlite/kafka: the longest a keyed (upsert,
+                                    table) model's changes wait before the sink gets them,
+                                    coalesced to one per key; -1 = not set */
     YNode *node;
 } SinkDef;
 

@@ -231,10 +231,11 @@ void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out)
             sb_putc(out, '\n');
         }
     }
-    for (int i = 0; i < c->nstates; i++)
-    {
+    for (int i = 0; i < c->nstates; i++) {
         sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB", c->states[i].id, (long long)c->states[i].entries,
                   (double)c->states[i].bytes / (1024.0 * 1024.0));
+        if (c->states[i].entries > 0)
+            sb_printf(out, ", %lld bytes per entry", (long long)(c->states[i].bytes / c->states[i].entries));
         if (c->states[i].expired) sb_printf(out, ", %lld expired", (long long)c->states[i].expired);
         sb_putc(out, '\n');
     }
@@ -303,6 +304,7 @@ void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
             jw_kint(&w, "entries", c->states[i].entries);
             jw_kint(&w, "bytes", c->states[i].bytes);
             jw_kint(&w, "expired", c->states[i].expired);
+            jw_kint(&w, "bytes_per_entry", c->states[i].entries > 0 ? c->states[i].bytes / c->states[i].entries : 0);
             jw_end_obj(&w);
         }
         jw_end_arr(&w);

@@ -18,7 +18,7 @@ void delivery_init(Delivery *d, const PlanColumn *cols, int ncols)
     Type *types = xcalloc((size_t)ncols + 1, sizeof(Type));
     for (int c = 0; c < ncols; c++) types[c] = cols[c].type;
     rowc_init(&d->codec, types, ncols);
-    free(types);
+    d->types = types;
     d->ncols = ncols;
     sb_init(&d->changes);
 }
@@ -26,7 +26,13 @@ void delivery_init(Delivery *d, const PlanColumn *cols, int ncols)
 void delivery_fini(Delivery *d)
 {
     if (!d->live) return;
+    if (d->coal) {
+        coalesce_fini(d->coal);
+        free(d->coal);
+        d->coal = NULL;
+    }
     rowc_fini(&d->codec);
+    free(d->types);
     sb_free(&d->changes);
     d->live = false;
 }
@@ -40,7 +46,7 @@ static void add_row(Delivery *d, const Value *row)
     d->changes.len += n;
 }
 
-void delivery_add(Delivery *d, const EngChange *changes, int n)
+static void log_changes(Delivery *d, const EngChange *changes, int n)
 {
     for (int i = 0; i < n; i++) {
         const EngChange *c = &changes[i];
@@ -49,6 +55,38 @@ void delivery_add(Delivery *d, const EngChange *changes, int n)
         if (c->op == CHANGE_UPDATE) add_row(d, c->old_row);
     }
     d->n += (uint64_t)n;
+}
+
+void delivery_add(Delivery *d, const EngChange *changes, int n)
+{
+    if (d->coal) coalesce_add(d->coal, changes, n);
+    else log_changes(d, changes, n);
+}
+
+void delivery_coalesce(Delivery *d, const int *key, int nkey)
+{
+    if (nkey <= 0 || d->coal) return;
+    d->coal = xcalloc(1, sizeof *d->coal);
+    /* the codec's columns are the model's; coalesce.c needs their types only */
+    PlanColumn *cols = xcalloc((size_t)d->ncols + 1, sizeof(PlanColumn));
+    for (int c = 0; c < d->ncols; c++) cols[c].type = d->types[c];
+    coalesce_init(d->coal, cols, d->ncols, key, nkey);
+    free(cols);
+}
+
+static bool log_chunk(void *ctx, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    log_changes(ctx, changes, n);
+    return true;
+}
+
+void delivery_seal(Delivery *d)
+{
+    if (!d->coal) return;
+    coalesce_emit(d->coal, log_chunk, d, NULL, 0);
+    coalesce_clear(d->coal);
 }
 
 void delivery_header(const Delivery *d, uint64_t ckpt, uint64_t base, StrBuf *out)
@@ -112,9 +150,11 @@ static bool apply(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t bas
     return ok && sink_end_delivery(sink, ckpt, err, errsize);
 }
 
-bool delivery_apply_pending(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
+bool delivery_apply_pending(Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
                             size_t errsize)
 {
+    d->delivered += d->n;
+    d->deliveries++;
     return apply(d, sink, ckpt, base, d->replace, d->n, bytes_reader(d->changes.data, d->changes.len), err, errsize);
 }
 

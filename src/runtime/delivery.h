@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "connectors/sink.h"
 #include "engine/row_codec.h"
+#include "runtime/coalesce.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,26 +18,40 @@
 typedef struct Delivery {
     bool live;                   /* initialised */
     RowCodec codec;              /* the model's output columns */
+    Type *types;                 /* their types */
     int ncols;
     StrBuf changes;              /* encoded changes since the last checkpoint */
     uint64_t n;                  /* how many */
     bool replace;                /* the changes are the sink's whole content (weir apply's
                                     restatement): the sink is emptied first */
+    Coalescer *coal;             /* a keyed model's sink: changes coalesced per key until
+                                    delivery_seal moves them into `changes` */
+    uint64_t delivered;          /* changes delivered by delivery_apply_pending */
+    int64_t deliveries;          /* deliveries made */
 } Delivery;
 
 void delivery_init(Delivery *d, const PlanColumn *cols, int ncols);
 void delivery_fini(Delivery *d);
+/* Coalesce the changes per key (columns key[nkey] of the row): a checkpoint's delivery
+ * then holds one change per key touched since the previous one (runtime/coalesce.h). */
+void delivery_coalesce(Delivery *d, const int *key, int nkey);
+/* Before the checkpoint is written: the coalesced changes become the pending changes
+ * (nothing to do for a delivery that does not coalesce). */
+void delivery_seal(Delivery *d);
 /* Append changes (copied). */
 void delivery_add(Delivery *d, const EngChange *changes, int n);
 /* Bytes pending. */
-static inline size_t delivery_bytes(const Delivery *d) { return d->changes.len; }
+static inline size_t delivery_bytes(const Delivery *d)
+{
+    return d->changes.len + (d->coal ? coalesce_bytes(d->coal) : 0);
+}
 /* The blob of checkpoint `ckpt` whose delivery starts at `base` is this header
  * followed by d->changes. */
 void delivery_header(const Delivery *d, uint64_t ckpt, uint64_t base, StrBuf *out);
 void delivery_clear(Delivery *d);
 /* Deliver the pending changes as checkpoint `ckpt` from `base` (after the checkpoint
  * that holds them is durable). */
-bool delivery_apply_pending(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
+bool delivery_apply_pending(Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,
                             size_t errsize);
 /* The checkpoint id and change count of a stored blob (false: not a delivery). */
 bool delivery_blob_summary(const void *blob, size_t len, uint64_t *ckpt, uint64_t *n);

@@ -44,7 +44,37 @@ static bool listener(void *ctx, int model, const EngChange *changes, int n, char
         delivery_add(&r->deliv[model], changes, n);  /* delivered with the next checkpoint */
         return true;
     }
+    if (r->coal[model]) {
+        coalesce_add(r->coal[model], changes, n);    /* written at the next flush */
+        return true;
+    }
+    r->sink_changes[model] += n;
     return sink_write(r->sinks[model], changes, n, err, errsize);
+}
+
+typedef struct SinkTarget {
+    ConnSink *sink;
+    int64_t *count;
+} SinkTarget;
+
+static bool to_sink(void *ctx, const EngChange *changes, int n, char *err, size_t errsize)
+{
+    SinkTarget *t = ctx;
+    *t->count += n;
+    return sink_write(t->sink, changes, n, err, errsize);
+}
+
+/* A coalesced sink's flush: the net change of every key touched since the last one,
+ * then the sink's commit (one transaction, one write of the file). */
+static bool flush_coalesced(Run *r, int m, double now, char *err, size_t errsize)
+{
+    Coalescer *c = r->coal[m];
+    SinkTarget t = {r->sinks[m], &r->sink_changes[m]};
+    if (!coalesce_emit(c, to_sink, &t, err, errsize)) return false;
+    coalesce_clear(c);
+    r->last_flush[m] = now;
+    r->sink_flushes[m]++;
+    return sink_commit(r->sinks[m], err, errsize);
 }
 
 /* The dead-letter writer of a model (or of a name that is neither a source nor a
@@ -155,12 +185,22 @@ static void progress_line(Run *r, double t0)
     fflush(stderr);
 }
 
-/* The end of a step: sinks commit it (durable runs: they wait for the checkpoint),
- * dead letters are flushed. */
-static bool commit_all(Run *r, char *err, size_t errsize)
+/* The end of a step: sinks commit it (durable runs: they wait for the checkpoint;
+ * coalesced sinks: their flush interval, or the end of the run with `last`), dead
+ * letters are flushed. */
+static bool commit_all(Run *r, bool last, char *err, size_t errsize)
 {
-    for (int m = 0; m < r->p->nmodels && !r->durable; m++)
-        if (r->sinks[m] && !sink_commit(r->sinks[m], err, errsize)) return false;
+    double now = now_s();
+    for (int m = 0; m < r->p->nmodels && !r->durable; m++) {
+        if (!r->sinks[m]) continue;
+        if (r->coal[m]) {
+            if ((last || now - r->last_flush[m] >= r->flush_every[m]) && !flush_coalesced(r, m, now, err, errsize))
+                return false;
+            continue;
+        }
+        if (!sink_commit(r->sinks[m], err, errsize)) return false;
+        r->sink_flushes[m]++;
+    }
     for (int i = 0; i < r->nsources; i++) {
         if (!src_flush(r->sources[i], err, errsize)) return false;
         if (!src_commit(r->sources[i], err, errsize)) return false;
@@ -207,6 +247,15 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
         ms->deletes = r->del[m];
         ms->dead_letters = r->model_dead[m];
         ms->sink = r->sinks[m] && r->sinks[m]->target ? xstrdup(r->sinks[m]->target) : NULL;
+        if (r->durable && r->deliv && r->deliv[m].live) {
+            ms->sink_changes = (int64_t)r->deliv[m].delivered;
+            ms->sink_flushes = r->deliv[m].deliveries;
+            ms->coalesced = r->deliv[m].coal != NULL;
+        } else if (r->sink_changes) {
+            ms->sink_changes = r->sink_changes[m];
+            ms->sink_flushes = r->sink_flushes[m];
+            ms->coalesced = r->coal[m] != NULL;
+        }
         const char *f = dl_path(r->model_dl[m]);
         ms->dead_letter_file = f ? xstrdup(f) : NULL;
         out->changes_out += ms->inserts + ms->updates + ms->deletes;
@@ -265,6 +314,16 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
     workpool_free(r->decode_pool);
     r->decode_pool = NULL;
     run_durable_close(r);
+    for (int m = 0; r->coal && m < r->p->nmodels; m++)
+        if (r->coal[m]) {
+            coalesce_fini(r->coal[m]);
+            free(r->coal[m]);
+        }
+    free(r->coal);
+    free(r->flush_every);
+    free(r->last_flush);
+    free(r->sink_changes);
+    free(r->sink_flushes);
     free(r->sources);
     free(r->sinks);
     free(r->model_dl);
@@ -313,6 +372,11 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     r.wanted = xcalloc((size_t)nm + 1, sizeof(bool));
     r.sources = xcalloc((size_t)p->nsources + 1, sizeof(ConnSource *));
     r.src_engine_dead = xcalloc((size_t)p->nsources + 1, sizeof(int64_t));
+    r.coal = xcalloc((size_t)nm + 1, sizeof(Coalescer *));
+    r.flush_every = xcalloc((size_t)nm + 1, sizeof(double));
+    r.last_flush = xcalloc((size_t)nm + 1, sizeof(double));
+    r.sink_changes = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.sink_flushes = xcalloc((size_t)nm + 1, sizeof(int64_t));
     for (int m = 0; m < nm; m++)
         r.wanted[m] = (!opts->models_wanted || opts->models_wanted[m]) && m < g->nmodels && g->models[m].root;
 
@@ -418,7 +482,19 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             code = 3;
             goto done;
         }
-        if (r.durable) delivery_init(&r.deliv[m], spec.cols, spec.ncols);
+        bool keyed = run_sink_coalesces(&p->models[m], spec.nkey);
+        if (r.durable) {
+            delivery_init(&r.deliv[m], spec.cols, spec.ncols);
+            if (keyed) delivery_coalesce(&r.deliv[m], spec.key, spec.nkey);
+        } else if (keyed) {
+            r.coal[m] = xcalloc(1, sizeof(Coalescer));
+            coalesce_init(r.coal[m], spec.cols, spec.ncols, spec.key, spec.nkey);
+            /* a run reading standard input waits for lines that may be long in coming:
+             * unless the sink says otherwise, what a step computed is written at once */
+            r.flush_every[m] = sd->flush_interval_us >= 0 ? (double)sd->flush_interval_us / 1e6
+                               : stdin_taken ? 0 : RUN_FLUSH_INTERVAL_S;
+            r.last_flush[m] = now_s();
+        }
     }
     if (r.durable && !run_durable_resume_outputs(&r, err, errsize)) {
         code = 3;
@@ -436,6 +512,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     bool show = opts->progress && isatty(2);
     double last_progress = t0;
     bool finished = r.nsources == 0;
+    bool read_failed = false;    /* a source failed between steps (on_error: fail, bad input) */
     while (!finished && !stop_requested) {
         for (int i = 0; i < r.nsources; i++) {
             ConnSource *src = r.sources[i];
@@ -443,6 +520,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             Batch *b = eng_source_batch(r.pipe, src_index(src));
             if (src_read_batch(src, b, upsert, r.pipe, batch, err, errsize) < 0) {
                 ok = false;
+                read_failed = true;
                 break;
             }
         }
@@ -455,7 +533,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
             if (!src_done(r.sources[i])) finished = false;
         }
-        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) {
+        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, false, err, errsize)) {
             ok = false;
             break;
         }
@@ -473,8 +551,17 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         /* the end of every bounded input: close its windows */
         for (int i = 0; i < r.nsources; i++)
             if (src_bounded(r.sources[i])) eng_source_watermark(r.pipe, src_index(r.sources[i]), INT64_MAX);
-        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) ok = false;
+        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, true, err, errsize)) ok = false;
         else out->steps++;
+    } else if (ok && !r.durable && !commit_all(&r, true, err, errsize)) {
+        ok = false;  /* stopped by a signal: what the steps computed is written */
+    }
+    /* a source that failed between steps: the coalesced sinks still get the steps made
+     * before it, as every other sink has them (the failing step is not written) */
+    if (!ok && read_failed && !r.durable) {
+        char e2[512];
+        for (int m = 0; m < nm; m++)
+            if (r.coal[m] && !flush_coalesced(&r, m, now_s(), e2, sizeof e2)) break;
     }
     /* a durable run ends with a checkpoint (also when stopped by a signal) */
     if (ok && r.durable && !run_durable_checkpoint(&r, err, errsize)) ok = false;
@@ -544,6 +631,9 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)(x->inserts + x->updates + x->deletes), (long long)x->inserts, (long long)x->updates,
                   (long long)x->deletes);
         if (x->sink) sb_printf(out, " -> %s", x->sink);
+        if (x->sink && x->coalesced)
+            sb_printf(out, " (coalesced per key: %lld changes in %lld flush%s)", (long long)x->sink_changes,
+                      (long long)x->sink_flushes, x->sink_flushes == 1 ? "" : "es");
         if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
                                        x->dead_letter_file ? x->dead_letter_file : "?");
         sb_putc(out, '\n');
@@ -552,6 +642,7 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
         const RunStateSummary *x = &s->state[i];
         sb_printf(out, "  state  %-28s %12lld entries, %.1f MiB", x->id, (long long)x->entries,
                   (double)x->bytes / (1024.0 * 1024.0));
+        if (x->entries > 0) sb_printf(out, ", %lld bytes per entry", (long long)(x->bytes / x->entries));
         if (x->expired) sb_printf(out, ", %lld expired", (long long)x->expired);
         sb_putc(out, '\n');
     }
@@ -619,6 +710,9 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kint(&w, "deletes", x->deletes);
         jw_kint(&w, "dead_letters", x->dead_letters);
         kstr_or_null(&w, "sink", x->sink);
+        jw_kint(&w, "sink_changes", x->sink_changes);
+        jw_kint(&w, "sink_flushes", x->sink_flushes);
+        jw_kbool(&w, "sink_coalesced", x->coalesced);
         kstr_or_null(&w, "dead_letter_file", x->dead_letter_file);
         jw_end_obj(&w);
     }
@@ -630,6 +724,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kstr(&w, "id", s->state[i].id);
         jw_kint(&w, "entries", s->state[i].entries);
         jw_kint(&w, "bytes", s->state[i].bytes);
+        jw_kint(&w, "bytes_per_entry", s->state[i].entries > 0 ? s->state[i].bytes / s->state[i].entries : 0);
         jw_kint(&w, "expired", s->state[i].expired);
         jw_end_obj(&w);
     }

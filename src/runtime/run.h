@@ -59,6 +59,9 @@ typedef struct RunModelSummary {
     int64_t dead_letters;        /* rows the engine rejected (e.g. division by zero) */
     char *sink;                  /* where the sink wrote, NULL without a sink */
     char *dead_letter_file;
+    int64_t sink_changes;        /* changes the sink received (coalesced: one per key per flush) */
+    int64_t sink_flushes;        /* times the sink was flushed (committed, or delivered) */
+    bool coalesced;              /* a keyed model: changes coalesced per key between flushes */
 } RunModelSummary;
 
 typedef struct RunStateSummary {
@@ -113,7 +116,8 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out);
  * "elapsed_s","events_per_s","interrupted","durable","checkpoint","resumed_from",
  * "checkpoints","checkpoint_bytes","checkpoint_s","restore_s","sources":[{"name","events","rows",
  * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
- * "deletes","dead_letters","sink","dead_letter_file"}],"state":[{"id","entries","bytes"}]}. */
+ * "deletes","dead_letters","sink","sink_changes","sink_flushes",
+ * "sink_coalesced","dead_letter_file"}],"state":[{"id","entries","bytes","bytes_per_entry"}]}. */
 void run_summary_render_json(const RunSummary *s, StrBuf *out);
 
 #endif

@@ -377,7 +377,8 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         if (!r->sinks[m]) continue;
         bases[m] = sink_delivery_base(r->sinks[m]);
         sb_clear(&v);
-        const Delivery *d = &r->deliv[m];
+        Delivery *d = &r->deliv[m];
+        delivery_seal(d);  /* a keyed model's sink: one change per key since the last checkpoint */
         delivery_header(d, id, bases[m], &v);
         StrBuf k = STRBUF_INIT;
         sb_printf(&k, "sink/%s", r->p->models[m].name);

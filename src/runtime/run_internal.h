@@ -4,6 +4,7 @@
 #define WEIR_RUNTIME_RUN_INTERNAL_H
 
 #include "connectors/dead_letter.h"
+#include "runtime/coalesce.h"
 #include "runtime/delivery.h"
 #include "runtime/run.h"
 #include "connectors/sink.h"
@@ -36,6 +37,12 @@ typedef struct Run {
     bool *wanted;
     int64_t *src_engine_dead;    /* per open source: engine rejections */
     char dl_err[512];            /* first dead-letter write failure (reported after the step) */
+    /* coalesced sinks (keyed models: upsert, table): per project model, NULL for the
+     * others, whose sinks get every step's changes at its end */
+    Coalescer **coal;            /* runs without checkpoints: the changes since the last flush */
+    double *flush_every;         /* seconds between flushes */
+    double *last_flush;
+    int64_t *sink_changes, *sink_flushes;  /* per model: changes the sink received, flushes */
     /* durable runs (run_durable.c) */
     WorkPool *decode_pool;       /* --workers > 1: the sources decode over it */
     bool durable;                /* state, positions and deliveries go to the store */
@@ -61,6 +68,17 @@ typedef struct Run {
     char **outputs;              /* per project model: the physical name its sink writes
                                     ("outputs/<model>" of the store), NULL: the configured */
 } Run;
+
+/* The default flush interval of a coalesced sink (SinkDef.flush_interval_us unset). */
+#define RUN_FLUSH_INTERVAL_S 1.0
+
+/* Are model m's sink changes coalesced per key between flushes? Keyed models
+ * materialized upsert or table (nkey: its presentation key's length); append and
+ * retract models keep their changelog as the steps made it. */
+static inline bool run_sink_coalesces(const ModelDef *m, int nkey)
+{
+    return nkey > 0 && (m->materialized == MAT_UPSERT || m->materialized == MAT_TABLE);
+}
 
 /* A file source whose path is a directory or a glob (read file by file, durable). */
 bool run_source_is_multi_file(Project *p, const SourceDef *def);

@@ -67,8 +67,10 @@ for i in range(int(sys.argv[1]), int(sys.argv[2])):
           % (i, (i * 7919) % 3000, i % 100, i // 60000, (i // 1000) % 60, (i // 20) % 60))
 PY
 }
-# results DIR: what a run's sinks hold, independent of how the run was batched: the
-# final row of every key of agg, the lines of sel and win as multisets
+# results DIR: what a run's sinks hold, independent of how the run was batched and
+# checkpointed: the final row of every key of agg (its changes are coalesced per key
+# per checkpoint, so which op brought a row there depends on the checkpoints), the
+# lines of sel and win as multisets
 results() {
   python3 - "$1" <<'PY'
 import hashlib, json, sys
@@ -76,7 +78,9 @@ d = sys.argv[1]
 final = {}
 for l in open(d + "/out/agg.jsonl"):
     r = json.loads(l)
-    final[r.pop("k")] = (r.pop("op"), r)
+    op, k = r.pop("op"), r.pop("k")
+    if op == "delete": final.pop(k, None)
+    else: final[k] = r
 out = [json.dumps(sorted(final.items()))]
 for f in ("sel", "win"):
     out.append("".join(sorted(open("%s/out/%s.jsonl" % (d, f)))))
