@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define POS_MAGIC 0x53505357u     /* "WSPS" */
 enum { POS_RECORDS = 1, POS_READER = 2 };
@@ -365,6 +366,13 @@ static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *
     return upsert(ctx, s->index, d->op, d->row, &o, front, err, errsize);
 }
 
+static int64_t wall_clock_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
                    char *err, size_t errsize)
 {
@@ -388,6 +396,7 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     s->raw_records += n;
     Arena *arena = &batch->arena;
     char msg[512];
+    int64_t landed_us = INT64_MIN;  /* _replay_landed_at of Kafka records: read once per batch */
     for (int i = 0; i < n; i++) {
         const ConnRecord *r = &s->recs[i];
         ConnDecoded d;
@@ -402,7 +411,16 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
             s->stats.records++;
             int64_t front = s->record_frontier ? frontier_of(s, r->partition) : INT64_MIN;
             if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
-                batch_append_row(batch, d.row, 1);
+                if (batch->ncols > s->def->ncolumns) {
+                    /* a model reads the replay lineage (docs/sql.md) */
+                    if (landed_us == INT64_MIN && r->partition >= 0) landed_us = wall_clock_us();
+                    EngLineage lin = {r->partition >= 0 ? r->partition : 0, r->pos,
+                                      r->partition >= 0 && r->timestamp_us ? r->timestamp_us : INT64_MIN,
+                                      r->partition >= 0 ? landed_us : INT64_MIN};
+                    eng_source_append(batch, d.row, s->def->ncolumns, 1, &lin);
+                } else {
+                    batch_append_row(batch, d.row, 1);
+                }
                 note_pos(s, batch, r);
                 if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
             } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, front, msg, sizeof msg)) {

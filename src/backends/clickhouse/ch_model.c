@@ -50,6 +50,16 @@ const char *ch_fill_fence(Arena *a, const char *sql, const char *in, const char 
             s += sizeof CH_FENCE - 1;
             continue;
         }
+        if (*s == '\x02' && flag) {
+            /* a lineage column: the live form, or the replay's (flag 1) */
+            const char *mid = strchr(s, '\x03'), *end = mid ? strchr(mid, '\x04') : NULL;
+            if (end) {
+                if (strcmp(flag, "1") == 0) sb_append(&b, mid + 1, (size_t)(end - mid - 1));
+                else sb_append(&b, s + 1, (size_t)(mid - s - 1));
+                s = end + 1;
+                continue;
+            }
+        }
         if (in && strncmp(s, CH_IN, sizeof CH_IN - 1) == 0) {
             sb_puts(&b, in);
             s += sizeof CH_IN - 1;
@@ -211,6 +221,47 @@ static const char *plan_why(Ctx *c, const PlanNode *p)
     }
 }
 
+/* A replay lineage column of source s (project.h SourceLineage) as SQL. A managed
+ * landing's live view reads its Kafka table (the virtual columns, the time of the
+ * insert), a replay reads the raw table (its _replay_ columns): the SQL carries both
+ * as \x02live\x03replay\x04 and ch_fill picks one by the flag (1: replay). An adopted table
+ * has the columns its replay_boundary maps. NULL with the reason when there is none. */
+#define CH_LIN_BEGIN "\x02"
+#define CH_LIN_MID "\x03"
+#define CH_LIN_END "\x04"
+static const char *lineage_sql(ChProject *cp, const ChSource *s, int k, const char **why)
+{
+    Arena *a = &cp->arena;
+    const char *name = source_lineage_name(k);
+    const char *ty = chx_type(source_lineage_type(k), &cp->caps, false, a, why);
+    if (s->adopted) {
+        const char *col = NULL, *m = s->boundary_mode;
+        if (k == LINEAGE_PARTITION && strcmp(m, "offsets") == 0) col = s->boundary_cols[0];
+        if (k == LINEAGE_OFFSET && strcmp(m, "offsets") == 0) col = s->boundary_cols[1];
+        if (k == LINEAGE_TIMESTAMP && strcmp(m, "timestamp") == 0) col = s->boundary_cols[0];
+        if (k == LINEAGE_LANDED_AT && strcmp(m, "landed_at") == 0) col = s->boundary_cols[0];
+        if (!col) {
+            *why = arena_printf(a, "%s of source %s: its replay_boundary (mode %s) maps no column to it", name,
+                                s->name, m);
+            return NULL;
+        }
+        return arena_printf(a, "CAST(%s AS %s)", q(a, col), ty);
+    }
+    const char *live;
+    if (k == LINEAGE_LANDED_AT) {
+        live = cp->caps.datetime64 ? "now64(3, 'UTC')" : "now()";
+    } else if (!cp->caps.kafka_virtual) {
+        *why = arena_printf(a, "%s of source %s needs the Kafka engine's virtual columns, which this server does not "
+                               "have (18.16 lands only _replay_landed_at)",
+                            name, s->name);
+        return NULL;
+    } else {
+        live = k == LINEAGE_PARTITION ? "_partition" : k == LINEAGE_OFFSET ? "_offset" : "_timestamp";
+    }
+    return arena_printf(a, CH_LIN_BEGIN "CAST(%s AS %s)" CH_LIN_MID "CAST(%s AS %s)" CH_LIN_END, live, ty, q(a, name),
+                        ty);
+}
+
 static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
 {
     ChProject *cp = c->cp;
@@ -224,7 +275,17 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
             return refuse(c, arena_printf(a, "source %s carries updates and deletes", s->name));
         r->env = ARENA_ARRAY(a, const char *, p->ncols);
         r->n = p->ncols;
-        for (int i = 0; i < p->ncols; i++) r->env[i] = q(a, p->cols[i].name);
+        for (int i = 0; i < p->ncols; i++) {
+            if (p->cols[i].lineage) {
+                /* a lineage column this source lacks refuses the model only if it is
+                 * read: its SQL then carries the reason (realize_model looks) */
+                const char *why = NULL;
+                r->env[i] = lineage_sql(cp, s, p->cols[i].lineage, &why);
+                if (!r->env[i]) r->env[i] = arena_printf(a, "\x05%s\x06", why);
+            } else {
+                r->env[i] = q(a, p->cols[i].name);
+            }
+        }
         r->in_source = n->source;
         return true;
     }
@@ -732,6 +793,15 @@ static void realize_model(ChProject *cp, int mi)
         ok = realize_stream(&c, m, n->inputs[0], outcols, noutcols, true);
     } else {
         ok = realize_stream(&c, m, n, outcols, noutcols, false);
+    }
+    const char *unread = ok && m->mv_select ? strchr(m->mv_select, '\x05') : NULL;
+    if (!unread && ok && m->view_select) unread = strchr(m->view_select, '\x05');
+    if (unread) {
+        /* it reads a lineage column the source does not have */
+        const char *end = strchr(unread, '\x06');
+        c.why = arena_strndup(a, unread + 1, end ? (size_t)(end - unread - 1) : strlen(unread + 1));
+        m->how = m->mv_select = m->view_select = m->columns = NULL;
+        ok = false;
     }
     if (ok) {
         storage(cp, m, def, outcols, noutcols);
