@@ -76,6 +76,18 @@ int cmd_run(const CliOptions *o)
         cli_project_free(&cp);
         return EXIT_USAGE;
     }
+    if (cli_is_clickhouse(&cp)) {
+        /* the models ClickHouse cannot maintain run here, written into ClickHouse */
+        int nnative = 0, crc = cli_clickhouse_native_sinks(o, &cp, &nnative);
+        if (crc || nnative == 0) {
+            if (!crc)
+                fprintf(stderr, "weir run: every model of target %s is maintained by ClickHouse; nothing runs "
+                                "natively (models ClickHouse cannot maintain run here with native_fallback: true)\n",
+                        cp.project->target->name);
+            cli_project_free(&cp);
+            return crc;
+        }
+    }
     bool *wanted = o->select ? xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool)) : NULL;
     if (wanted && !select_models(o, cp.project, wanted)) {
         free(wanted);

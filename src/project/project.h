@@ -71,6 +71,9 @@ typedef struct SinkDef {
     const char *bootstrap_servers;
     const char *url;             /* clickhouse/webhook */
     const char *database;        /* clickhouse */
+    const char *user, *password; /* clickhouse: set (resolved) by weir run for the native
+                                    models of a runtime: clickhouse target */
+    bool native_table;           /* clickhouse: the table weir apply made for a native model */
     const char *method;          /* webhook */
     YNode *headers;              /* webhook: mapping */
     int batch;                   /* webhook */

@@ -501,6 +501,11 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
         if (m->kind == CHK_REFUSED || m->kind == CHK_NATIVE) {
             o->action = m->kind == CHK_REFUSED ? "refused" : "native";
             o->reason = m->why;
+            if (m->kind == CHK_NATIVE)
+                o->reason = arena_printf(&d->a, "%s\n         run it with `weir run --target %s`: rows in %s, read "
+                                                "through the view %s",
+                                         m->why, d->p->target ? d->p->target->name : "?", qn(d, m->native_table),
+                                         qn(d, m->name));
             continue;
         }
         const ChSource *s = &cp->sources[m->in_source];
@@ -1263,6 +1268,22 @@ static bool abandon_others(Dep *d, const char *keep)
 
 static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *out);
 
+/* The tables and stable views of the native models (ChModel.native_*): created when
+ * missing, outside the deployments (the native run writes them whatever version of the
+ * ClickHouse objects readers see). */
+static int ensure_native(Dep *d, StrBuf *out)
+{
+    for (int i = 0; i < d->cp.nmodels; i++) {
+        const ChModel *m = &d->cp.models[i];
+        if (m->kind != CHK_NATIVE) continue;
+        if (!exec(d, ch_native_table_ddl(&d->cp, m, d->db)) || !exec(d, ch_native_view_ddl(&d->cp, m, d->db)))
+            return 3;
+        sb_printf(out, "native model %s: %s, read through the view %s; `weir run --target %s` computes it\n", m->name,
+                  qn(d, m->native_table), qn(d, m->name), d->p->target ? d->p->target->name : "?");
+    }
+    return 0;
+}
+
 int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
@@ -1305,11 +1326,14 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         rc = desired(&d, dep, base, &objs, &n);
         bool changes = false;
         for (int i = 0; i < n; i++)
-            if (strcmp(objs[i].action, "unchanged") != 0 && strcmp(objs[i].action, "adopted") != 0) changes = true;
+            if (strcmp(objs[i].action, "unchanged") != 0 && strcmp(objs[i].action, "adopted") != 0 &&
+                strcmp(objs[i].action, "native") != 0)
+                changes = true;
         if (!rc && !changes) {
             sb_printf(out, "nothing to deploy: deployment %s matches the project\n", base ? base : "-");
+            rc = ensure_native(&d, out);
             close_dep(&d);
-            return 0;
+            return rc;
         }
         if (!rc) {
             /* the plan is recorded before anything is created: a rerun resumes it */
@@ -1336,6 +1360,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         }
         if (!rc) rc = do_publish(&d, dep, "publish", out);
     }
+    if (!rc) rc = ensure_native(&d, out);
     if (!rc && o->staged)
         sb_printf(out, "next: weir audit --deployment %s, then weir publish --deployment %s\n", dep, dep);
     if (rc == 3 && dep) {
@@ -1988,7 +2013,13 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
         for (int t = 0; t < bp->ntopo; t++) {
             const ChModel *m = &cp.models[bp->topo[t]];
             if (m->kind == CHK_EPHEMERAL) continue;
-            if (m->kind == CHK_REFUSED || m->kind == CHK_NATIVE) {
+            if (m->kind == CHK_NATIVE) {
+                /* written by weir run's ClickHouse sink */
+                sb_printf(&b, "-- model %s: native (%s)\n%s;\n%s;\n\n", m->name, m->why,
+                          ch_native_table_ddl(&cp, m, db), ch_native_view_ddl(&cp, m, db));
+                continue;
+            }
+            if (m->kind == CHK_REFUSED) {
                 sb_printf(&b, "-- model %s: %s (%s)\n\n", m->name, ch_kind_name(m->kind), m->why);
                 continue;
             }

@@ -746,6 +746,73 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
     return ok;
 }
 
+/* A native model's table and view (ChModel.native_*). False (with m->why) when a
+ * column has no ClickHouse type. */
+static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const PlanColumn *cols, int ncols)
+{
+    Arena *a = &cp->arena;
+    StrBuf d = STRBUF_INIT, v = STRBUF_INIT, k = STRBUF_INIT;
+    sb_puts(&v, "SELECT ");
+    for (int i = 0; i < ncols; i++) {
+        const char *why = NULL;
+        const char *t = chx_type(cols[i].type, &cp->caps, false, a, &why);
+        if (!t) {
+            m->why = arena_printf(a, "%s; and its column %s cannot be written to ClickHouse: %s", m->why,
+                                  cols[i].name, why);
+            sb_free(&d);
+            sb_free(&v);
+            sb_free(&k);
+            return false;
+        }
+        sb_printf(&d, "%s %s, ", q(a, cols[i].name), t);
+        sb_printf(&v, "%s%s", i ? ", " : "", q(a, cols[i].name));
+    }
+    sb_puts(&d, "`_weir_version` UInt64, `_weir_delivery` UInt64, `_weir_deleted` UInt8");
+    bool keyed = im->nout_key > 0;
+    for (int i = 0; keyed && i < im->nout_key; i++) {
+        const char *c = q(a, cols[im->out_key[i]].name);
+        /* keys cannot be Nullable columns: a NULL sorts apart as isNull */
+        sb_printf(&k, "%sassumeNotNull(%s), isNull(%s)", i ? ", " : "", c, c);
+    }
+    m->native_order_by_key = keyed;
+    m->native_table = arena_printf(a, "%s__native", m->name);
+    m->native_ddl_tail = keyed ? arena_printf(a, "(%s) ENGINE = ReplacingMergeTree(`_weir_version`) ORDER BY (%s)",
+                                              sb_cstr(&d), sb_cstr(&k))
+                               : arena_printf(a, "(%s) ENGINE = MergeTree() ORDER BY tuple()", sb_cstr(&d));
+    m->native_view_select = arena_printf(a, "%s FROM %s%s", sb_cstr(&v), CH_PHYS,
+                                         keyed ? " FINAL WHERE `_weir_deleted` = 0" : "");
+    sb_free(&d);
+    sb_free(&v);
+    sb_free(&k);
+    return true;
+}
+
+const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db)
+{
+    Arena *a = (Arena *)&cp->arena;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+    ch_qual(&b, db, m->native_table);
+    sb_printf(&b, " %s", m->native_ddl_tail);
+    char *s = arena_strdup(a, sb_cstr(&b));
+    sb_free(&b);
+    return s;
+}
+
+const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db)
+{
+    Arena *a = (Arena *)&cp->arena;
+    StrBuf b = STRBUF_INIT, t = STRBUF_INIT;
+    ch_qual(&t, db, m->native_table);
+    sb_puts(&b, "CREATE VIEW IF NOT EXISTS ");
+    ch_qual(&b, db, m->name);
+    sb_printf(&b, " AS %s", ch_fill(a, m->native_view_select, NULL, sb_cstr(&t), NULL));
+    char *s = arena_strdup(a, sb_cstr(&b));
+    sb_free(&b);
+    sb_free(&t);
+    return s;
+}
+
 static void realize_model(ChProject *cp, int mi)
 {
     Arena *a = &cp->arena;
@@ -809,8 +876,16 @@ static void realize_model(ChProject *cp, int mi)
     }
     m->why = c.why ? c.why : "not translated";
     m->kind = cp->native_fallback ? CHK_NATIVE : CHK_REFUSED;
+    m->how = m->mv_select = m->view_select = m->columns = NULL;
+    if (m->kind == CHK_NATIVE && !realize_native(cp, m, im, outcols, noutcols)) {
+        m->kind = CHK_REFUSED;
+    }
     if (m->kind == CHK_NATIVE)
-        m->how = "computed by weir's native runtime and written to a ClickHouse table by a ClickHouse sink";
+        m->how = m->native_order_by_key
+                     ? "computed by weir's native runtime (weir run on this target) and written by a ClickHouse sink "
+                       "into a ReplacingMergeTree versioned by the delivery sequence, read through a FINAL view"
+                     : "computed by weir's native runtime (weir run on this target) and appended by a ClickHouse sink "
+                       "into a MergeTree";
     else cp->nrefused++;
     (void)a;
 }
