@@ -932,6 +932,90 @@ static bool load_fence(Dep *d, const char *dep, const char *source, ChRows *b)
                 qn(d, "_weir_boundaries"), lit(d, dep), lit(d, source));
 }
 
+/* A bounded replay (`replay_on_change: bounded-<n>`, docs/clickhouse.md): the window is
+ * the rows of the replay source whose replay time is at least lower = the server's
+ * time - n; *from becomes that part of the source. Seeded (the model projects its
+ * source's replay time and the active table has that column and the same types for the
+ * columns both tables have): *seed copies the active table's rows below lower into the
+ * scratch table (as replayed rows). Unseeded (a type changed, or the fallback
+ * bounded_without_history): only the window. Otherwise (the active table keeps no
+ * replay time, the source has none) the whole history, as `full`; a new model (no
+ * active table) too. The mode is reported in the deployment's output. */
+static int bounded_replay(Dep *d, const Obj *o, const ChModel *m, const char **from, const char **seed,
+                          const char *scratch)
+{
+    if (!m->replay_time) {
+        sb_printf(d->out, "  model %s: bounded replay: its source has no replay time to bound; full replay\n",
+                  o->name);
+        return 0;
+    }
+    ChRows r;
+    if (!rows(d, &r, "SELECT toString(now() - %lld)", (long long)(m->bounded_us / 1000000))) return 3;
+    const char *lower = arena_strdup(&d->a, ch_cell(&r, 0, 0));
+    ch_rows_free(&r);
+    /* the active table of the model (the stable view's), if any */
+    const char *active = NULL;
+    Binding *bs = NULL;
+    int nb = load_bindings(d, &bs);
+    if (nb < 0) return 3;
+    for (int j = 0; j < nb; j++)
+        if (strcmp(bs[j].logical, o->name) == 0) {
+            Active a = {0};
+            if (!load_active(d, bs[j].deployment, "model", o->name, &a)) return 3;
+            active = a.physical;
+        }
+    if (!active) return 0;  /* a new model: the whole history */
+    const char *mode = "unseeded";
+    StrBuf cols = STRBUF_INIT;
+    if (m->seed_col) {
+        ChRows nc, ac;
+        if (!rows(d, &nc, "SELECT name, type FROM system.columns WHERE database = %s AND table = %s",
+                  lit(d, d->db), lit(d, o->physical)))
+            return 3;
+        if (!rows(d, &ac, "SELECT name, type FROM system.columns WHERE database = %s AND table = %s", lit(d, d->db),
+                  lit(d, active))) {
+            ch_rows_free(&nc);
+            return 3;
+        }
+        bool has_seed = false, type_changed = false;
+        for (int i = 0; i < nc.nrows; i++) {
+            const char *name = ch_cell(&nc, i, 0);
+            for (int k = 0; k < ac.nrows; k++) {
+                if (strcmp(name, ch_cell(&ac, k, 0)) != 0) continue;
+                if (strcmp(ch_cell(&nc, i, 1), ch_cell(&ac, k, 1)) != 0) type_changed = true;
+                if (strcmp(name, "_weir_replay") == 0) break;
+                if (cols.len) sb_puts(&cols, ", ");
+                ch_ident(&cols, name);
+                if (strcmp(name, m->seed_col) == 0) has_seed = true;
+            }
+        }
+        ch_rows_free(&nc);
+        ch_rows_free(&ac);
+        if (!has_seed) mode = m->bounded_without_history ? "unseeded" : "full";
+        else mode = type_changed ? "unseeded" : "seeded";
+    } else {
+        mode = m->bounded_without_history ? "unseeded" : "full";
+    }
+    sb_printf(d->out, "  model %s: %s replay (%s): %s\n", o->name, m->replay_policy, mode,
+              strcmp(mode, "seeded") == 0 ? "the active table's rows below the window kept, the window replayed"
+              : strcmp(mode, "unseeded") == 0 ? "only the window replayed, older history dropped"
+                                              : "the active table keeps no replay time: the whole history replayed");
+    if (strcmp(mode, "full") != 0)
+        *from = arena_printf(&d->a, "(SELECT * FROM %s WHERE %s >= toDateTime(%s, 'UTC'))", *from, m->replay_time,
+                             lit(d, lower));
+    if (strcmp(mode, "seeded") == 0) {
+        StrBuf sq = STRBUF_INIT;
+        ch_ident(&sq, m->seed_col);
+        const char *seed_col_q = arena_strdup(&d->a, sb_cstr(&sq));
+        sb_free(&sq);
+        *seed = arena_printf(&d->a, "INSERT INTO %s (%s, `_weir_replay`) SELECT %s, toUInt8(1) FROM %s WHERE %s < "
+                                    "toDateTime(%s, 'UTC')",
+                             qn(d, scratch), sb_cstr(&cols), sb_cstr(&cols), qn(d, active), seed_col_q, lit(d, lower));
+    }
+    sb_free(&cols);
+    return 0;
+}
+
 static int stage(Dep *d, const char *dep, Obj *objs, int n)
 {
     ChProject *cp = &d->cp;
@@ -986,6 +1070,12 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 cut = "history";
                 for (int k = 0; k < np; k++)
                     if (lows[k] > 0) cut = "pause";
+                /* a bounded replay reads the landed rows of its window: Kafka would
+                 * hand the new view the whole topic */
+                for (int j = 0; j < n; j++)
+                    if (objs[j].replay && strcmp(objs[j].replay_from, qn(d, src->physical)) == 0 &&
+                        cp->models[objs[j].index].bounded_us > 0)
+                        cut = "pause";
                 free(lows);
                 free(highs);
             }
@@ -1126,6 +1216,11 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 sb_free(&w);
             }
             ch_rows_free(&br);
+            const char *seed = NULL;
+            if (m->bounded_us > 0 && strcmp(cut, "history") != 0) {
+                int brc = bounded_replay(d, o, m, &from, &seed, scratch);
+                if (brc) return brc;
+            }
             if (strcmp(cut, "history") == 0) {
                 /* Kafka delivers the history to the new view */
                 if (!execf(d, "INSERT INTO %s SELECT %s, %s, 0, %s", qn(d, "_weir_replays"), lit(d, dep),
@@ -1135,6 +1230,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             }
             if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) ||
                 !execf(d, "CREATE TABLE %s AS %s", qn(d, scratch), qn(d, o->physical)) ||
+                (seed && !exec(d, seed)) ||
                 !execf(d, "INSERT INTO %s %s", qn(d, scratch), ch_fill(&d->a, m->mv_select, from, NULL, "1")))
                 return 3;
             ChRows r;

@@ -187,6 +187,7 @@ typedef struct Rel {
     bool window;
     const char *time_sql;      /* the TUMBLE's time column */
     int64_t size_us;
+    const char *replay_time_env; /* the source's replay time as the view reads it */
 } Rel;
 
 typedef struct Ctx {
@@ -285,6 +286,21 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
             } else {
                 r->env[i] = q(a, p->cols[i].name);
             }
+        }
+        /* the time a bounded replay bounds: managed landings stamp _replay_landed_at,
+         * adopted tables map a timestamp or landed_at column */
+        if (s->managed) {
+            cp->models_replay_time = "`_replay_landed_at`";
+            for (int i = 0; i < p->ncols; i++)
+                if (p->cols[i].lineage == LINEAGE_LANDED_AT) r->replay_time_env = r->env[i];
+        } else if (s->adopted && s->boundary_cols[0] &&
+                   (strcmp(s->boundary_mode, "timestamp") == 0 || strcmp(s->boundary_mode, "landed_at") == 0)) {
+            cp->models_replay_time = q(a, s->boundary_cols[0]);
+            int k = strcmp(s->boundary_mode, "timestamp") == 0 ? LINEAGE_TIMESTAMP : LINEAGE_LANDED_AT;
+            for (int i = 0; i < p->ncols; i++)
+                if (p->cols[i].lineage == k) r->replay_time_env = r->env[i];
+        } else {
+            cp->models_replay_time = NULL;
         }
         r->in_source = n->source;
         return true;
@@ -464,7 +480,24 @@ static void storage(ChProject *cp, ChModel *m, const ModelDef *def, const PlanCo
         if (b.len) m->settings = arena_strdup(a, sb_cstr(&b));
         sb_free(&b);
     }
-    if ((v = yget_str(c, "replay_on_change"))) m->replay_policy = v;
+    if ((v = yget_str(c, "replay_on_change"))) {
+        m->replay_policy = v;
+        int64_t us;
+        if (strncmp(v, "bounded-", 8) == 0 && project_parse_duration(v + 8, &us) && us > 0) m->bounded_us = us;
+        else if (strcmp(v, "full") != 0) {
+            m->kind = CHK_REFUSED;
+            m->why = arena_printf(a, "replay_on_change: %s is neither `full` nor `bounded-<n><d|h|m|s>`", v);
+            return;
+        }
+    }
+    if ((v = yget_str(c, "bounded_replay_fallback"))) {
+        if (strcmp(v, "bounded_without_history") == 0) m->bounded_without_history = true;
+        else if (strcmp(v, "full") != 0) {
+            m->kind = CHK_REFUSED;
+            m->why = arena_printf(a, "bounded_replay_fallback: %s is neither `full` nor `bounded_without_history`", v);
+            return;
+        }
+    }
     if (!ok) {
         m->kind = CHK_REFUSED;
         m->why = "a `clickhouse:` setting holds a `;` or a setting name that is not a plain word";
@@ -542,6 +575,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
         sb_free(&r.where);
         return false;
     }
+    m->replay_time = cp->models_replay_time;
     bool window = p->window_start_key >= 0 || p->window_end_key >= 0;
     if (window && r.in_source < 0) {
         sb_free(&r.where);
@@ -705,6 +739,7 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
     r.in_source = -1;
     bool ok = rel_of(c, root, &r);
     if (ok && r.window) ok = refuse(c, "a window without an aggregate over it is not translated yet");
+    m->replay_time = cp->models_replay_time;
     if (ok) {
         m->in_source = r.in_source;
             StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, view = STRBUF_INIT, ord = STRBUF_INIT;
@@ -720,6 +755,8 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
             const char *pc = phys_col(a, m->name, outcols[i].name);
             sb_printf(&cols, "%s %s, ", pc, t);
             sb_printf(&sel, "CAST(%s AS %s) AS %s, ", r.env[i], t, pc);
+            if (!distinct && r.replay_time_env && strcmp(r.env[i], r.replay_time_env) == 0 && !m->seed_col)
+                m->seed_col = arena_printf(a, "%s__%s", m->name, outcols[i].name);
             sb_printf(&view, "%s%s AS %s", i ? ", " : "", pc, q(a, outcols[i].name));
             sb_printf(&ord, "%sassumeNotNull(%s), isNull(%s)", i ? ", " : "", pc, pc);
         }
@@ -1038,5 +1075,13 @@ void ch_explain(const ChProject *cp, StrBuf *out)
         if (m->how) sb_printf(out, ": %s", m->how);
         if (m->why) sb_printf(out, "%s%s", m->how ? "\n         because ClickHouse cannot maintain " : ": ", m->why);
         sb_putc(out, '\n');
+        if (m->bounded_us > 0 && (m->kind == CHK_STREAM || m->kind == CHK_AGGREGATE || m->kind == CHK_WINDOW ||
+                                  m->kind == CHK_DISTINCT))
+            sb_printf(out, "         replay on change: %s of %s; %s\n", m->replay_policy,
+                      m->replay_time ? m->replay_time : "(no replay time: full)",
+                      m->seed_col ? arena_printf((Arena *)&cp->arena, "older rows seeded from the active table by %s",
+                                                 m->seed_col)
+                                  : m->bounded_without_history ? "older history dropped"
+                                                               : "no replay time kept in the table: full replay");
     }
 }

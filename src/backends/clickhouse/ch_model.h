@@ -50,6 +50,16 @@ typedef struct ChModel {
     const char *mv_select;     /* SELECT ... FROM CH_IN ... (with CH_FLAG) */
     const char *view_select;   /* SELECT ... FROM CH_PHYS (CH_IN for a window's watermark) */
     const char *replay_policy; /* `replay_on_change` (full | bounded-<n><unit>), default full */
+    int64_t bounded_us;        /* bounded-<n>: the window a rebuild replays (0: full) */
+    bool bounded_without_history; /* `bounded_replay_fallback: bounded_without_history`:
+                                  a bounded rebuild that cannot seed replays only the
+                                  window (default `full`: the whole history) */
+    const char *seed_col;      /* the physical column that holds the source's replay time
+                                  (the model projects it): a bounded rebuild copies the
+                                  active table's rows below the window by it; NULL: none */
+    const char *replay_time;   /* the replay source's column the window bounds (managed:
+                                  `_replay_landed_at`; adopted timestamp/landed_at: the
+                                  mapped column); NULL: none (a bounded policy replays all) */
     /* native: the table weir run's ClickHouse sink writes (`<model>__native`) and the
      * stable view over it. Keyed models: a ReplacingMergeTree ordered by the key whose
      * version is the delivery sequence, read through FINAL without deleted rows;
@@ -88,6 +98,7 @@ typedef struct ChProject {
     ChSource *sources;         /* parallel to project->sources */
     int nsources;
     int nrefused;
+    const char *models_replay_time; /* scratch while a model is realized */
 } ChProject;
 
 /* Realize every model for a server with caps. Never fails: models ClickHouse cannot
