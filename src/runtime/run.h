@@ -26,6 +26,9 @@
 typedef struct RunOptions {
     const bool *models_wanted;   /* per project model (--select); NULL = all. Upstream
                                     models run too; only selected models' sinks are written */
+    bool fixed_selection;        /* models_wanted is the project's own choice, the same on
+                                    every run (the native models of a ClickHouse target):
+                                    a durable run accepts it */
     int batch_size;              /* records per source per step; <= 0: 4096 */
     bool progress;               /* a progress line on stderr when it is a terminal */
     bool copy_text;              /* copy decoded text into batch arenas (default: zero-copy) */

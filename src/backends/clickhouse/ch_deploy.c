@@ -1022,6 +1022,11 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
     /* an adopted table's boundary columns are checked before anything is changed */
     for (int i = 0; i < n; i++)
         if (objs[i].is_source && objs[i].index >= 0 && cp->sources[objs[i].index].adopted) {
+            /* a table only lookups read is never replayed from: it needs no boundary */
+            bool streamed = false;
+            for (int m = 0; m < cp->nmodels; m++)
+                if (cp->models[m].in_source == objs[i].index) streamed = true;
+            if (!streamed && strcmp(cp->sources[objs[i].index].boundary_mode, "none") == 0) continue;
             int rc = check_adopted(d, &cp->sources[objs[i].index], objs[i].physical);
             if (rc) return rc;
         }

@@ -188,12 +188,16 @@ typedef struct Rel {
     const char *time_sql;      /* the TUMBLE's time column */
     int64_t size_us;
     const char *replay_time_env; /* the source's replay time as the view reads it */
+    const char *join;          /* a lookup join after FROM CH_IN, or NULL */
 } Rel;
 
 typedef struct Ctx {
     ChProject *cp;
     const char *why;
+    bool lookup;               /* `clickhouse: {lookup: true}`: joins are lookups */
 } Ctx;
+
+static bool lookup_join(Ctx *c, const IrNode *n, Rel *r);
 
 static bool refuse(Ctx *c, const char *why)
 {
@@ -369,8 +373,88 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
         r->size_us = us;
         return true;
     }
+    case PL_JOIN:
+        if (c->lookup) return lookup_join(c, n, r);
+        return refuse(c, arena_printf(a, "%s (or, when the right side is a slowly changing ClickHouse table that "
+                                         "only the stream side should trigger, `clickhouse: {lookup: true}`)",
+                                      plan_why(c, p)));
     default: return refuse(c, plan_why(c, p));
     }
+}
+
+/* A lookup join (`clickhouse: {lookup: true}`): the left input is the stream whose
+ * inserts fire the view, the right input an adopted ClickHouse table read as it is when
+ * each block arrives (rows added to it later do not update earlier results). Inner
+ * equi-joins on plain columns only: the MV joins ALL (every match, as PostgreSQL) USING
+ * the left's key names, the right side a subquery whose columns get names of their own
+ * (`_weir_r<i>`) and whose NULL keys are dropped, as are the stream's (NULL never
+ * matches). */
+static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
+{
+    ChProject *cp = c->cp;
+    Arena *a = &cp->arena;
+    const PlanNode *p = n->plan;
+    if (p->join_type != JOIN_INNER)
+        return refuse(c, "a lookup join must be an inner join (a LEFT JOIN needs join_use_nulls for PostgreSQL's NULLs)");
+    if (p->nkeys == 0 || p->pred) return refuse(c, "a lookup join needs equality keys and no other condition");
+    const IrNode *rn = n->inputs[1];
+    const Expr *const *rmap = NULL;  /* a projection over the table (column pruning) */
+    int nrmap = 0;
+    if (rn->plan->kind == PL_PROJECT && rn->inputs[0]->plan->kind == PL_SOURCE) {
+        rmap = (const Expr *const *)rn->plan->exprs;
+        nrmap = rn->plan->nexprs;
+        rn = rn->inputs[0];
+    }
+    if (rn->plan->kind != PL_SOURCE || !cp->sources[rn->source].adopted)
+        return refuse(c, "the right side of a lookup join must be a ClickHouse table source (connector: clickhouse)");
+    const ChSource *ts = &cp->sources[rn->source];
+    if (!rel_of(c, n->inputs[0], r)) return false;
+    if (r->window) return refuse(c, "a lookup join over a window");
+    if (r->in_source >= 0 && cp->sources[r->in_source].managed && !cp->caps.kafka_virtual)
+        return refuse(c, "a lookup join over a Kafka landing needs a current server: 18.16's Kafka engine fails the "
+                         "views it feeds that join (\"There is no query\"); adopted stream tables work");
+    int nl = r->n, nr = nrmap ? nrmap : rn->plan->ncols;
+    /* the right input's columns as the table's (through the projection) */
+    const char **tcols = ARENA_ARRAY(a, const char *, nr + 1);
+    for (int i = 0; i < nr; i++) {
+        int col = i;
+        if (rmap) {
+            if (rmap[i]->kind != EX_COLUMN) return refuse(c, "a lookup join over computed columns of the table");
+            col = rmap[i]->col;
+        }
+        if (rn->plan->cols[col].lineage) return refuse(c, "the replay lineage of a lookup table");
+        tcols[i] = q(a, rn->plan->cols[col].name);
+    }
+    StrBuf sub = STRBUF_INIT, using = STRBUF_INIT, notnull = STRBUF_INIT;
+    sb_puts(&sub, "(SELECT ");
+    const char **env = ARENA_ARRAY(a, const char *, nl + nr + 1);
+    memcpy(env, r->env, sizeof *env * (size_t)nl);
+    for (int i = 0; i < nr; i++) {
+        env[nl + i] = arena_printf(a, "`_weir_r%d`", i);
+        sb_printf(&sub, "%s%s AS `_weir_r%d`", i ? ", " : "", tcols[i], i);
+    }
+    for (int k = 0; k < p->nkeys; k++) {
+        const Expr *lk = p->left_keys[k], *rk = p->right_keys[k];
+        if (lk->kind != EX_COLUMN || rk->kind != EX_COLUMN || lk->col >= nl || rk->col >= nr)
+            return refuse(c, "a lookup join's keys must be plain columns");
+        const char *le = r->env[lk->col];
+        if (le[0] != '`') return refuse(c, "a lookup join's stream key must be a column of the stream as it lands");
+        if (p->left_keys[k]->type.id != p->right_keys[k]->type.id)
+            return refuse(c, "a lookup join's keys must have the same type");
+        sb_printf(&sub, ", %s AS %s", tcols[rk->col], le);
+        sb_printf(&using, "%s%s", k ? ", " : "", le);
+        sb_printf(&notnull, "%sisNotNull(%s)", k ? " AND " : "", tcols[rk->col]);
+        if (r->where.len) sb_puts(&r->where, " AND ");
+        sb_printf(&r->where, "isNotNull(%s)", le);
+    }
+    sb_printf(&sub, " FROM %s WHERE %s)", ts->table, sb_cstr(&notnull));
+    r->join = arena_printf(a, " ALL INNER JOIN %s AS `_weir_lookup` USING (%s)", sb_cstr(&sub), sb_cstr(&using));
+    sb_free(&sub);
+    sb_free(&using);
+    sb_free(&notnull);
+    r->env = env;
+    r->n = nl + nr;
+    return true;
 }
 
 /* storage settings from the model's `clickhouse:` config */
@@ -654,6 +738,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
     }
     if (ok) {
         sb_printf(&sel, ", toUInt8(" CH_FLAG ") AS `_weir_replay` FROM " CH_IN);
+        if (r.join) sb_puts(&sel, r.join);
         sb_printf(&sel, " WHERE %s%s" CH_FENCE, sb_cstr(&r.where), r.where.len ? " AND " : "");
         if (grp.len) sb_printf(&sel, " GROUP BY %s, `_weir_replay`", sb_cstr(&grp));
         else sb_puts(&sel, " GROUP BY `_weir_replay`");
@@ -763,6 +848,7 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
         if (ok) {
             sb_puts(&cols, "`_weir_replay` UInt8");
             sb_puts(&sel, "toUInt8(" CH_FLAG ") AS `_weir_replay` FROM " CH_IN);
+            if (r.join) sb_puts(&sel, r.join);
             sb_printf(&sel, " WHERE %s%s" CH_FENCE, sb_cstr(&r.where), r.where.len ? " AND " : "");
             sb_puts(&view, " FROM " CH_PHYS);
             m->columns = arena_strdup(a, sb_cstr(&cols));
@@ -874,7 +960,8 @@ static void realize_model(ChProject *cp, int mi)
         m->why = "a model name with `__` or starting with `_weir` collides with weir's ClickHouse object names";
         return;
     }
-    Ctx c = {cp, NULL};
+    YNode *lk = def->clickhouse ? yaml_get(def->clickhouse, "lookup") : NULL;
+    Ctx c = {cp, NULL, lk && lk->kind == YNODE_SCALAR && (strcmp(lk->str, "true") == 0 || strcmp(lk->str, "yes") == 0)};
     const IrNode *above[64];
     int nabove = 0;
     const IrNode *n = im->root;
