@@ -101,6 +101,7 @@ int cmd_rollback(const CliOptions *o);
 int cmd_janitor(const CliOptions *o);
 int cmd_doctor(const CliOptions *o);
 int cmd_repair(const CliOptions *o);
+int cmd_reconcile(const CliOptions *o);
 /* plan, explain and compile on a ClickHouse target, and its lifecycle backend */
 LcBackend *cli_clickhouse_backend_open(CliProject *cp);
 bool cli_is_clickhouse(const CliProject *cp);

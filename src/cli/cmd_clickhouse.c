@@ -26,6 +26,7 @@ static void options(const CliOptions *o, ChOptions *co)
     co->staged = o->staged;
     co->deployment = o->deployment;
     co->force = o->force;
+    co->yes = o->yes;
     co->retention_s = -1;
     co->log = o->verbose ? stderr : NULL;
     Verdict v;
@@ -65,6 +66,7 @@ static int cmd_lifecycle(const CliOptions *o, const char *name)
     } verbs[] = {
         {"doctor", ch_verb_doctor, false},
         {"repair", ch_verb_repair, false},
+        {"reconcile", ch_verb_reconcile, false},
     };
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
@@ -135,6 +137,7 @@ int cmd_backfill(const CliOptions *o)
 }
 int cmd_doctor(const CliOptions *o) { return cmd_lifecycle(o, "doctor"); }
 int cmd_repair(const CliOptions *o) { return cmd_lifecycle(o, "repair"); }
+int cmd_reconcile(const CliOptions *o) { return cmd_lifecycle(o, "reconcile"); }
 
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp) { return run_verb(o, cp, ch_verb_plan, "plan", false); }
 

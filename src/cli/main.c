@@ -23,6 +23,7 @@ static const char USAGE[] =
     "  janitor          remove superseded versions (--retain D, default 7d)\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
     "  doctor, repair   find / fix drift between the metadata and the live objects (ClickHouse)\n"
+    "  reconcile        adopt running ClickHouse objects as the project's SQL (--yes records it)\n"
     "  build, backfill  StreamBuild's names for apply and apply --staged\n"
     "\n"
     "global options:\n"
@@ -72,7 +73,7 @@ static const Command COMMANDS[] = {
     {"inspect", cmd_inspect}, {"plan", cmd_plan},       {"apply", cmd_apply},
     {"build", cmd_build},     {"backfill", cmd_backfill}, {"audit", cmd_audit},
     {"publish", cmd_publish}, {"rollback", cmd_rollback}, {"doctor", cmd_doctor},
-    {"repair", cmd_repair},   {"janitor", cmd_janitor},
+    {"repair", cmd_repair},   {"janitor", cmd_janitor}, {"reconcile", cmd_reconcile},
 };
 
 static bool take_value(int argc, char **argv, int *i, const char *flag, const char **out)

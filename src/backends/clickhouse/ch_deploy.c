@@ -1473,6 +1473,123 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
     return rc;
 }
 
+/* ---- reconcile ---- */
+
+/* Does the live table `live` have the columns and storage of the model's desired table?
+ * (A scratch table made from the desired DDL is compared in system.columns and
+ * system.tables, then dropped.) -1: the server failed. */
+static int table_matches(Dep *d, const ChModel *m, const char *live)
+{
+    const char *scratch = arena_printf(&d->a, "_weir_reconcile__%s", m->name);
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) || !exec(d, ch_table_ddl(&d->cp, m, d->db, scratch)))
+        return -1;
+    long long diff = count_of(
+        d,
+        "SELECT count() FROM (SELECT name, type, count() AS c FROM system.columns WHERE database = %s AND table IN "
+        "(%s, %s) GROUP BY name, type HAVING c = 1)",
+        lit(d, d->db), lit(d, live), lit(d, scratch));
+    long long keys = count_of(d,
+                              "SELECT uniqExact(engine, sorting_key, partition_key) FROM system.tables WHERE "
+                              "database = %s AND name IN (%s, %s)",
+                              lit(d, d->db), lit(d, live), lit(d, scratch));
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch))) return -1;
+    if (diff < 0 || keys < 0) return -1;
+    return diff == 0 && keys == 1;
+}
+
+int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
+{
+    Dep d;
+    int rc = open_locked(&d, p, g, o, out, err, errsize, "reconcile");
+    if (rc) return rc;
+    Binding *bs = NULL;
+    int nb = load_bindings(&d, &bs);
+    const char *base = nb > 0 ? current_deployment(&d, bs, nb) : NULL;
+    if (nb < 0 || !base) {
+        if (nb >= 0) sb_puts(out, "nothing to reconcile: nothing is published on this target\n");
+        close_dep(&d);
+        return nb < 0 ? 3 : 0;
+    }
+    const char *dep = new_deployment_id(&d);
+    Obj *objs = NULL;
+    int n = 0;
+    rc = desired(&d, dep, base, &objs, &n);
+    int adopted = 0, left = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        Obj *ob = &objs[i];
+        if (ob->is_source || strcmp(ob->action, "rebuild") != 0) continue;
+        const ChModel *m = &d.cp.models[ob->index];
+        Active a = {0};
+        const Binding *b = NULL;
+        for (int j = 0; j < nb; j++)
+            if (strcmp(bs[j].logical, m->name) == 0) b = &bs[j];
+        if (!b || !load_active(&d, b->deployment, "model", m->name, &a) || !a.physical) {
+            rc = b ? 3 : 0;
+            continue;
+        }
+        const char *why = NULL;
+        int tm = 0;
+        if (strcmp(ob->reason ? ob->reason : "", "its source has a new landing") == 0) why = "its source has a new landing";
+        else if (!table_exists(&d, a.mv)) why = "its materialized view does not exist";
+        else if ((tm = table_matches(&d, m, a.physical)) < 0) rc = 3;
+        else if (!tm) why = "its live table differs from the project's (columns, types, engine or keys)";
+        else if (strcmp(ch_view_select(&d.cp, m, qn(&d, a.physical), a.input), b->view_sql) != 0)
+            why = "its stable view would change";
+        if (rc) break;
+        if (why) {
+            sb_printf(out, "  model %-28s not adopted: %s (weir apply rebuilds it)\n", m->name, why);
+            left++;
+            continue;
+        }
+        /* the running objects, under the project's signature */
+        ob->physical = a.physical;
+        ob->mv = a.mv;
+        ob->kafka = a.kafka;
+        ob->group = a.group;
+        ob->input = a.input;
+        ob->create = ob->replay = false;
+        ob->action = "adopted";
+        ob->reason = "reconciled: the running objects are taken as the project's SQL";
+        ob->view_sql = b->view_sql;
+        sb_printf(out, "  model %-28s adopted: %s keeps running, recorded as the project's SQL\n", m->name,
+                  qn(&d, a.physical));
+        adopted++;
+    }
+    if (!rc && left == 0 && adopted == 0) sb_puts(out, "nothing to reconcile: plan rebuilds no model\n");
+    if (!rc && adopted > 0 && left > 0)
+        sb_printf(out, "not reconciled: %d model(s) above would still be rebuilt; reconcile adopts all or none\n", left);
+    if (!rc && adopted > 0 && left == 0 && !o->yes)
+        sb_printf(out, "preview: rerun with --yes to record deployment %s\n", dep);
+    if (!rc && adopted > 0 && left == 0 && o->yes) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(objs[i].action, "unchanged") != 0 && strcmp(objs[i].action, "adopted") != 0 &&
+                strcmp(objs[i].action, "native") != 0 && strcmp(objs[i].action, "refused") != 0) {
+                snprintf(err, errsize, "%s %s would change (%s): reconcile records only what runs as it is",
+                         objs[i].is_source ? "source" : "model", objs[i].name, objs[i].action);
+                rc = 1;
+            }
+        if (!rc) {
+            const char *pub = arena_printf(&d.a, "reconcile_%s", dep);
+            bool ok = insert_objects(&d, dep, objs, n) &&
+                      execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
+                            lit(&d, manifest_text(&d)), now_ms_sql) &&
+                      record_state(&d, dep, "planned", arena_printf(&d.a, "reconcile of %s", base)) &&
+                      record_state(&d, dep, "staged", "nothing created: the running objects adopted");
+            /* every stable view stays as it is; the publication says this deployment owns it */
+            for (int j = 0; ok && j < nb; j++)
+                ok = execf(&d, "INSERT INTO %s SELECT %s, %s, 'reconcile', 'done', %s, %s, %s, %s, %s, %s",
+                           qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, bs[j].logical),
+                           lit(&d, bs[j].physical), lit(&d, bs[j].view_sql), lit(&d, bs[j].physical),
+                           lit(&d, bs[j].view_sql), now_ms_sql);
+            ok = ok && record_state(&d, dep, "active", "reconciled");
+            if (!ok) rc = 3;
+            else sb_printf(out, "reconciled: deployment %s records the running objects\n", dep);
+        }
+    }
+    close_dep(&d);
+    return rc;
+}
+
 /* ---- publish / rollback ---- */
 
 static const char *latest_staged(Dep *d)
