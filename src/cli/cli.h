@@ -106,9 +106,14 @@ int cmd_rollback(const CliOptions *o);
 int cmd_janitor(const CliOptions *o);
 int cmd_doctor(const CliOptions *o);
 int cmd_repair(const CliOptions *o);
+int cmd_reconcile(const CliOptions *o);
 /* plan, explain and compile on a ClickHouse target, and its lifecycle backend */
 LcBackend *cli_clickhouse_backend_open(CliProject *cp);
 bool cli_is_clickhouse(const CliProject *cp);
+/* weir run on a ClickHouse target runs the models marked native (ChModel): each gets a
+ * ClickHouse sink into the table weir apply made for it, every other model none.
+ * *nnative: how many. Returns 0, or an exit code after printing the error. */
+int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnative);
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp);
 void cli_explain_clickhouse(const CliProject *cp, StrBuf *out);
 bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize);

@@ -4,6 +4,7 @@
  * apply and apply --staged), the ClickHouse-only doctor and repair, and plan, explain
  * and compile when the target's runtime is clickhouse. */
 #include "backends/clickhouse/ch_backend.h"
+#include "backends/clickhouse/ch_model.h"
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -25,6 +26,7 @@ static void options(const CliOptions *o, ChOptions *co)
     co->staged = o->staged;
     co->deployment = o->deployment;
     co->force = o->force;
+    co->yes = o->yes;
     co->retention_s = -1;
     co->log = o->verbose ? stderr : NULL;
     Verdict v;
@@ -64,6 +66,7 @@ static int cmd_lifecycle(const CliOptions *o, const char *name)
     } verbs[] = {
         {"doctor", ch_verb_doctor, false},
         {"repair", ch_verb_repair, false},
+        {"reconcile", ch_verb_reconcile, false},
     };
     CliProject cp;
     if (!cli_load_project(o, &cp)) return EXIT_USAGE;
@@ -81,6 +84,50 @@ static int cmd_lifecycle(const CliOptions *o, const char *name)
     return rc;
 }
 
+int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnative)
+{
+    Project *p = cp->project;
+    *nnative = 0;
+    ChFlags flags = {o->ch_url, o->ch_database, o->ch_user};
+    ChConfig cfg;
+    char err[1024];
+    if (!ch_config_resolve(p, &flags, &cfg, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
+    ChConn *c = ch_connect(&cfg, err, sizeof err);
+    if (!c) {
+        cli_error("%s", err);
+        ch_config_free(&cfg);
+        return 3;
+    }
+    ChProject chp;
+    ch_project_init(&chp, cp->graph, ch_caps(c));
+    for (int m = 0; m < p->nmodels; m++) {
+        const ChModel *cm = &chp.models[m];
+        ModelDef *md = &p->models[m];
+        if (cm->kind != CHK_NATIVE) {
+            md->sink = NULL;  /* ClickHouse maintains it (or nothing does) */
+            continue;
+        }
+        SinkDef *sd = ARENA_NEW(&p->arena, SinkDef);
+        memset(sd, 0, sizeof *sd);
+        sd->connector = SINK_CLICKHOUSE;
+        sd->url = arena_strdup(&p->arena, cfg.url);
+        sd->database = arena_strdup(&p->arena, ch_database(c));
+        sd->table = arena_strdup(&p->arena, cm->native_table);
+        sd->user = arena_strdup(&p->arena, cfg.user);
+        sd->password = arena_strdup(&p->arena, cfg.password);
+        sd->native_table = true;
+        md->sink = sd;
+        (*nnative)++;
+    }
+    ch_project_fini(&chp);
+    ch_close(c);
+    ch_config_free(&cfg);
+    return 0;
+}
+
 int cmd_build(const CliOptions *o) { return cmd_apply(o); }
 int cmd_backfill(const CliOptions *o)
 {
@@ -90,6 +137,7 @@ int cmd_backfill(const CliOptions *o)
 }
 int cmd_doctor(const CliOptions *o) { return cmd_lifecycle(o, "doctor"); }
 int cmd_repair(const CliOptions *o) { return cmd_lifecycle(o, "repair"); }
+int cmd_reconcile(const CliOptions *o) { return cmd_lifecycle(o, "reconcile"); }
 
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp) { return run_verb(o, cp, ch_verb_plan, "plan", false); }
 

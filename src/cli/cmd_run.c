@@ -71,8 +71,31 @@ int cmd_run(const CliOptions *o)
         cli_project_free(&cp);
         return EXIT_USAGE;
     }
+    bool *native = NULL;
+    if (cli_is_clickhouse(&cp)) {
+        /* the models ClickHouse cannot maintain run here, written into ClickHouse */
+        if (wanted) {
+            cli_error("--select: weir run on a ClickHouse target runs its native models, all of them");
+            free(wanted);
+            cli_project_free(&cp);
+            return EXIT_USAGE;
+        }
+        int nnative = 0, crc = cli_clickhouse_native_sinks(o, &cp, &nnative);
+        if (crc || nnative == 0) {
+            if (!crc)
+                fprintf(stderr, "weir run: every model of target %s is maintained by ClickHouse; nothing runs "
+                                "natively (models ClickHouse cannot maintain run here with native_fallback: true)\n",
+                        cp.project->target->name);
+            free(wanted);
+            cli_project_free(&cp);
+            return crc;
+        }
+        native = xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool));
+        for (int m = 0; m < cp.project->nmodels; m++) native[m] = cp.project->models[m].sink != NULL;
+    }
     RunOptions ro = {0};
-    ro.models_wanted = wanted;
+    ro.models_wanted = native ? native : wanted;
+    ro.fixed_selection = native != NULL;
     ro.progress = !o->no_progress && isatty(2);
     ro.batch_size = o->batch_size;
     ro.workers = o->workers;
@@ -98,6 +121,7 @@ int cmd_run(const CliOptions *o)
     if (rc != 0) cli_error("%s", err[0] ? err : "run failed");
     run_summary_free(&sum);
     free(wanted);
+    free(native);
     cli_project_free(&cp);
     return rc;
 }

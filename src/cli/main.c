@@ -29,6 +29,7 @@ static const char USAGE[] =
     "  janitor          remove superseded versions (--retain D, default 7d)\n"
     "  inspect          the durable state of a run: checkpoint, offsets and lag, state sizes\n"
     "  doctor, repair   find / fix drift between the metadata and the live objects (ClickHouse)\n"
+    "  reconcile        adopt running ClickHouse objects as the project's SQL (--yes records it)\n"
     "  build, backfill  StreamBuild's names for apply and apply --staged\n"
     "\n"
     "global options:\n"
@@ -148,6 +149,9 @@ static const Command COMMANDS[] = {
      "usage: weir repair\n\nFix drift between the metadata and the live objects (ClickHouse).\n" GLOBAL_HELP},
     {"janitor", cmd_janitor, 0, 0,
      "usage: weir janitor [--retain D]\n\nRemove superseded versions (kept 7d by default).\n" GLOBAL_HELP},
+    {"reconcile", cmd_reconcile, 0, 0,
+     "usage: weir reconcile [--yes]\n\nAdopt the objects already live in ClickHouse that match the project into\n"
+     "weir's metadata (plan says unchanged afterwards). Without --yes, only shows what it would adopt.\n" GLOBAL_HELP},
 };
 #define NCOMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 

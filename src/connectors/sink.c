@@ -7,10 +7,10 @@
 bool sink_supported(SinkConnector c, const char **why)
 {
     switch (c) {
-    case SINK_FILE: case SINK_STDOUT: case SINK_SQLITE: case SINK_KAFKA:
+    case SINK_FILE: case SINK_STDOUT: case SINK_SQLITE: case SINK_KAFKA: case SINK_CLICKHOUSE:
         return true;
     default:
-        if (why) *why = "is not supported by weir run yet (file, stdout, sqlite and kafka are)";
+        if (why) *why = "is not supported by weir run yet (file, stdout, sqlite, kafka and clickhouse are)";
         return false;
     }
 }
@@ -35,6 +35,14 @@ ConnSink *sink_open(Project *p, const ConnSinkSpec *spec, char *err, size_t errs
         return sink_stdout_open(spec, fmt, err, errsize);
     case SINK_KAFKA:
         return sink_kafka_open(p, spec, fmt, err, errsize);
+    case SINK_CLICKHOUSE:
+        if (!d->native_table) {
+            snprintf(err, errsize, "model %s: a clickhouse sink is written for the native models of a `runtime: "
+                                   "clickhouse` target (weir run --target <it>), into the table weir apply makes",
+                     spec->model);
+            return NULL;
+        }
+        return sink_clickhouse_open(spec, d->url, d->database, d->table, d->user, d->password, err, errsize);
     default: /* SINK_SQLITE */
         if (!d->path) {
             snprintf(err, errsize, "model %s: sqlite sink without a path (the database file)", spec->model);

@@ -6,9 +6,9 @@
  * equals the model's result as of that step.
  *
  * Connectors: file {path, format}, stdout {format}, sqlite {path, table}, kafka {topic,
- * format, bootstrap_servers} (sink_file.c, sink_stdout.c, sink_sqlite.c, kafka.c); the
- * others (postgres, clickhouse, webhook) come later and report "not supported" from
- * sink_supported.
+ * format, bootstrap_servers} (sink_file.c, sink_stdout.c, sink_sqlite.c, kafka.c),
+ * clickhouse for the native models of a ClickHouse target (sink_clickhouse.c); the
+ * others (postgres, webhook) come later and report "not supported" from sink_supported.
  *
  * Output formats (file, stdout), one line per change, keys in column order, values
  * rendered by value_format_json:
@@ -111,6 +111,11 @@ ConnSink *sink_stdout_open(const ConnSinkSpec *spec, DataFormat format, char *er
  * or the target, properties from the target (see src_kafka_reader_open). The topic
  * must exist. */
 ConnSink *sink_kafka_open(Project *p, const ConnSinkSpec *spec, DataFormat format, char *err, size_t errsize);
+/* The ClickHouse sink (sink_clickhouse.c) of a native model: rows into `database`.`table`,
+ * the table weir apply made for it (docs/clickhouse.md "Native models"); emptied
+ * unless spec->resume. */
+ConnSink *sink_clickhouse_open(const ConnSinkSpec *spec, const char *url, const char *database, const char *table,
+                               const char *user, const char *password, char *err, size_t errsize);
 /* The SQLite sink (sink_sqlite.c): database file `path`, table `table`. */
 ConnSink *sink_sqlite_open(const char *path, const char *table, const ConnSinkSpec *spec, char *err, size_t errsize);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define POS_MAGIC 0x53505357u     /* "WSPS" */
 enum { POS_RECORDS = 1, POS_READER = 2 };
@@ -58,6 +59,7 @@ struct ConnSource {
     int64_t max_event;           /* INT64_MIN until the first event time */
     int64_t *part_max;           /* partitioned readers: max event time per partition */
     int64_t raw_records;         /* records the reader returned (positions of line readers) */
+    int64_t landed_us;           /* the current read's _replay_landed_at (INT64_MIN: not taken yet) */
     int64_t skip;                /* resuming: records still to pass over */
     int64_t until;               /* line readers: end after this many records, -1: none */
     int64_t file_seq;            /* the reader's file_seq the decoder started with */
@@ -417,6 +419,14 @@ static bool apply_change(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *
     return upsert(ctx, s->index, d->op, d->row, &o, front, err, errsize);
 }
 
+/* _replay_landed_at: the time a read took its records (not deterministic). */
+static int64_t wall_clock_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* Takes one decoded record (res and d from conn_decode, msg its message) into the
  * step: rows into the batch or through upsert, bad records by on_error. Returns
  * false on a fatal error (message in err). */
@@ -435,7 +445,16 @@ static bool take_decoded(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *
         s->stats.records++;
         int64_t front = s->record_frontier ? frontier_of(s, r->partition) : INT64_MIN;
         if (s->def->format == FMT_JSON || s->def->format == FMT_CSV) {
-            batch_append_row(batch, d.row, 1);
+            if (batch->ncols > s->def->ncolumns) {
+                /* a model reads the replay lineage (docs/sql.md) */
+                if (s->landed_us == INT64_MIN && r->partition >= 0) s->landed_us = wall_clock_us();
+                EngLineage lin = {r->partition >= 0 ? r->partition : 0, r->pos,
+                                  r->partition >= 0 && r->timestamp_us ? r->timestamp_us : INT64_MIN,
+                                  r->partition >= 0 ? s->landed_us : INT64_MIN};
+                eng_source_append(batch, d.row, s->def->ncolumns, 1, &lin);
+            } else {
+                batch_append_row(batch, d.row, 1);
+            }
             note_pos(s, batch, r);
             if (front != INT64_MIN) batch_set_frontier(batch, batch->n - 1, front);
         } else if (!apply_change(s, batch, upsert, upsert_ctx, r, &d, front, msg, sizeof msg)) {
@@ -544,6 +563,7 @@ static bool parallel_decode(ConnSource *s, Batch *batch, SrcUpsertFn upsert, voi
     return true;
 }
 
+
 int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert_ctx, int max,
                    char *err, size_t errsize)
 {
@@ -571,6 +591,7 @@ int src_read_batch(ConnSource *s, Batch *batch, SrcUpsertFn upsert, void *upsert
     s->raw_records += n;
     Arena *arena = &batch->arena;
     char msg[512];
+    s->landed_us = INT64_MIN;
     int i = 0;
     /* a CSV header is read in order, by the source's own decoder */
     for (; i < n && (!s->pool || !conn_decoder_ready(s->decoder)); i++) {

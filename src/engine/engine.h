@@ -82,6 +82,19 @@ void eng_pipeline_free(EngPipeline *p);
  * (eng_source_watermark) to what holds after the step's rows: windows close after
  * the rows of the step are in. */
 Batch *eng_source_batch(EngPipeline *p, int source);
+/* The replay lineage of a source row (project.h SourceLineage); a time that is
+ * INT64_MIN reads as NULL. */
+typedef struct EngLineage {
+    int32_t partition;
+    int64_t offset;
+    int64_t timestamp_us;
+    int64_t landed_us;
+} EngLineage;
+/* Append a row of the source's `ndeclared` declared cells to its batch b with weight w
+ * (text is not copied, as batch_append_row). When b carries the lineage columns
+ * (b->ncols > ndeclared: some running model reads them) they are set from lin (NULL:
+ * all NULL). Returns the appended row. */
+Value *eng_source_append(Batch *b, const Value *row, int ndeclared, int64_t w, const EngLineage *lin);
 /* Does model `model` run in this pipeline (wanted, or upstream of a wanted model)? */
 bool eng_model_running(const EngPipeline *p, int model);
 /* Does some running operator judge event time by the frontiers of this source's rows? */

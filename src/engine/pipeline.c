@@ -89,7 +89,10 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
                 goto fail;
             }
             const SourceDef *sd = &proj->sources[s];
-            bool same = sd->ncolumns == n->plan->ncols;
+            /* a scan has the declared columns, and the lineage columns after them in
+             * models that read them */
+            bool same = sd->ncolumns == n->plan->ncols ||
+                        (sd->ncolumns + LINEAGE_NCOLS == n->plan->ncols && source_has_lineage(sd));
             for (int c = 0; same && c < sd->ncolumns; c++)
                 same = sd->columns[c].type.id == n->plan->cols[c].type.id;
             if (!same) {
@@ -98,10 +101,22 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
             }
             SourceSlot *slot = &p->src[s];
             if (!slot->used) {
+                /* the source's batch carries the lineage columns when any running scan
+                 * reads them; the other scans narrow it */
+                bool lineage = false;
+                for (int j = 0; j < g->nnodes; j++) {
+                    const IrNode *o = g->nodes[j];
+                    if (needed[o->index] && o->plan->kind == PL_SOURCE && o->source == s &&
+                        o->plan->ncols > sd->ncolumns)
+                        lineage = true;
+                }
+                int width = sd->ncolumns + (lineage ? LINEAGE_NCOLS : 0);
                 slot->used = true;
-                batch_init(&slot->batch, sd->ncolumns);
-                slot->types = ARENA_ARRAY(&p->arena, Type, sd->ncolumns > 0 ? sd->ncolumns : 1);
+                batch_init(&slot->batch, width);
+                slot->types = ARENA_ARRAY(&p->arena, Type, width > 0 ? width : 1);
                 for (int c = 0; c < sd->ncolumns; c++) slot->types[c] = sd->columns[c].type;
+                for (int k = 1; lineage && k <= LINEAGE_NCOLS; k++)
+                    slot->types[sd->ncolumns + k - 1] = source_lineage_type(k);
             }
             for (int k = 0; k < n->nstate && !slot->norm_id; k++)
                 if (n->state[k].kind && strcmp(n->state[k].kind, "changelog_normalize") == 0)
@@ -189,6 +204,21 @@ void eng_pipeline_free(EngPipeline *p)
     free(p->seed_expired);
     arena_fini(&p->arena);
     free(p);
+}
+
+Value *eng_source_append(Batch *b, const Value *row, int ndeclared, int64_t w, const EngLineage *lin)
+{
+    Value *out = batch_append(b, w);
+    memcpy(out, row, sizeof(Value) * (size_t)(ndeclared < b->ncols ? ndeclared : b->ncols));
+    if (b->ncols < ndeclared + LINEAGE_NCOLS) return out;
+    Value *l = out + ndeclared;
+    for (int k = 0; k < LINEAGE_NCOLS; k++) l[k].isnull = 1;
+    if (!lin) return out;
+    l[LINEAGE_PARTITION - 1] = (Value){.i = lin->partition};
+    l[LINEAGE_OFFSET - 1] = (Value){.i = lin->offset};
+    if (lin->timestamp_us != INT64_MIN) l[LINEAGE_TIMESTAMP - 1] = (Value){.i = lin->timestamp_us};
+    if (lin->landed_us != INT64_MIN) l[LINEAGE_LANDED_AT - 1] = (Value){.i = lin->landed_us};
+    return out;
 }
 
 bool eng_model_running(const EngPipeline *p, int model)

@@ -604,6 +604,35 @@ int source_column_index(const SourceDef *s, const char *name)
     return -1;
 }
 
+static const char *const lineage_names[LINEAGE_NCOLS + 1] = {NULL, "_replay_partition", "_replay_offset",
+                                                             "_replay_timestamp", "_replay_landed_at"};
+
+const char *source_lineage_name(int k)
+{
+    return k >= 1 && k <= LINEAGE_NCOLS ? lineage_names[k] : NULL;
+}
+
+Type source_lineage_type(int k)
+{
+    switch (k) {
+    case LINEAGE_PARTITION: return type_make(T_INT4);
+    case LINEAGE_OFFSET: return type_make(T_INT8);
+    default: return type_make(T_TIMESTAMPTZ);
+    }
+}
+
+int source_lineage_of(const char *name)
+{
+    for (int k = 1; name && k <= LINEAGE_NCOLS; k++)
+        if (strcmp(lineage_names[k], name) == 0) return k;
+    return LINEAGE_NONE;
+}
+
+bool source_has_lineage(const SourceDef *s)
+{
+    return s && !data_format_is_updating(s->format);
+}
+
 /* Contract: rel joined with p->dir unless rel is absolute or the dir is "."; arena string. */
 const char *project_path(Project *p, const char *rel)
 {

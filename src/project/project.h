@@ -75,6 +75,9 @@ typedef struct SinkDef {
     const char *bootstrap_servers;
     const char *url;             /* clickhouse/webhook */
     const char *database;        /* clickhouse */
+    const char *user, *password; /* clickhouse: set (resolved) by weir run for the native
+                                    models of a runtime: clickhouse target */
+    bool native_table;           /* clickhouse: the table weir apply made for a native model */
     const char *method;          /* webhook */
     YNode *headers;              /* webhook: mapping */
     int batch;                   /* webhook */
@@ -243,6 +246,28 @@ Project *project_load_files(const ProjectFile *files, int nfiles, const ProjectO
 const SourceDef *project_find_source(const Project *p, const char *name);
 const ModelDef *project_find_model(const Project *p, const char *name);
 int source_column_index(const SourceDef *s, const char *name);
+
+/* The replay lineage columns (docs/sql.md "Replay lineage columns"): every insert-only
+ * source offers them besides its declared columns, a model reads them by name. Their
+ * names are reserved in `columns:`. */
+typedef enum SourceLineage {
+    LINEAGE_NONE = 0,
+    LINEAGE_PARTITION,       /* integer: Kafka partition; 0 for files, stdin and tests */
+    LINEAGE_OFFSET,          /* bigint: Kafka offset; the record's line for files and stdin,
+                                its 0-based position among the source's rows in a test */
+    LINEAGE_TIMESTAMP,       /* timestamptz: the message timestamp; NULL elsewhere */
+    LINEAGE_LANDED_AT,       /* timestamptz: when weir run read the record from Kafka (or
+                                ClickHouse landed it); NULL for files, stdin and tests */
+} SourceLineage;
+#define LINEAGE_NCOLS 4
+/* Name of lineage column k (LINEAGE_PARTITION..LINEAGE_LANDED_AT), e.g. "_replay_offset". */
+const char *source_lineage_name(int k);
+/* Its type. */
+Type source_lineage_type(int k);
+/* Which lineage column `name` is, LINEAGE_NONE when none. */
+int source_lineage_of(const char *name);
+/* Whether the source offers the lineage columns (insert-only formats). */
+bool source_has_lineage(const SourceDef *s);
 
 /* Map a byte offset in m->sql back to a position in the model's .sql file. */
 SrcPos project_sql_pos(const ModelDef *m, int sql_offset);

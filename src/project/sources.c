@@ -99,6 +99,11 @@ static void load_columns(ProjectLoader *L, SourceDef *s, YNode *cols)
                        "unknown type '%s' for column '%s'", tname, name);
             t = type_make(T_UNKNOWN);
         }
+        if (source_lineage_of(name)) {
+            diag_error(L->dl, k->pos, "reserved-name", "weir provides it: select it in a model without declaring it",
+                       "column name '%s' is reserved for the replay lineage", name);
+            continue;
+        }
         ColumnDef *c = &s->columns[s->ncolumns++];
         c->name = name;
         c->type = t;

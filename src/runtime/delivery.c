@@ -147,7 +147,9 @@ static bool apply(const Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t bas
     if (ok && !bytes_done(&r)) ok = malformed(sink, err, errsize);
     free(rows);
     free(ch);
-    return ok && sink_end_delivery(sink, ckpt, err, errsize);
+    ok = ok && sink_end_delivery(sink, ckpt, err, errsize);
+    if (ok) fault_point("delivered");
+    return ok;
 }
 
 bool delivery_apply_pending(Delivery *d, ConnSink *sink, uint64_t ckpt, uint64_t base, char *err,

@@ -405,7 +405,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         goto done;
     }
     if (run_is_durable(p, r.pipe)) {
-        if (opts->models_wanted) {
+        if (opts->models_wanted && !opts->fixed_selection) {
             snprintf(err, errsize, "--select: a run that reads Kafka keeps the state of every model of the project "
                      "and continues it; run it without --select");
             code = 2;

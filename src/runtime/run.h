@@ -26,6 +26,9 @@
 typedef struct RunOptions {
     const bool *models_wanted;   /* per project model (--select); NULL = all. Upstream
                                     models run too; only selected models' sinks are written */
+    bool fixed_selection;        /* models_wanted is the project's own choice, the same on
+                                    every run (the native models of a ClickHouse target):
+                                    a durable run accepts it */
     int batch_size;              /* records per source per step; <= 0: 4096 */
     int workers;                 /* threads that decode the records of a step (a fixed
                                     pool; the engine runs on the calling thread); <= 0:

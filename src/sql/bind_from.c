@@ -26,6 +26,7 @@ void bind_scope_add(Binder *b, Scope *s, const char *alias, const PlanNode *plan
         c->name = plan->cols[i].name;
         c->index = base + i;
         c->type = plan->cols[i].type;
+        c->lineage = c->hidden = plan->cols[i].lineage != 0;
     }
     s->cols = cols;
     s->ncols += plan->ncols;
@@ -166,7 +167,7 @@ int bind_expand_star(Binder *b, const Scope *s, const Ast *ref, const ScopeCol *
     int n = 0;
     for (int i = 0; i < s->ncols; i++) {
         const ScopeCol *c = &s->cols[i];
-        if (rel ? (c->rel && strcmp(c->rel, rel) == 0) : !c->hidden) v[n++] = c;
+        if (rel ? (c->rel && strcmp(c->rel, rel) == 0 && !c->lineage) : !c->hidden) v[n++] = c;
     }
     *out = v;
     return n;
@@ -178,9 +179,11 @@ PlanNode *bind_rename_columns(Binder *b, PlanNode *plan, const char *const *name
                               const char *what)
 {
     if (n == 0) return plan;
-    if (n > plan->ncols) {
+    int visible = 0;  /* lineage columns keep their names */
+    for (int i = 0; i < plan->ncols; i++) visible += !plan->cols[i].lineage;
+    if (n > visible) {
         bind_error(b, loc, "invalid-alias", NULL, "%s has %d columns available but %d columns specified", what,
-                   plan->ncols, n);
+                   visible, n);
         return NULL;
     }
     PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, plan->ncols);
@@ -243,11 +246,19 @@ static PlanNode *bind_source_call(Binder *b, const char *name, int arg_loc, cons
     }
     PlanNode *n = plan_node_new(b->arena, PL_SOURCE, arg_loc);
     n->name = sd->name;
-    n->ncols = sd->ncolumns;
-    n->cols = ARENA_ARRAY(b->arena, PlanColumn, sd->ncolumns > 0 ? sd->ncolumns : 1);
+    /* the lineage columns follow the declared ones, only in models that name them */
+    int nlin = b->lineage && source_has_lineage(sd) ? LINEAGE_NCOLS : 0;
+    n->ncols = sd->ncolumns + nlin;
+    n->cols = ARENA_ARRAY(b->arena, PlanColumn, n->ncols > 0 ? n->ncols : 1);
     for (int i = 0; i < sd->ncolumns; i++) {
         n->cols[i].name = sd->columns[i].name;
         n->cols[i].type = sd->columns[i].type;
+    }
+    for (int k = 1; k <= nlin; k++) {
+        PlanColumn *c = &n->cols[sd->ncolumns + k - 1];
+        c->name = source_lineage_name(k);
+        c->type = source_lineage_type(k);
+        c->lineage = (uint8_t)k;
     }
     *alias = last_dotted(sd->name);
     return n;

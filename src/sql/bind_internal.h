@@ -41,6 +41,8 @@ typedef struct Binder {
      * correlation is not supported for this subquery). */
     const struct Scope *outer;
     struct CorrSink *corr;
+    bool lineage;                /* the model's SQL mentions _replay_: its source scans carry
+                                    the replay lineage columns (hidden from *) */
 } Binder;
 
 /* A column visible in a FROM scope. Join scopes are left ++ right (indexes into the
@@ -53,6 +55,7 @@ typedef struct ScopeCol {
     Type type;
     bool hidden;                 /* not part of * expansion */
     bool qualified_only;         /* only reachable as rel.name */
+    bool lineage;                /* a source's replay lineage column: not in * nor rel.* */
 } ScopeCol;
 
 typedef struct Scope {

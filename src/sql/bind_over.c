@@ -507,7 +507,7 @@ PlanNode *bind_window_node(Binder *b, WinList *w, PlanNode *input, Expr **exprs,
         node = bind_topn_node(b, input, c->partition, c->npartition, c->order, c->norder, -1, c->loc);
         node->rank_kind = c->kind;
         node->emit_rank = true;
-        PlanColumn rank = {c->name, type_make(T_INT8)};
+        PlanColumn rank = {c->name, type_make(T_INT8), 0};
         with_columns(b, node, input, &rank, 1);
     } else {
         /* one OVER aggregate per distinct window, chained: each adds its calls' columns

@@ -304,7 +304,9 @@ BoundProject *sql_bind_project(const Project *p, Arena *arena, DiagList *dl)
                 if (sd->columns[c].type.id == T_UNKNOWN) bad_source = true;
         }
         if (bad_source) continue;
-        Binder b = {arena, dl, p, &p->models[i], bp, false, NULL, NULL};
+        Binder b = {arena, dl, p, &p->models[i], bp, false, NULL, NULL, false};
+        /* a model that never names a lineage column scans its sources without them */
+        b.lineage = p->models[i].sql && strcasestr(p->models[i].sql, "_replay_") != NULL;
         PlanNode *root = bind_query(&b, ms[i].stmt, NULL, QF_TOP);
         if (root && !b.failed) root = bind_topn_finish(&b, root);
         if (root && !b.failed && !bind_check_depth(&b, root, -1)) root = NULL;

@@ -142,6 +142,7 @@ typedef enum SetOpKind { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } SetOpKind;
 typedef struct PlanColumn {
     const char *name;
     Type type;
+    uint8_t lineage;         /* PL_SOURCE: a replay lineage column (SourceLineage), 0: declared */
 } PlanColumn;
 
 typedef struct SortKey {

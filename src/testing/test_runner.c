@@ -79,6 +79,8 @@ typedef struct Runner {
     int ndead, capdead;
     StrBuf msg;           /* error message when the test itself is wrong */
     double *tol;          /* float_tolerance per output column, -1 = exact */
+    int64_t *lineage_offsets; /* per source: the next row's _replay_offset (its 0-based
+                                 position among the rows the test gives the source) */
 } Runner;
 
 static Value *rows_append(RowList *l, ChangeOp op)
@@ -539,8 +541,11 @@ static bool feed_rows(Runner *r, EngPipeline **pl, const TestStep *st)
                                "source '%s' (format %s) is insert-only; `op: %s` needs an updating format "
                                "(changelog-json or debezium-json)", src->name, data_format_name(src->format), op_name(op));
             Batch *b = eng_source_batch(*pl, s);
+            if (!r->lineage_offsets)
+                r->lineage_offsets = ARENA_ARRAY(&r->arena, int64_t, r->g->project->nsources + 1);
+            EngLineage lin = {0, r->lineage_offsets[s]++, INT64_MIN, INT64_MIN};
             if (b) {
-                batch_append_row(b, row, 1);
+                eng_source_append(b, row, src->ncolumns, 1, &lin);
                 batch_set_frontier(b, b->n - 1, front);
             }
             /* text cells point into the runner's arena, which outlives the step */

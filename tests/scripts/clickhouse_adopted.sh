@@ -7,7 +7,8 @@
 # exactly once: with rows arriving only the landed_at boundary (stamped by the server)
 # is exact; a cursor or offsets boundary misses the rows written between the capture
 # and the view's creation (docs/clickhouse.md). A boundary column that the live table
-# lacks is refused before anything is created.
+# lacks is refused before anything is created. Models read the replay lineage columns
+# the boundary maps.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
@@ -69,6 +70,12 @@ start_writer 1000
 until [ -f "$TMP/written" ] && [ "$(cat "$TMP/written")" -ge 1500 ]; do sleep 0.05; done
 stop_writer
 check_all "history replayed and rows written since seen live, each once, in each boundary mode" 0 "cursor offsets landed"
+# the replay lineage columns read the columns each replay_boundary maps
+if wait_for "SELECT count(), countIf(part = id % 2 AND off = intDiv(id, 2)) FROM app.pos_offsets" "$((N + 1))	$((N + 1))" &&
+   wait_for "SELECT count(), toString(min(landed)), toString(max(landed)) FROM app.pos_landed" \
+     "$(chq "SELECT count(), toString(min(landed_at)), toString(max(landed_at)) FROM app_src.events")"; then
+  ok "replay lineage columns of adopted tables (offsets: partition and offset, landed_at)"
+else bad "replay lineage columns of adopted tables"; fi
 
 start_writer $((N + 1))
 until [ "$(cat "$TMP/written")" -ge $((N + 500)) ]; do sleep 0.05; done

@@ -46,7 +46,9 @@ for st in statements:
     m = re.match(r"CREATE TABLE IF NOT EXISTS (`weir`\.`[^`]*`) \((.*)\) ENGINE = Kafka SETTINGS", st, re.S)
     if m:
         kafka_tables.append(m.group(1))
-        st = "CREATE TABLE IF NOT EXISTS %s (%s) ENGINE = Null" % (m.group(1), m.group(2))
+        # the Kafka engine's virtual columns become ordinary ones the inserts fill
+        st = "CREATE TABLE IF NOT EXISTS %s (%s, _partition UInt64, _offset UInt64, _timestamp Nullable(DateTime)) " \
+             "ENGINE = Null" % (m.group(1), m.group(2))
     if re.search(r"FROM `weir`\.`kafka__", st):
         # the landing view reads the Kafka engine's virtual columns, which a Null
         # table lacks: its syntax only
@@ -59,13 +61,13 @@ check("every statement of the deployment runs on ClickHouse " + q("SELECT versio
 
 def order(n):
     st = "cancelled" if n % 7 == 0 else "new"
-    return "(%d, %d, %d.25, '%s', toDateTime64('2024-01-01 00:00:00', 6, 'UTC') + toIntervalSecond(%d))" % (
-        n, n % 5, n, st, n)
+    return "(%d, %d, %d.25, '%s', toDateTime64('2024-01-01 00:00:00', 6, 'UTC') + toIntervalSecond(%d), %d, %d)" % (
+        n, n % 5, n, st, n, n % 2, 100 + n)
 
 
 rows = ", ".join(order(n) for n in range(1, 31))
 for t in kafka_tables:
-    q("INSERT INTO %s (order_id, customer_id, amount, status, created_at) VALUES %s" % (t, rows))
+    q("INSERT INTO %s (order_id, customer_id, amount, status, created_at, _partition, _offset) VALUES %s" % (t, rows))
 
 # the same figures as the native runtime and 18.16 give for orders 1..30
 # (current servers print decimals without trailing zeros: output_format_decimal_trailing_zeros)
@@ -78,6 +80,9 @@ check("aggregate view: one row per key", q("SELECT count() FROM `weir`.`customer
 check("window view: the windows the watermark closed",
       q("SELECT min(window_start), max(window_end), sum(orders) FROM `weir`.`per_window`"),
       "2024-01-01 00:00:00.000000\t2024-01-01 00:00:30.000000\t29")
+check("replay lineage: each order's partition and offset, a landing time",
+      q("SELECT count(), countIf(part = order_id % 2 AND pos = 100 + order_id AND landed = 1) "
+        "FROM `weir`.`order_positions`"), "30\t30")
 
 # the offsets cut (servers with Kafka virtual columns): the raw rows below the handed-over offsets
 raw = [t for t in re.findall(r"CREATE TABLE IF NOT EXISTS (`weir`\.`raw__[^`]*`)", text)][0]

@@ -1098,10 +1098,10 @@ static PlanColumn out_cols[4];
 
 static ConnSinkSpec make_spec(SinkDef *def, const int *key, int nkey)
 {
-    out_cols[0] = (PlanColumn){"customer_id", type_make(T_INT8)};
-    out_cols[1] = (PlanColumn){"name", type_make(T_TEXT)};
-    out_cols[2] = (PlanColumn){"total", type_numeric(12, 2)};
-    out_cols[3] = (PlanColumn){"last_seen", type_make(T_TIMESTAMP)};
+    out_cols[0] = (PlanColumn){"customer_id", type_make(T_INT8), 0};
+    out_cols[1] = (PlanColumn){"name", type_make(T_TEXT), 0};
+    out_cols[2] = (PlanColumn){"total", type_numeric(12, 2), 0};
+    out_cols[3] = (PlanColumn){"last_seen", type_make(T_TIMESTAMP), 0};
     ConnSinkSpec s = {.model = "customer_metrics", .def = def, .cols = out_cols, .ncols = 4, .key = key, .nkey = nkey};
     return s;
 }

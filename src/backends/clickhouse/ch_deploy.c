@@ -501,6 +501,11 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
         if (m->kind == CHK_REFUSED || m->kind == CHK_NATIVE) {
             o->action = m->kind == CHK_REFUSED ? "refused" : "native";
             o->reason = m->why;
+            if (m->kind == CHK_NATIVE)
+                o->reason = arena_printf(&d->a, "%s\n         run it with `weir run --target %s`: rows in %s, read "
+                                                "through the view %s",
+                                         m->why, d->p->target ? d->p->target->name : "?", qn(d, m->native_table),
+                                         qn(d, m->name));
             continue;
         }
         const ChSource *s = &cp->sources[m->in_source];
@@ -927,12 +932,101 @@ static bool load_fence(Dep *d, const char *dep, const char *source, ChRows *b)
                 qn(d, "_weir_boundaries"), lit(d, dep), lit(d, source));
 }
 
+/* A bounded replay (`replay_on_change: bounded-<n>`, docs/clickhouse.md): the window is
+ * the rows of the replay source whose replay time is at least lower = the server's
+ * time - n; *from becomes that part of the source. Seeded (the model projects its
+ * source's replay time and the active table has that column and the same types for the
+ * columns both tables have): *seed copies the active table's rows below lower into the
+ * scratch table (as replayed rows). Unseeded (a type changed, or the fallback
+ * bounded_without_history): only the window. Otherwise (the active table keeps no
+ * replay time, the source has none) the whole history, as `full`; a new model (no
+ * active table) too. The mode is reported in the deployment's output. */
+static int bounded_replay(Dep *d, const Obj *o, const ChModel *m, const char **from, const char **seed,
+                          const char *scratch)
+{
+    if (!m->replay_time) {
+        sb_printf(d->out, "  model %s: bounded replay: its source has no replay time to bound; full replay\n",
+                  o->name);
+        return 0;
+    }
+    ChRows r;
+    if (!rows(d, &r, "SELECT toString(now() - %lld)", (long long)(m->bounded_us / 1000000))) return 3;
+    const char *lower = arena_strdup(&d->a, ch_cell(&r, 0, 0));
+    ch_rows_free(&r);
+    /* the active table of the model (the stable view's), if any */
+    const char *active = NULL;
+    Binding *bs = NULL;
+    int nb = load_bindings(d, &bs);
+    if (nb < 0) return 3;
+    for (int j = 0; j < nb; j++)
+        if (strcmp(bs[j].logical, o->name) == 0) {
+            Active a = {0};
+            if (!load_active(d, bs[j].deployment, "model", o->name, &a)) return 3;
+            active = a.physical;
+        }
+    if (!active) return 0;  /* a new model: the whole history */
+    const char *mode = "unseeded";
+    StrBuf cols = STRBUF_INIT;
+    if (m->seed_col) {
+        ChRows nc, ac;
+        if (!rows(d, &nc, "SELECT name, type FROM system.columns WHERE database = %s AND table = %s",
+                  lit(d, d->db), lit(d, o->physical)))
+            return 3;
+        if (!rows(d, &ac, "SELECT name, type FROM system.columns WHERE database = %s AND table = %s", lit(d, d->db),
+                  lit(d, active))) {
+            ch_rows_free(&nc);
+            return 3;
+        }
+        bool has_seed = false, type_changed = false;
+        for (int i = 0; i < nc.nrows; i++) {
+            const char *name = ch_cell(&nc, i, 0);
+            for (int k = 0; k < ac.nrows; k++) {
+                if (strcmp(name, ch_cell(&ac, k, 0)) != 0) continue;
+                if (strcmp(ch_cell(&nc, i, 1), ch_cell(&ac, k, 1)) != 0) type_changed = true;
+                if (strcmp(name, "_weir_replay") == 0) break;
+                if (cols.len) sb_puts(&cols, ", ");
+                ch_ident(&cols, name);
+                if (strcmp(name, m->seed_col) == 0) has_seed = true;
+            }
+        }
+        ch_rows_free(&nc);
+        ch_rows_free(&ac);
+        if (!has_seed) mode = m->bounded_without_history ? "unseeded" : "full";
+        else mode = type_changed ? "unseeded" : "seeded";
+    } else {
+        mode = m->bounded_without_history ? "unseeded" : "full";
+    }
+    sb_printf(d->out, "  model %s: %s replay (%s): %s\n", o->name, m->replay_policy, mode,
+              strcmp(mode, "seeded") == 0 ? "the active table's rows below the window kept, the window replayed"
+              : strcmp(mode, "unseeded") == 0 ? "only the window replayed, older history dropped"
+                                              : "the active table keeps no replay time: the whole history replayed");
+    if (strcmp(mode, "full") != 0)
+        *from = arena_printf(&d->a, "(SELECT * FROM %s WHERE %s >= toDateTime(%s, 'UTC'))", *from, m->replay_time,
+                             lit(d, lower));
+    if (strcmp(mode, "seeded") == 0) {
+        StrBuf sq = STRBUF_INIT;
+        ch_ident(&sq, m->seed_col);
+        const char *seed_col_q = arena_strdup(&d->a, sb_cstr(&sq));
+        sb_free(&sq);
+        *seed = arena_printf(&d->a, "INSERT INTO %s (%s, `_weir_replay`) SELECT %s, toUInt8(1) FROM %s WHERE %s < "
+                                    "toDateTime(%s, 'UTC')",
+                             qn(d, scratch), sb_cstr(&cols), sb_cstr(&cols), qn(d, active), seed_col_q, lit(d, lower));
+    }
+    sb_free(&cols);
+    return 0;
+}
+
 static int stage(Dep *d, const char *dep, Obj *objs, int n)
 {
     ChProject *cp = &d->cp;
     /* an adopted table's boundary columns are checked before anything is changed */
     for (int i = 0; i < n; i++)
         if (objs[i].is_source && objs[i].index >= 0 && cp->sources[objs[i].index].adopted) {
+            /* a table only lookups read is never replayed from: it needs no boundary */
+            bool streamed = false;
+            for (int m = 0; m < cp->nmodels; m++)
+                if (cp->models[m].in_source == objs[i].index) streamed = true;
+            if (!streamed && strcmp(cp->sources[objs[i].index].boundary_mode, "none") == 0) continue;
             int rc = check_adopted(d, &cp->sources[objs[i].index], objs[i].physical);
             if (rc) return rc;
         }
@@ -981,6 +1075,12 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 cut = "history";
                 for (int k = 0; k < np; k++)
                     if (lows[k] > 0) cut = "pause";
+                /* a bounded replay reads the landed rows of its window: Kafka would
+                 * hand the new view the whole topic */
+                for (int j = 0; j < n; j++)
+                    if (objs[j].replay && strcmp(objs[j].replay_from, qn(d, src->physical)) == 0 &&
+                        cp->models[objs[j].index].bounded_us > 0)
+                        cut = "pause";
                 free(lows);
                 free(highs);
             }
@@ -1121,6 +1221,11 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
                 sb_free(&w);
             }
             ch_rows_free(&br);
+            const char *seed = NULL;
+            if (m->bounded_us > 0 && strcmp(cut, "history") != 0) {
+                int brc = bounded_replay(d, o, m, &from, &seed, scratch);
+                if (brc) return brc;
+            }
             if (strcmp(cut, "history") == 0) {
                 /* Kafka delivers the history to the new view */
                 if (!execf(d, "INSERT INTO %s SELECT %s, %s, 0, %s", qn(d, "_weir_replays"), lit(d, dep),
@@ -1130,6 +1235,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             }
             if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) ||
                 !execf(d, "CREATE TABLE %s AS %s", qn(d, scratch), qn(d, o->physical)) ||
+                (seed && !exec(d, seed)) ||
                 !execf(d, "INSERT INTO %s %s", qn(d, scratch), ch_fill(&d->a, m->mv_select, from, NULL, "1")))
                 return 3;
             ChRows r;
@@ -1263,6 +1369,22 @@ static bool abandon_others(Dep *d, const char *keep)
 
 static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *out);
 
+/* The tables and stable views of the native models (ChModel.native_*): created when
+ * missing, outside the deployments (the native run writes them whatever version of the
+ * ClickHouse objects readers see). */
+static int ensure_native(Dep *d, StrBuf *out)
+{
+    for (int i = 0; i < d->cp.nmodels; i++) {
+        const ChModel *m = &d->cp.models[i];
+        if (m->kind != CHK_NATIVE) continue;
+        if (!exec(d, ch_native_table_ddl(&d->cp, m, d->db)) || !exec(d, ch_native_view_ddl(&d->cp, m, d->db)))
+            return 3;
+        sb_printf(out, "native model %s: %s, read through the view %s; `weir run --target %s` computes it\n", m->name,
+                  qn(d, m->native_table), qn(d, m->name), d->p->target ? d->p->target->name : "?");
+    }
+    return 0;
+}
+
 int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
@@ -1305,11 +1427,14 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         rc = desired(&d, dep, base, &objs, &n);
         bool changes = false;
         for (int i = 0; i < n; i++)
-            if (strcmp(objs[i].action, "unchanged") != 0 && strcmp(objs[i].action, "adopted") != 0) changes = true;
+            if (strcmp(objs[i].action, "unchanged") != 0 && strcmp(objs[i].action, "adopted") != 0 &&
+                strcmp(objs[i].action, "native") != 0)
+                changes = true;
         if (!rc && !changes) {
             sb_printf(out, "nothing to deploy: deployment %s matches the project\n", base ? base : "-");
+            rc = ensure_native(&d, out);
             close_dep(&d);
-            return 0;
+            return rc;
         }
         if (!rc) {
             /* the plan is recorded before anything is created: a rerun resumes it */
@@ -1336,12 +1461,130 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         }
         if (!rc) rc = do_publish(&d, dep, "publish", out);
     }
+    if (!rc) rc = ensure_native(&d, out);
     if (!rc && o->staged)
         sb_printf(out, "next: weir audit --deployment %s, then weir publish --deployment %s\n", dep, dep);
     if (rc == 3 && dep) {
         char e2[512];
         snprintf(e2, sizeof e2, "%s", err);
         snprintf(err, errsize, "deployment %s stopped: %s (rerun the command to resume)", dep, e2);
+    }
+    close_dep(&d);
+    return rc;
+}
+
+/* ---- reconcile ---- */
+
+/* Does the live table `live` have the columns and storage of the model's desired table?
+ * (A scratch table made from the desired DDL is compared in system.columns and
+ * system.tables, then dropped.) -1: the server failed. */
+static int table_matches(Dep *d, const ChModel *m, const char *live)
+{
+    const char *scratch = arena_printf(&d->a, "_weir_reconcile__%s", m->name);
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) || !exec(d, ch_table_ddl(&d->cp, m, d->db, scratch)))
+        return -1;
+    long long diff = count_of(
+        d,
+        "SELECT count() FROM (SELECT name, type, count() AS c FROM system.columns WHERE database = %s AND table IN "
+        "(%s, %s) GROUP BY name, type HAVING c = 1)",
+        lit(d, d->db), lit(d, live), lit(d, scratch));
+    long long keys = count_of(d,
+                              "SELECT uniqExact(engine, sorting_key, partition_key) FROM system.tables WHERE "
+                              "database = %s AND name IN (%s, %s)",
+                              lit(d, d->db), lit(d, live), lit(d, scratch));
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch))) return -1;
+    if (diff < 0 || keys < 0) return -1;
+    return diff == 0 && keys == 1;
+}
+
+int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
+{
+    Dep d;
+    int rc = open_locked(&d, p, g, o, out, err, errsize, "reconcile");
+    if (rc) return rc;
+    Binding *bs = NULL;
+    int nb = load_bindings(&d, &bs);
+    const char *base = nb > 0 ? current_deployment(&d, bs, nb) : NULL;
+    if (nb < 0 || !base) {
+        if (nb >= 0) sb_puts(out, "nothing to reconcile: nothing is published on this target\n");
+        close_dep(&d);
+        return nb < 0 ? 3 : 0;
+    }
+    const char *dep = new_deployment_id(&d);
+    Obj *objs = NULL;
+    int n = 0;
+    rc = desired(&d, dep, base, &objs, &n);
+    int adopted = 0, left = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        Obj *ob = &objs[i];
+        if (ob->is_source || strcmp(ob->action, "rebuild") != 0) continue;
+        const ChModel *m = &d.cp.models[ob->index];
+        Active a = {0};
+        const Binding *b = NULL;
+        for (int j = 0; j < nb; j++)
+            if (strcmp(bs[j].logical, m->name) == 0) b = &bs[j];
+        if (!b || !load_active(&d, b->deployment, "model", m->name, &a) || !a.physical) {
+            rc = b ? 3 : 0;
+            continue;
+        }
+        const char *why = NULL;
+        int tm = 0;
+        if (strcmp(ob->reason ? ob->reason : "", "its source has a new landing") == 0) why = "its source has a new landing";
+        else if (!table_exists(&d, a.mv)) why = "its materialized view does not exist";
+        else if ((tm = table_matches(&d, m, a.physical)) < 0) rc = 3;
+        else if (!tm) why = "its live table differs from the project's (columns, types, engine or keys)";
+        else if (strcmp(ch_view_select(&d.cp, m, qn(&d, a.physical), a.input), b->view_sql) != 0)
+            why = "its stable view would change";
+        if (rc) break;
+        if (why) {
+            sb_printf(out, "  model %-28s not adopted: %s (weir apply rebuilds it)\n", m->name, why);
+            left++;
+            continue;
+        }
+        /* the running objects, under the project's signature */
+        ob->physical = a.physical;
+        ob->mv = a.mv;
+        ob->kafka = a.kafka;
+        ob->group = a.group;
+        ob->input = a.input;
+        ob->create = ob->replay = false;
+        ob->action = "adopted";
+        ob->reason = "reconciled: the running objects are taken as the project's SQL";
+        ob->view_sql = b->view_sql;
+        sb_printf(out, "  model %-28s adopted: %s keeps running, recorded as the project's SQL\n", m->name,
+                  qn(&d, a.physical));
+        adopted++;
+    }
+    if (!rc && left == 0 && adopted == 0) sb_puts(out, "nothing to reconcile: plan rebuilds no model\n");
+    if (!rc && adopted > 0 && left > 0)
+        sb_printf(out, "not reconciled: %d model(s) above would still be rebuilt; reconcile adopts all or none\n", left);
+    if (!rc && adopted > 0 && left == 0 && !o->yes)
+        sb_printf(out, "preview: rerun with --yes to record deployment %s\n", dep);
+    if (!rc && adopted > 0 && left == 0 && o->yes) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(objs[i].action, "unchanged") != 0 && strcmp(objs[i].action, "adopted") != 0 &&
+                strcmp(objs[i].action, "native") != 0 && strcmp(objs[i].action, "refused") != 0) {
+                snprintf(err, errsize, "%s %s would change (%s): reconcile records only what runs as it is",
+                         objs[i].is_source ? "source" : "model", objs[i].name, objs[i].action);
+                rc = 1;
+            }
+        if (!rc) {
+            const char *pub = arena_printf(&d.a, "reconcile_%s", dep);
+            bool ok = insert_objects(&d, dep, objs, n) &&
+                      execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
+                            lit(&d, manifest_text(&d)), now_ms_sql) &&
+                      record_state(&d, dep, "planned", arena_printf(&d.a, "reconcile of %s", base)) &&
+                      record_state(&d, dep, "staged", "nothing created: the running objects adopted");
+            /* every stable view stays as it is; the publication says this deployment owns it */
+            for (int j = 0; ok && j < nb; j++)
+                ok = execf(&d, "INSERT INTO %s SELECT %s, %s, 'reconcile', 'done', %s, %s, %s, %s, %s, %s",
+                           qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, bs[j].logical),
+                           lit(&d, bs[j].physical), lit(&d, bs[j].view_sql), lit(&d, bs[j].physical),
+                           lit(&d, bs[j].view_sql), now_ms_sql);
+            ok = ok && record_state(&d, dep, "active", "reconciled");
+            if (!ok) rc = 3;
+            else sb_printf(out, "reconciled: deployment %s records the running objects\n", dep);
+        }
     }
     close_dep(&d);
     return rc;
@@ -1988,7 +2231,13 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
         for (int t = 0; t < bp->ntopo; t++) {
             const ChModel *m = &cp.models[bp->topo[t]];
             if (m->kind == CHK_EPHEMERAL) continue;
-            if (m->kind == CHK_REFUSED || m->kind == CHK_NATIVE) {
+            if (m->kind == CHK_NATIVE) {
+                /* written by weir run's ClickHouse sink */
+                sb_printf(&b, "-- model %s: native (%s)\n%s;\n%s;\n\n", m->name, m->why,
+                          ch_native_table_ddl(&cp, m, db), ch_native_view_ddl(&cp, m, db));
+                continue;
+            }
+            if (m->kind == CHK_REFUSED) {
                 sb_printf(&b, "-- model %s: %s (%s)\n\n", m->name, ch_kind_name(m->kind), m->why);
                 continue;
             }

@@ -28,6 +28,7 @@ typedef struct ChOptions {
     const char *deployment;    /* --deployment ID (audit, publish) */
     bool force;                /* publish: even when the audit is not ready */
     int64_t retention_s;       /* janitor: keep superseded deployments this long (-1: default 7d) */
+    bool yes;                  /* reconcile: record what it adopts (otherwise a preview) */
     void *log;                 /* FILE *: every statement sent, or NULL */
 } ChOptions;
 
@@ -45,6 +46,13 @@ int ch_verb_publish(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *ou
 int ch_verb_rollback(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 int ch_verb_doctor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
+/* reconcile: the models whose live table already is what the project describes (same
+ * columns, types, engine, sorting and partition keys), whose materialized view exists
+ * and whose stable view would not change, but which plan would rebuild because the
+ * metadata records another query, are adopted: with o->yes a deployment of its own
+ * records the running objects under the project's signatures and manifest (nothing is
+ * created, no view switched), so plan treats the current SQL as applied. */
+int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 /* `weir explain` on a ClickHouse target (no connection: both server generations). */
 void ch_verb_explain(const IrGraph *g, StrBuf *out);

@@ -50,6 +50,16 @@ const char *ch_fill_fence(Arena *a, const char *sql, const char *in, const char 
             s += sizeof CH_FENCE - 1;
             continue;
         }
+        if (*s == '\x02' && flag) {
+            /* a lineage column: the live form, or the replay's (flag 1) */
+            const char *mid = strchr(s, '\x03'), *end = mid ? strchr(mid, '\x04') : NULL;
+            if (end) {
+                if (strcmp(flag, "1") == 0) sb_append(&b, mid + 1, (size_t)(end - mid - 1));
+                else sb_append(&b, s + 1, (size_t)(mid - s - 1));
+                s = end + 1;
+                continue;
+            }
+        }
         if (in && strncmp(s, CH_IN, sizeof CH_IN - 1) == 0) {
             sb_puts(&b, in);
             s += sizeof CH_IN - 1;
@@ -177,12 +187,17 @@ typedef struct Rel {
     bool window;
     const char *time_sql;      /* the TUMBLE's time column */
     int64_t size_us;
+    const char *replay_time_env; /* the source's replay time as the view reads it */
+    const char *join;          /* a lookup join after FROM CH_IN, or NULL */
 } Rel;
 
 typedef struct Ctx {
     ChProject *cp;
     const char *why;
+    bool lookup;               /* `clickhouse: {lookup: true}`: joins are lookups */
 } Ctx;
+
+static bool lookup_join(Ctx *c, const IrNode *n, Rel *r);
 
 static bool refuse(Ctx *c, const char *why)
 {
@@ -211,6 +226,47 @@ static const char *plan_why(Ctx *c, const PlanNode *p)
     }
 }
 
+/* A replay lineage column of source s (project.h SourceLineage) as SQL. A managed
+ * landing's live view reads its Kafka table (the virtual columns, the time of the
+ * insert), a replay reads the raw table (its _replay_ columns): the SQL carries both
+ * as \x02live\x03replay\x04 and ch_fill picks one by the flag (1: replay). An adopted table
+ * has the columns its replay_boundary maps. NULL with the reason when there is none. */
+#define CH_LIN_BEGIN "\x02"
+#define CH_LIN_MID "\x03"
+#define CH_LIN_END "\x04"
+static const char *lineage_sql(ChProject *cp, const ChSource *s, int k, const char **why)
+{
+    Arena *a = &cp->arena;
+    const char *name = source_lineage_name(k);
+    const char *ty = chx_type(source_lineage_type(k), &cp->caps, false, a, why);
+    if (s->adopted) {
+        const char *col = NULL, *m = s->boundary_mode;
+        if (k == LINEAGE_PARTITION && strcmp(m, "offsets") == 0) col = s->boundary_cols[0];
+        if (k == LINEAGE_OFFSET && strcmp(m, "offsets") == 0) col = s->boundary_cols[1];
+        if (k == LINEAGE_TIMESTAMP && strcmp(m, "timestamp") == 0) col = s->boundary_cols[0];
+        if (k == LINEAGE_LANDED_AT && strcmp(m, "landed_at") == 0) col = s->boundary_cols[0];
+        if (!col) {
+            *why = arena_printf(a, "%s of source %s: its replay_boundary (mode %s) maps no column to it", name,
+                                s->name, m);
+            return NULL;
+        }
+        return arena_printf(a, "CAST(%s AS %s)", q(a, col), ty);
+    }
+    const char *live;
+    if (k == LINEAGE_LANDED_AT) {
+        live = cp->caps.datetime64 ? "now64(3, 'UTC')" : "now()";
+    } else if (!cp->caps.kafka_virtual) {
+        *why = arena_printf(a, "%s of source %s needs the Kafka engine's virtual columns, which this server does not "
+                               "have (18.16 lands only _replay_landed_at)",
+                            name, s->name);
+        return NULL;
+    } else {
+        live = k == LINEAGE_PARTITION ? "_partition" : k == LINEAGE_OFFSET ? "_offset" : "_timestamp";
+    }
+    return arena_printf(a, CH_LIN_BEGIN "CAST(%s AS %s)" CH_LIN_MID "CAST(%s AS %s)" CH_LIN_END, live, ty, q(a, name),
+                        ty);
+}
+
 static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
 {
     ChProject *cp = c->cp;
@@ -224,7 +280,32 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
             return refuse(c, arena_printf(a, "source %s carries updates and deletes", s->name));
         r->env = ARENA_ARRAY(a, const char *, p->ncols);
         r->n = p->ncols;
-        for (int i = 0; i < p->ncols; i++) r->env[i] = q(a, p->cols[i].name);
+        for (int i = 0; i < p->ncols; i++) {
+            if (p->cols[i].lineage) {
+                /* a lineage column this source lacks refuses the model only if it is
+                 * read: its SQL then carries the reason (realize_model looks) */
+                const char *why = NULL;
+                r->env[i] = lineage_sql(cp, s, p->cols[i].lineage, &why);
+                if (!r->env[i]) r->env[i] = arena_printf(a, "\x05%s\x06", why);
+            } else {
+                r->env[i] = q(a, p->cols[i].name);
+            }
+        }
+        /* the time a bounded replay bounds: managed landings stamp _replay_landed_at,
+         * adopted tables map a timestamp or landed_at column */
+        if (s->managed) {
+            cp->models_replay_time = "`_replay_landed_at`";
+            for (int i = 0; i < p->ncols; i++)
+                if (p->cols[i].lineage == LINEAGE_LANDED_AT) r->replay_time_env = r->env[i];
+        } else if (s->adopted && s->boundary_cols[0] &&
+                   (strcmp(s->boundary_mode, "timestamp") == 0 || strcmp(s->boundary_mode, "landed_at") == 0)) {
+            cp->models_replay_time = q(a, s->boundary_cols[0]);
+            int k = strcmp(s->boundary_mode, "timestamp") == 0 ? LINEAGE_TIMESTAMP : LINEAGE_LANDED_AT;
+            for (int i = 0; i < p->ncols; i++)
+                if (p->cols[i].lineage == k) r->replay_time_env = r->env[i];
+        } else {
+            cp->models_replay_time = NULL;
+        }
         r->in_source = n->source;
         return true;
     }
@@ -292,8 +373,88 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
         r->size_us = us;
         return true;
     }
+    case PL_JOIN:
+        if (c->lookup) return lookup_join(c, n, r);
+        return refuse(c, arena_printf(a, "%s (or, when the right side is a slowly changing ClickHouse table that "
+                                         "only the stream side should trigger, `clickhouse: {lookup: true}`)",
+                                      plan_why(c, p)));
     default: return refuse(c, plan_why(c, p));
     }
+}
+
+/* A lookup join (`clickhouse: {lookup: true}`): the left input is the stream whose
+ * inserts fire the view, the right input an adopted ClickHouse table read as it is when
+ * each block arrives (rows added to it later do not update earlier results). Inner
+ * equi-joins on plain columns only: the MV joins ALL (every match, as PostgreSQL) USING
+ * the left's key names, the right side a subquery whose columns get names of their own
+ * (`_weir_r<i>`) and whose NULL keys are dropped, as are the stream's (NULL never
+ * matches). */
+static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
+{
+    ChProject *cp = c->cp;
+    Arena *a = &cp->arena;
+    const PlanNode *p = n->plan;
+    if (p->join_type != JOIN_INNER)
+        return refuse(c, "a lookup join must be an inner join (a LEFT JOIN needs join_use_nulls for PostgreSQL's NULLs)");
+    if (p->nkeys == 0 || p->pred) return refuse(c, "a lookup join needs equality keys and no other condition");
+    const IrNode *rn = n->inputs[1];
+    const Expr *const *rmap = NULL;  /* a projection over the table (column pruning) */
+    int nrmap = 0;
+    if (rn->plan->kind == PL_PROJECT && rn->inputs[0]->plan->kind == PL_SOURCE) {
+        rmap = (const Expr *const *)rn->plan->exprs;
+        nrmap = rn->plan->nexprs;
+        rn = rn->inputs[0];
+    }
+    if (rn->plan->kind != PL_SOURCE || !cp->sources[rn->source].adopted)
+        return refuse(c, "the right side of a lookup join must be a ClickHouse table source (connector: clickhouse)");
+    const ChSource *ts = &cp->sources[rn->source];
+    if (!rel_of(c, n->inputs[0], r)) return false;
+    if (r->window) return refuse(c, "a lookup join over a window");
+    if (r->in_source >= 0 && cp->sources[r->in_source].managed && !cp->caps.kafka_virtual)
+        return refuse(c, "a lookup join over a Kafka landing needs a current server: 18.16's Kafka engine fails the "
+                         "views it feeds that join (\"There is no query\"); adopted stream tables work");
+    int nl = r->n, nr = nrmap ? nrmap : rn->plan->ncols;
+    /* the right input's columns as the table's (through the projection) */
+    const char **tcols = ARENA_ARRAY(a, const char *, nr + 1);
+    for (int i = 0; i < nr; i++) {
+        int col = i;
+        if (rmap) {
+            if (rmap[i]->kind != EX_COLUMN) return refuse(c, "a lookup join over computed columns of the table");
+            col = rmap[i]->col;
+        }
+        if (rn->plan->cols[col].lineage) return refuse(c, "the replay lineage of a lookup table");
+        tcols[i] = q(a, rn->plan->cols[col].name);
+    }
+    StrBuf sub = STRBUF_INIT, using = STRBUF_INIT, notnull = STRBUF_INIT;
+    sb_puts(&sub, "(SELECT ");
+    const char **env = ARENA_ARRAY(a, const char *, nl + nr + 1);
+    memcpy(env, r->env, sizeof *env * (size_t)nl);
+    for (int i = 0; i < nr; i++) {
+        env[nl + i] = arena_printf(a, "`_weir_r%d`", i);
+        sb_printf(&sub, "%s%s AS `_weir_r%d`", i ? ", " : "", tcols[i], i);
+    }
+    for (int k = 0; k < p->nkeys; k++) {
+        const Expr *lk = p->left_keys[k], *rk = p->right_keys[k];
+        if (lk->kind != EX_COLUMN || rk->kind != EX_COLUMN || lk->col >= nl || rk->col >= nr)
+            return refuse(c, "a lookup join's keys must be plain columns");
+        const char *le = r->env[lk->col];
+        if (le[0] != '`') return refuse(c, "a lookup join's stream key must be a column of the stream as it lands");
+        if (p->left_keys[k]->type.id != p->right_keys[k]->type.id)
+            return refuse(c, "a lookup join's keys must have the same type");
+        sb_printf(&sub, ", %s AS %s", tcols[rk->col], le);
+        sb_printf(&using, "%s%s", k ? ", " : "", le);
+        sb_printf(&notnull, "%sisNotNull(%s)", k ? " AND " : "", tcols[rk->col]);
+        if (r->where.len) sb_puts(&r->where, " AND ");
+        sb_printf(&r->where, "isNotNull(%s)", le);
+    }
+    sb_printf(&sub, " FROM %s WHERE %s)", ts->table, sb_cstr(&notnull));
+    r->join = arena_printf(a, " ALL INNER JOIN %s AS `_weir_lookup` USING (%s)", sb_cstr(&sub), sb_cstr(&using));
+    sb_free(&sub);
+    sb_free(&using);
+    sb_free(&notnull);
+    r->env = env;
+    r->n = nl + nr;
+    return true;
 }
 
 /* storage settings from the model's `clickhouse:` config */
@@ -403,7 +564,24 @@ static void storage(ChProject *cp, ChModel *m, const ModelDef *def, const PlanCo
         if (b.len) m->settings = arena_strdup(a, sb_cstr(&b));
         sb_free(&b);
     }
-    if ((v = yget_str(c, "replay_on_change"))) m->replay_policy = v;
+    if ((v = yget_str(c, "replay_on_change"))) {
+        m->replay_policy = v;
+        int64_t us;
+        if (strncmp(v, "bounded-", 8) == 0 && project_parse_duration(v + 8, &us) && us > 0) m->bounded_us = us;
+        else if (strcmp(v, "full") != 0) {
+            m->kind = CHK_REFUSED;
+            m->why = arena_printf(a, "replay_on_change: %s is neither `full` nor `bounded-<n><d|h|m|s>`", v);
+            return;
+        }
+    }
+    if ((v = yget_str(c, "bounded_replay_fallback"))) {
+        if (strcmp(v, "bounded_without_history") == 0) m->bounded_without_history = true;
+        else if (strcmp(v, "full") != 0) {
+            m->kind = CHK_REFUSED;
+            m->why = arena_printf(a, "bounded_replay_fallback: %s is neither `full` nor `bounded_without_history`", v);
+            return;
+        }
+    }
     if (!ok) {
         m->kind = CHK_REFUSED;
         m->why = "a `clickhouse:` setting holds a `;` or a setting name that is not a plain word";
@@ -481,6 +659,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
         sb_free(&r.where);
         return false;
     }
+    m->replay_time = cp->models_replay_time;
     bool window = p->window_start_key >= 0 || p->window_end_key >= 0;
     if (window && r.in_source < 0) {
         sb_free(&r.where);
@@ -559,6 +738,7 @@ static bool realize_aggregate(Ctx *c, ChModel *m, const IrNode *agg, const IrNod
     }
     if (ok) {
         sb_printf(&sel, ", toUInt8(" CH_FLAG ") AS `_weir_replay` FROM " CH_IN);
+        if (r.join) sb_puts(&sel, r.join);
         sb_printf(&sel, " WHERE %s%s" CH_FENCE, sb_cstr(&r.where), r.where.len ? " AND " : "");
         if (grp.len) sb_printf(&sel, " GROUP BY %s, `_weir_replay`", sb_cstr(&grp));
         else sb_puts(&sel, " GROUP BY `_weir_replay`");
@@ -644,6 +824,7 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
     r.in_source = -1;
     bool ok = rel_of(c, root, &r);
     if (ok && r.window) ok = refuse(c, "a window without an aggregate over it is not translated yet");
+    m->replay_time = cp->models_replay_time;
     if (ok) {
         m->in_source = r.in_source;
             StrBuf cols = STRBUF_INIT, sel = STRBUF_INIT, view = STRBUF_INIT, ord = STRBUF_INIT;
@@ -659,12 +840,15 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
             const char *pc = phys_col(a, m->name, outcols[i].name);
             sb_printf(&cols, "%s %s, ", pc, t);
             sb_printf(&sel, "CAST(%s AS %s) AS %s, ", r.env[i], t, pc);
+            if (!distinct && r.replay_time_env && strcmp(r.env[i], r.replay_time_env) == 0 && !m->seed_col)
+                m->seed_col = arena_printf(a, "%s__%s", m->name, outcols[i].name);
             sb_printf(&view, "%s%s AS %s", i ? ", " : "", pc, q(a, outcols[i].name));
             sb_printf(&ord, "%sassumeNotNull(%s), isNull(%s)", i ? ", " : "", pc, pc);
         }
         if (ok) {
             sb_puts(&cols, "`_weir_replay` UInt8");
             sb_puts(&sel, "toUInt8(" CH_FLAG ") AS `_weir_replay` FROM " CH_IN);
+            if (r.join) sb_puts(&sel, r.join);
             sb_printf(&sel, " WHERE %s%s" CH_FENCE, sb_cstr(&r.where), r.where.len ? " AND " : "");
             sb_puts(&view, " FROM " CH_PHYS);
             m->columns = arena_strdup(a, sb_cstr(&cols));
@@ -683,6 +867,73 @@ static bool realize_stream(Ctx *c, ChModel *m, const IrNode *root, const PlanCol
     }
     sb_free(&r.where);
     return ok;
+}
+
+/* A native model's table and view (ChModel.native_*). False (with m->why) when a
+ * column has no ClickHouse type. */
+static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const PlanColumn *cols, int ncols)
+{
+    Arena *a = &cp->arena;
+    StrBuf d = STRBUF_INIT, v = STRBUF_INIT, k = STRBUF_INIT;
+    sb_puts(&v, "SELECT ");
+    for (int i = 0; i < ncols; i++) {
+        const char *why = NULL;
+        const char *t = chx_type(cols[i].type, &cp->caps, false, a, &why);
+        if (!t) {
+            m->why = arena_printf(a, "%s; and its column %s cannot be written to ClickHouse: %s", m->why,
+                                  cols[i].name, why);
+            sb_free(&d);
+            sb_free(&v);
+            sb_free(&k);
+            return false;
+        }
+        sb_printf(&d, "%s %s, ", q(a, cols[i].name), t);
+        sb_printf(&v, "%s%s", i ? ", " : "", q(a, cols[i].name));
+    }
+    sb_puts(&d, "`_weir_version` UInt64, `_weir_delivery` UInt64, `_weir_deleted` UInt8");
+    bool keyed = im->nout_key > 0;
+    for (int i = 0; keyed && i < im->nout_key; i++) {
+        const char *c = q(a, cols[im->out_key[i]].name);
+        /* keys cannot be Nullable columns: a NULL sorts apart as isNull */
+        sb_printf(&k, "%sassumeNotNull(%s), isNull(%s)", i ? ", " : "", c, c);
+    }
+    m->native_order_by_key = keyed;
+    m->native_table = arena_printf(a, "%s__native", m->name);
+    m->native_ddl_tail = keyed ? arena_printf(a, "(%s) ENGINE = ReplacingMergeTree(`_weir_version`) ORDER BY (%s)",
+                                              sb_cstr(&d), sb_cstr(&k))
+                               : arena_printf(a, "(%s) ENGINE = MergeTree() ORDER BY tuple()", sb_cstr(&d));
+    m->native_view_select = arena_printf(a, "%s FROM %s%s", sb_cstr(&v), CH_PHYS,
+                                         keyed ? " FINAL WHERE `_weir_deleted` = 0" : "");
+    sb_free(&d);
+    sb_free(&v);
+    sb_free(&k);
+    return true;
+}
+
+const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db)
+{
+    Arena *a = (Arena *)&cp->arena;
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, "CREATE TABLE IF NOT EXISTS ");
+    ch_qual(&b, db, m->native_table);
+    sb_printf(&b, " %s", m->native_ddl_tail);
+    char *s = arena_strdup(a, sb_cstr(&b));
+    sb_free(&b);
+    return s;
+}
+
+const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db)
+{
+    Arena *a = (Arena *)&cp->arena;
+    StrBuf b = STRBUF_INIT, t = STRBUF_INIT;
+    ch_qual(&t, db, m->native_table);
+    sb_puts(&b, "CREATE VIEW IF NOT EXISTS ");
+    ch_qual(&b, db, m->name);
+    sb_printf(&b, " AS %s", ch_fill(a, m->native_view_select, NULL, sb_cstr(&t), NULL));
+    char *s = arena_strdup(a, sb_cstr(&b));
+    sb_free(&b);
+    sb_free(&t);
+    return s;
 }
 
 static void realize_model(ChProject *cp, int mi)
@@ -709,7 +960,8 @@ static void realize_model(ChProject *cp, int mi)
         m->why = "a model name with `__` or starting with `_weir` collides with weir's ClickHouse object names";
         return;
     }
-    Ctx c = {cp, NULL};
+    YNode *lk = def->clickhouse ? yaml_get(def->clickhouse, "lookup") : NULL;
+    Ctx c = {cp, NULL, lk && lk->kind == YNODE_SCALAR && (strcmp(lk->str, "true") == 0 || strcmp(lk->str, "yes") == 0)};
     const IrNode *above[64];
     int nabove = 0;
     const IrNode *n = im->root;
@@ -733,14 +985,31 @@ static void realize_model(ChProject *cp, int mi)
     } else {
         ok = realize_stream(&c, m, n, outcols, noutcols, false);
     }
+    const char *unread = ok && m->mv_select ? strchr(m->mv_select, '\x05') : NULL;
+    if (!unread && ok && m->view_select) unread = strchr(m->view_select, '\x05');
+    if (unread) {
+        /* it reads a lineage column the source does not have */
+        const char *end = strchr(unread, '\x06');
+        c.why = arena_strndup(a, unread + 1, end ? (size_t)(end - unread - 1) : strlen(unread + 1));
+        m->how = m->mv_select = m->view_select = m->columns = NULL;
+        ok = false;
+    }
     if (ok) {
         storage(cp, m, def, outcols, noutcols);
         return;
     }
     m->why = c.why ? c.why : "not translated";
     m->kind = cp->native_fallback ? CHK_NATIVE : CHK_REFUSED;
+    m->how = m->mv_select = m->view_select = m->columns = NULL;
+    if (m->kind == CHK_NATIVE && !realize_native(cp, m, im, outcols, noutcols)) {
+        m->kind = CHK_REFUSED;
+    }
     if (m->kind == CHK_NATIVE)
-        m->how = "computed by weir's native runtime and written to a ClickHouse table by a ClickHouse sink";
+        m->how = m->native_order_by_key
+                     ? "computed by weir's native runtime (weir run on this target) and written by a ClickHouse sink "
+                       "into a ReplacingMergeTree versioned by the delivery sequence, read through a FINAL view"
+                     : "computed by weir's native runtime (weir run on this target) and appended by a ClickHouse sink "
+                       "into a MergeTree";
     else cp->nrefused++;
     (void)a;
 }
@@ -893,5 +1162,13 @@ void ch_explain(const ChProject *cp, StrBuf *out)
         if (m->how) sb_printf(out, ": %s", m->how);
         if (m->why) sb_printf(out, "%s%s", m->how ? "\n         because ClickHouse cannot maintain " : ": ", m->why);
         sb_putc(out, '\n');
+        if (m->bounded_us > 0 && (m->kind == CHK_STREAM || m->kind == CHK_AGGREGATE || m->kind == CHK_WINDOW ||
+                                  m->kind == CHK_DISTINCT))
+            sb_printf(out, "         replay on change: %s of %s; %s\n", m->replay_policy,
+                      m->replay_time ? m->replay_time : "(no replay time: full)",
+                      m->seed_col ? arena_printf((Arena *)&cp->arena, "older rows seeded from the active table by %s",
+                                                 m->seed_col)
+                                  : m->bounded_without_history ? "older history dropped"
+                                                               : "no replay time kept in the table: full replay");
     }
 }

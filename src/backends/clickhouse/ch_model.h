@@ -50,6 +50,24 @@ typedef struct ChModel {
     const char *mv_select;     /* SELECT ... FROM CH_IN ... (with CH_FLAG) */
     const char *view_select;   /* SELECT ... FROM CH_PHYS (CH_IN for a window's watermark) */
     const char *replay_policy; /* `replay_on_change` (full | bounded-<n><unit>), default full */
+    int64_t bounded_us;        /* bounded-<n>: the window a rebuild replays (0: full) */
+    bool bounded_without_history; /* `bounded_replay_fallback: bounded_without_history`:
+                                  a bounded rebuild that cannot seed replays only the
+                                  window (default `full`: the whole history) */
+    const char *seed_col;      /* the physical column that holds the source's replay time
+                                  (the model projects it): a bounded rebuild copies the
+                                  active table's rows below the window by it; NULL: none */
+    const char *replay_time;   /* the replay source's column the window bounds (managed:
+                                  `_replay_landed_at`; adopted timestamp/landed_at: the
+                                  mapped column); NULL: none (a bounded policy replays all) */
+    /* native: the table weir run's ClickHouse sink writes (`<model>__native`) and the
+     * stable view over it. Keyed models: a ReplacingMergeTree ordered by the key whose
+     * version is the delivery sequence, read through FINAL without deleted rows;
+     * keyless (insert-only) models: a MergeTree. Columns: the model's, then
+     * `_weir_version` UInt64, `_weir_delivery` UInt64, `_weir_deleted` UInt8. NULL
+     * when a column has no ClickHouse type (the model is then refused). */
+    const char *native_table, *native_ddl_tail, *native_view_select;
+    bool native_order_by_key;  /* keyed: ReplacingMergeTree */
 } ChModel;
 
 typedef struct ChSource {
@@ -80,6 +98,7 @@ typedef struct ChProject {
     ChSource *sources;         /* parallel to project->sources */
     int nsources;
     int nrefused;
+    const char *models_replay_time; /* scratch while a model is realized */
 } ChProject;
 
 /* Realize every model for a server with caps. Never fails: models ClickHouse cannot
@@ -110,6 +129,11 @@ const char *ch_kafka_ddl(const ChProject *cp, const ChSource *s, const char *db,
 const char *ch_raw_ddl(const ChProject *cp, const ChSource *s, const char *db, const char *name);
 const char *ch_landing_mv_ddl(const ChProject *cp, const ChSource *s, const char *db, const char *mv,
                               const char *raw, const char *kafka);
+
+/* DDL of a native model's table `db`.`<model>__native` and its stable view `db`.`<model>`
+ * (both IF NOT EXISTS). Arena strings. */
+const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db);
+const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db);
 
 /* `explain` on a ClickHouse target: how every model is realized and why. */
 void ch_explain(const ChProject *cp, StrBuf *out);

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# native_fallback on a real ClickHouse server (Debian 12's 18.16, started here on
+# 127.0.0.1) with the real Kafka broker: a join of two streams, which ClickHouse cannot
+# maintain, is marked native by plan and apply, computed by `weir run --target ch` and
+# written by the ClickHouse sink into a ReplacingMergeTree read through a FINAL view,
+# beside a model ClickHouse maintains itself. A run killed right after a delivery's
+# insert, before the checkpoint is marked delivered (WEIR_CRASH_AT=delivered), and one
+# killed half-way through a delivery, then rerun: every row once in the view and in the
+# table. Each check counts as one test.
+source "$(dirname "$0")/lib.sh"
+set +e
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1" >&2; [ -n "${2:-}" ] && sed 's/^/    /' "$2" | tail -30 >&2; }
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" j_orders:1 j_payments:2)" || { echo "0 passed, 1 failed"; exit 1; }
+eval "$("$ROOT/scripts/clickhouse-start")" || { "$ROOT/scripts/kafka-stop"; echo "0 passed, 1 failed"; exit 1; }
+cleanup() { "$ROOT/scripts/kafka-stop"; "$ROOT/scripts/clickhouse-stop"; rm -rf "$TMP"; }
+trap cleanup EXIT
+export KAFKA_BOOTSTRAP
+CH=$WEIR_CLICKHOUSE_URL
+export WEIR_TEST_CLICKHOUSE_URL=$CH
+unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
+P=$(copy_project "$ROOT/tests/clickhouse/joined" joined)
+weir() { "$WEIR" --project-dir "$P" "$@"; }
+chq() { curl -sS "$CH/" --data-binary "$1"; }
+wait_for() {
+  local deadline=$((SECONDS + 90)) got
+  while :; do
+    got=$(chq "$1" 2>&1)
+    [ "$got" = "$2" ] && return 0
+    [ $SECONDS -ge $deadline ] && { echo "timed out: $1 -> '$got', want '$2'" >&2; return 1; }
+    sleep 0.2
+  done
+}
+# order N: amount N.50, a note with a tab, a backslash and a newline; a payment for
+# every order but each 4th, on partition N % 2
+produce() {  # produce FROM TO
+  local i
+  for ((i = $1; i <= $2; i++)); do
+    printf '{"order_id":%d,"amount":%d.50,"note":"t\\tb\\\\n\\nx%d"}\n' "$i" "$i" "$i"
+  done | kcat -P -b "$KAFKA_BOOTSTRAP" -t j_orders -X enable.idempotence=true
+  for part in 0 1; do
+    for ((i = $1; i <= $2; i++)); do
+      [ $((i % 4)) -eq 0 ] || [ $((i % 2)) -ne $part ] || printf '{"order_id":%d,"method":"card"}\n' "$i"
+    done | kcat -P -b "$KAFKA_BOOTSTRAP" -t j_payments -p $part -X enable.idempotence=true
+  done
+}
+# expected rows of paid_orders for orders 1..N: count, sum(amount)
+expect() { python3 -c "import sys; n=int(sys.argv[1]); r=[i for i in range(1,n+1) if i%4]; print('%d\t%d\t%s' % (len(r), len(r), '%.2f' % sum(i+0.5 for i in r)))" "$1"; }
+check_view() {  # NAME N: the view and the table hold every joined order once
+  local want
+  want=$(expect "$2")
+  if wait_for "SELECT count(), uniqExact(order_id), toString(sum(amount)) FROM joined.paid_orders" "$want" &&
+     wait_for "SELECT count() FROM joined.paid_orders__native" "$(echo "$want" | cut -f1)" &&
+     wait_for "SELECT countIf(payment_partition = order_id % 2 AND method = 'card' AND note = concat('t\tb\\\\n\nx', toString(order_id))) FROM joined.paid_orders" "$(echo "$want" | cut -f1)"; then
+    ok "$1"
+  else
+    bad "$1"
+    chq "SELECT _weir_delivery, count() FROM joined.paid_orders__native GROUP BY _weir_delivery ORDER BY 1" >&2
+  fi
+}
+
+produce 1 200
+weir plan > "$TMP/plan" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "paid_orders  *native" "$TMP/plan" && grep -q "run it with \`weir run --target ch\`" "$TMP/plan"; then
+  ok "plan marks the stream-stream join native and says how to run it"
+else bad "plan (rc $rc)" "$TMP/plan"; fi
+# a broker just started may answer "not coordinator" for a while: apply stops with exit 3
+# and resumes where it stopped when rerun
+for try in 1 2 3 4 5; do
+  weir apply --yes > "$TMP/apply" 2>&1
+  rc=$?
+  [ $rc -eq 3 ] && grep -q "Not coordinator\|Coordinator load" "$TMP/apply" || break
+done
+if [ $rc -eq 0 ] && grep -q "native model paid_orders: \`joined\`.\`paid_orders__native\`" "$TMP/apply" &&
+   [ "$(chq "EXISTS TABLE joined.paid_orders__native")" = 1 ]; then
+  ok "apply deploys the ClickHouse models and makes the native model's table and view"
+else bad "apply (rc $rc)" "$TMP/apply"; echo "$passed passed, $failed failed"; exit 1; fi
+wait_for "SELECT count() FROM joined.big_orders" "101" && ok "the ClickHouse-maintained model beside it" || bad "big_orders"
+
+weir run --target ch --until-caught-up --no-progress > "$TMP/run1" 2>&1
+rc=$?
+[ $rc -eq 0 ] || bad "weir run --target ch (rc $rc)" "$TMP/run1"
+check_view "weir run --target ch writes the join into ClickHouse" 200
+
+# killed after the insert of a delivery, before its checkpoint is marked delivered
+produce 201 400
+WEIR_CRASH_AT=delivered:1 "$WEIR" --project-dir "$P" run --target ch --until-caught-up --no-progress > "$TMP/run2" 2>&1
+rc=$?
+inserted=$(chq "SELECT count() FROM joined.paid_orders__native")
+if [ $rc -eq 137 ] && [ "$inserted" = "$(expect 400 | cut -f1)" ]; then ok "the crash came after the insert"
+else bad "crash at delivered (rc $rc, $inserted rows)" "$TMP/run2"; fi
+weir run --target ch --until-caught-up --no-progress > "$TMP/run3" 2>&1 || bad "rerun after the crash" "$TMP/run3"
+check_view "after a crash between insert and checkpoint and a rerun: no duplicates" 400
+
+# killed half-way through a delivery (nothing of it was inserted: one insert per delivery)
+produce 401 600
+WEIR_CRASH_AT=delivery:1 "$WEIR" --project-dir "$P" run --target ch --until-caught-up --no-progress > "$TMP/run4" 2>&1
+rc=$?
+[ $rc -eq 137 ] || bad "crash at delivery (rc $rc)" "$TMP/run4"
+weir run --target ch --until-caught-up --no-progress > "$TMP/run5" 2>&1 || bad "rerun after the second crash" "$TMP/run5"
+check_view "after a crash during a delivery and a rerun: every row once" 600
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
