@@ -1,3 +1,3 @@
-SELECT id, ${kind_expr} AS kind ${at}
+SELECT id, ${raw:kind_expr} AS kind ${raw:at}
 FROM source('ev')
 WHERE id >= ${min_id}
