@@ -505,7 +505,7 @@ bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn
 
     int64_t nch = 0;
     if (im->nout_key >= 0) {
-        bool overwrite = im->def && (im->def->materialized == MAT_UPSERT || im->def->materialized == MAT_TABLE);
+        bool overwrite = im->nout_key > 0;
         for (int i = 0; i < nr;) {
             const Value *x = batch_row(b, p->idx[i]);
             int j = i + 1;
@@ -514,8 +514,8 @@ bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn
              * step and a new generation started (each generation's last row is in the
              * output, as one row per step gives). A keyed consumer overwrites them in
              * turn, so only the one emitted last counts: the others are left out and
-             * the step keeps one change per key. (A retracting model keeps them all: its
-             * sink holds each generation's row, as the changelog says.) */
+             * the step keeps one change per key. (Without key columns, e.g. a global
+             * aggregate, they all stay: a keyless sink holds each generation's row.) */
             int npos = 0, keep = -1;
             for (int k = i; k < j; k++)
                 if (p->wts[k] > 0) {
