@@ -15,9 +15,9 @@
  * watermark minus the TTL is dropped silently; a later row for its key starts a new
  * group, emitted as +new without -old (the consumer keeps the row it had: an upsert
  * overwrites it). A retraction that finds no group (or an expired one) is ignored. A
- * group that expires for a row of the step in which it already changed presents, as
- * a one-row-per-step run would have, the row before the step as -old and only its
- * final row (+new; the row it had when it expired if nothing followed). A global
+ * group that expires for a row of the step in which it already changed first emits
+ * that generation's net change of the step (-old, +the row it had when it expired), so
+ * every generation leaves in the changelog what a one-row-per-step run leaves. A global
  * aggregate's one group expires the same way: its accumulators go back to empty
  * (`gone`: the consumer keeps the row, the state has none), and the next row emits the
  * new single row as +new without -old, as a keyless upsert overwrites it.
@@ -41,7 +41,6 @@ typedef struct Group {
     int64_t nrows;           /* weighted input row count */
     uint64_t touched;        /* step of the last change */
     int32_t old_idx;         /* index of this step's -old row in the output, -1 none */
-    int32_t mid_idx;         /* TTL: the +row it had when it expired during this step, -1 none */
     TtlItem tt;              /* TTL: last update */
     bool fresh;              /* TTL: expired during this step, nothing applied since */
     Acc acc[];
@@ -100,7 +99,6 @@ static Group *new_group(AggOp *a, const Value *key, uint64_t h)
     Group *g = ktab_upsert(&a->tab, key, h, &created);
     if (created) {
         g->old_idx = -1;
-        g->mid_idx = -1;
         ttl_item_init(&g->tt);
     }
     return g;
@@ -165,28 +163,41 @@ static void reset_group(AggOp *a, Group *g)
     ttl_count(&a->ttl);
 }
 
-/* A row of this step found g expired: it starts over. When g already changed in this
- * step, the row it has now is what the consumer would keep (+row at mid_idx), unless
- * the new group presents a row of its own at the end of the step. */
-static void expire_in_step(AggOp *a, Group *g, uint64_t step, OpCtx *ctx, bool *ok)
+/* The end of g's part in this step as finish emits it: +row when g has one (a global
+ * aggregate whose group expired has none), dropped with the -old row when identical.
+ * Returns false on an error (in ctx). */
+static bool emit_final(AggOp *a, Group *g, bool *compact, OpCtx *ctx)
+{
+    if (!has_row(a, g) || g->fresh || (a->global && a->gone)) return true;
+    Batch *out = a->base.out;
+    /* text points into the group's state, which stays put until the next step (unless
+     * a TTL lets it go within the step or when the watermark advances at its end) */
+    Value *dst = batch_append(out, 1);
+    if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) return false;
+    if (a->out_has_text && ttl_on(&a->ttl)) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
+    if (g->old_idx >= 0 && op_rows_identical(a->base.out_types, a->base.ncols, batch_row(out, g->old_idx), dst)) {
+        out->n--;
+        out->weights[g->old_idx] = 0;
+        *compact = true;
+    }
+    return true;
+}
+
+/* A row of this step found g expired: it starts over. When g changed in this step,
+ * the generation that ends here first emits its net change of the step, as the end of
+ * the step would have (-old when first touched, +its last row now), so that every
+ * generation leaves in the changelog what a run of one row per step leaves; the new
+ * generation starts without a -old row (expiry is silent). */
+static bool expire_in_step(AggOp *a, Group *g, uint64_t step, OpCtx *ctx)
 {
     if (g->touched == step) {
-        Batch *out = a->base.out;
-        if (g->mid_idx >= 0) {
-            out->weights[g->mid_idx] = 0;
-            a->compact = true;
-            g->mid_idx = -1;
-        }
-        if (has_row(a, g) && !g->fresh && had_row(a, g)) {
-            g->mid_idx = out->n;
-            Value *dst = batch_append(out, 1);
-            if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) *ok = false;
-            else if (a->out_has_text) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
-        }
+        if (!emit_final(a, g, &a->compact, ctx)) return false;
+        g->old_idx = -1;
     }
     reset_group(a, g);
     g->fresh = true;
     if (a->global) a->gone = true;
+    return true;
 }
 
 /* The watermark passed wm: groups last updated before wm - ttl go, silently. */
@@ -221,33 +232,8 @@ static bool finish(AggOp *a, OpCtx *ctx)
     for (int t = 0; t < a->ntouched; t++) {
         if (t + 4 < a->ntouched) ktab_prefetch_payload(&a->tab, a->touched[t + 4]);
         Group *g = a->touched[t];
-        if (g->mid_idx >= 0) {
-            /* it expired during the step: its final row is the new group's, or else
-             * the row it had when it expired */
-            if (has_row(a, g) && !g->fresh) {
-                out->weights[g->mid_idx] = 0;
-                compact = true;
-            } else if (g->old_idx >= 0 && op_rows_identical(a->base.out_types, a->base.ncols,
-                                                            batch_row(out, g->old_idx), batch_row(out, g->mid_idx))) {
-                out->weights[g->old_idx] = out->weights[g->mid_idx] = 0;
-                compact = true;
-            }
-        }
-        if (has_row(a, g) && (g->mid_idx < 0 || !g->fresh) && !(a->global && a->gone)) {
-            /* text points into the group's state, which stays put until the next step
-             * (unless a TTL lets it go when the watermark advances at the end of it) */
-            Value *dst = batch_append(out, 1);
-            if (!group_row(a, g, dst, &out->arena, ctx->err, ctx->errsize)) return false;
-            if (a->out_has_text && ttl_on(&a->ttl)) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
-            if (g->old_idx >= 0 &&
-                op_rows_identical(a->base.out_types, a->base.ncols, batch_row(out, g->old_idx), dst)) {
-                out->n--;
-                out->weights[g->old_idx] = 0;
-                compact = true;
-            }
-        }
+        if (!emit_final(a, g, &compact, ctx)) return false;
         g->old_idx = -1;
-        g->mid_idx = -1;
         g->fresh = false;
         if (!a->global && g->nrows == 0) free_group(a, g);
     }
@@ -369,9 +355,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
             g = a->global ? a->gg : ktab_find(&a->tab, a->keybuf, h);
             /* (a global group that no row updated yet has nothing to expire) */
             if (g && g->tt.touch != INT64_MIN && ttl_expired(&a->ttl, &g->tt, jw)) {
-                bool ok = true;
-                expire_in_step(a, g, step, ctx, &ok);
-                if (!ok) return false;
+                if (!expire_in_step(a, g, step, ctx)) return false;
             }
             /* a retraction of a row the state no longer has */
             if (w < 0 && (!g || g->fresh || (a->global && a->gone))) {

@@ -369,24 +369,16 @@ static void bury_tree(TopNOp *t, AvlNode *a)
 
 /* A row of this step found pt expired: when pt already changed in this step, what
  * changed up to now is emitted (as one row per step would have), then it starts over
- * from empty. The consumer keeps the rows the partition had then; when the output has
- * a key (deduplication's upsert by the partition, or partition and rank) they are what
- * the end of the step compares with, so that the step ends with one row per key (the
- * mid-step rows the new ones overwrite cancel out). */
+ * from empty, and the end of the step compares its new rows with nothing: the consumer
+ * keeps the rows the partition had (a keyed sink overwrites them by key, see
+ * eng_present). */
 static void expire_in_step(TopNOp *t, Part *pt, uint64_t step)
 {
     if (pt->touched == step) {
         t->ncur = 0;
         top_region(t, pt->root, &t->cur, &t->ncur, &t->cap_cur);
         diff(t, t->old + pt->old_start, pt->old_n, t->cur, t->ncur);
-        pt->old_n = 0; /* retract: the new partition starts from nothing */
-        const IrNode *nd = t->base.node;
-        if (nd && (nd->mode == CL_UPSERT || nd->nkey > 0)) {
-            pt->old_start = t->nold;
-            for (int k = 0; k < t->ncur; k++)
-                push_ent(&t->old, &t->nold, &t->cap_old, t->cur[k].node, t->cur[k].rank, t->cur[k].count);
-            pt->old_n = t->nold - pt->old_start;
-        }
+        pt->old_n = 0;
         t->ncur = 0;
     }
     bury_tree(t, pt->root);

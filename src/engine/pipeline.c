@@ -197,6 +197,7 @@ void eng_pipeline_free(EngPipeline *p)
     free(p->running);
     free(p->idx);
     free(p->wts);
+    free(p->last);
     free(p->ents);
     free(p->ents_tmp);
     free(p->ch);
@@ -497,6 +498,7 @@ bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn
         p->idxcap = b->n;
         p->idx = xrealloc(p->idx, sizeof(int) * (size_t)p->idxcap);
         p->wts = xrealloc(p->wts, sizeof(int64_t) * (size_t)p->idxcap);
+        p->last = xrealloc(p->last, sizeof(int) * (size_t)p->idxcap);
         p->ents = xrealloc(p->ents, sizeof(SortEnt) * (size_t)p->idxcap);
         p->ents_tmp = xrealloc(p->ents_tmp, sizeof(SortEnt) * (size_t)p->idxcap);
     }
@@ -515,14 +517,17 @@ bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn
     for (int i = 0; i < b->n;) {
         const Value *x = batch_row(b, p->idx[i]);
         int64_t w = b->weights[p->idx[i]];
+        int last = p->idx[i];
         int j = i + 1;
         while (j < b->n && op_rows_identical(root->out_types, b->ncols, x, batch_row(b, p->idx[j]))) {
             w += b->weights[p->idx[j]];
+            if (p->idx[j] > last) last = p->idx[j];
             j++;
         }
         if (w != 0) {
             p->idx[nr] = p->idx[i];
             p->wts[nr] = w;
+            p->last[nr] = last;
             nr++;
         }
         i = j;
@@ -530,10 +535,26 @@ bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn
 
     int64_t nch = 0;
     if (im->nout_key >= 0) {
+        bool overwrite = im->nout_key > 0;
         for (int i = 0; i < nr;) {
             const Value *x = batch_row(b, p->idx[i]);
             int j = i + 1;
             while (j < nr && key_cmp(&sc, x, batch_row(b, p->idx[j])) == 0) j++;
+            /* several rows inserted for one key: a state_ttl expired the key within the
+             * step and a new generation started (each generation's last row is in the
+             * output, as one row per step gives). A keyed consumer overwrites them in
+             * turn, so only the one emitted last counts: the others are left out and
+             * the step keeps one change per key. (Without key columns, e.g. a global
+             * aggregate, they all stay: a keyless sink holds each generation's row.) */
+            int npos = 0, keep = -1;
+            for (int k = i; k < j; k++)
+                if (p->wts[k] > 0) {
+                    npos++;
+                    if (keep < 0 || p->last[k] > p->last[keep]) keep = k;
+                }
+            if (npos > 1 && overwrite)
+                for (int k = i; k < j; k++)
+                    if (p->wts[k] > 0 && k != keep) p->wts[k] = 0;
             /* rows of one key [i, j): pair retractions with insertions as updates */
             int ni = i, pi = i;
             int64_t nleft = 0, pleft = 0;

@@ -33,6 +33,7 @@ struct EngPipeline {
     /* presentation scratch, reused across steps */
     int *idx;
     int64_t *wts;
+    int *last;               /* per merged row: the largest batch index among its copies */
     struct SortEnt *ents, *ents_tmp;
     int idxcap;
     uint32_t hist[8][256];   /* radix sort digit histograms */

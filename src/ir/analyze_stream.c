@@ -469,6 +469,48 @@ static const SourceDef *source_without_event_time(const IrGraph *g, const IrNode
     return NULL;
 }
 
+/* Mark the sources upstream of n (within its model's DAG) in seen[]; returns the first
+ * two found (second NULL when there is only one). */
+static void sources_upstream(const IrGraph *g, const IrNode *n, bool *seen, const SourceDef **first,
+                             const SourceDef **second)
+{
+    if (n->plan->kind == PL_SOURCE) {
+        if (n->source < 0 || seen[n->source]) return;
+        seen[n->source] = true;
+        const SourceDef *s = &g->project->sources[n->source];
+        if (!*first) *first = s;
+        else if (!*second) *second = s;
+        return;
+    }
+    for (int i = 0; i < n->ninputs; i++) sources_upstream(g, n->inputs[i], seen, first, second);
+}
+
+/* A keyed TTL state (GROUP BY, DISTINCT, TopN) whose input reads several sources judges
+ * each row by its own source's watermark: whether an entry that a row of one source
+ * last updated has expired for a row of another depends on which of the two came first,
+ * so the result can vary with the batching (docs/semantics.md, State TTL). */
+static void check_state_ttl_sources(const IrGraph *g, const IrNode *n, const ModelDef *m, Arena *a,
+                                    DiagList *dl)
+{
+    PlanKind k = n->plan->kind;
+    if (k != PL_AGGREGATE && k != PL_DISTINCT && k != PL_TOPN) return;
+    int nsrc = g->project->nsources;
+    bool *seen = ARENA_ARRAY(a, bool, nsrc + 1);
+    memset(seen, 0, sizeof(bool) * (size_t)(nsrc + 1));
+    const SourceDef *first = NULL, *second = NULL;
+    for (int i = 0; i < n->ninputs; i++) sources_upstream(g, n->inputs[i], seen, &first, &second);
+    if (!second) return;
+    SrcPos pos = project_sql_pos(m, n->plan->loc < 0 ? 0 : n->plan->loc);
+    diag_warning(dl, pos, "state-ttl-several-sources",
+                 "aggregate each source on its own (one TTL state per source) and combine the results, or "
+                 "key the state so that every key's rows come from one source",
+                 "with state_ttl, a key of this %s can receive rows of sources %s and %s: each row is judged by "
+                 "its own source's watermark, so whether a key expires between rows of the two depends on how "
+                 "the sources interleave, and the result can differ with --batch-size",
+                 k == PL_AGGREGATE ? "GROUP BY" : k == PL_DISTINCT ? "DISTINCT" : "ROW_NUMBER filter",
+                 first->name, second->name);
+}
+
 /* A state_ttl expires keys by event time: every state it bounds needs watermarks. */
 static void check_state_ttl(const IrGraph *g, Arena *a, DiagList *dl)
 {
@@ -482,7 +524,10 @@ static void check_state_ttl(const IrGraph *g, Arena *a, DiagList *dl)
         for (int k = 0; k < n->nstate; k++) ttl = ttl || n->state[k].bound == BOUND_TTL;
         if (!ttl) continue;
         const SourceDef *s = source_without_event_time(g, n);
-        if (!s) continue;
+        if (!s) {
+            check_state_ttl_sources(g, n, m, a, dl);
+            continue;
+        }
         done[n->model] = true;
         diag_error(dl, m->state_ttl_pos, "state-ttl-without-event-time",
                    "declare `event_time` (and `watermark_delay`) on the source, or remove state_ttl",

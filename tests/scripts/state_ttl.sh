@@ -176,6 +176,83 @@ if any(expired[n] != expired[1] for n in expired):
 sys.exit(0 if ok else 1)
 PY
 
+# Every model with a SQLite sink (keyed and keyless): the tables are the same at every
+# batch size, and a keyless one holds what one row per step leaves: a key that expires
+# keeps its last row in the sink and its next generation adds a row, so user15_totals
+# (a global aggregate, no key columns) holds every generation's last row, also where
+# generations pass within one step; a keyed table (pages_seen, by its rows) holds one
+# row per key, its last generation's.
+for n in 1 7 97 4096; do
+  D=$(copy_project "$P" "sq$n")
+  python3 - "$D" <<'PY'
+import glob, sys, yaml
+f = f"{sys.argv[1]}/models/schema.yml"
+doc = yaml.safe_load(open(f))
+for cfg in doc["models"].values():
+    cfg["sink"] = {"connector": "sqlite", "path": "target/ttl.db"}
+yaml.safe_dump(doc, open(f, "w"), sort_keys=False)
+PY
+  "$WEIR" --project-dir "$D" run --no-progress --batch-size "$n" > "$TMP/sq$n.out" 2>&1 \
+    || { cat "$TMP/sq$n.out" >&2; fail "weir run --batch-size $n with SQLite sinks"; }
+done
+python3 - "$TMP" "$P" <<'PY' || fail "the SQLite sinks differ (see above)"
+import datetime, json, sqlite3, sys
+tmp, proj = sys.argv[1], sys.argv[2]
+TTL, DELAY = 3600 * 10**6, 60 * 10**6
+def us(ts):
+    d = datetime.datetime.strptime(ts, "%Y-%m-%d %H:%M:%S")
+    return int((d - datetime.datetime(1970, 1, 1)).total_seconds()) * 10**6
+clicks, high = [], None
+for line in open(f"{proj}/data/clicks.jsonl"):
+    r = json.loads(line)
+    t = us(r["ts"])
+    r["_j"] = (t - DELAY) if high is None else high - DELAY
+    high = t if high is None else max(high, t)
+    clicks.append(r)
+def generations(key, value, init, add):
+    """the last value of every generation of every key (a key restarts when its last
+    update is older than the row's watermark minus the TTL)"""
+    state, done = {}, []
+    for r in clicks:
+        k = key(r)
+        if k is None: continue
+        g = state.get(k)
+        if g is not None and g["touch"] < r["_j"] - TTL:
+            done.append(value(k, g["v"]))
+            g = None
+        if g is None: g = state[k] = {"v": init(), "touch": r["_j"]}
+        g["v"] = add(g["v"], r)
+        g["touch"] = max(g["touch"], r["_j"])
+    return sorted(done + [value(k, g["v"]) for k, g in state.items()])
+def maxs(a, b): return b if a is None else max(a, b)
+want = {
+    "user15_totals": generations(lambda r: 15 if r["user_id"] == 15 else None,
+                                 lambda k, v: (repr(v[0]), repr(v[1])), lambda: (0, None),
+                                 lambda v, r: (v[0] + 1, maxs(v[1], r["page"]))),
+    "pages_seen": sorted({(repr(r["user_id"]), repr(r["page"])) for r in clicks}),
+}
+assert len(want["user15_totals"]) > 2, want["user15_totals"]
+tables = {}
+for n in (1, 7, 97, 4096):
+    c = sqlite3.connect(f"{tmp}/sq{n}/target/ttl.db")
+    names = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '\\_weir\\_%' ESCAPE '\\'")]
+    tables[n] = {t: sorted(tuple(repr(v) for v in r) for r in c.execute(f'SELECT * FROM "{t}"')) for t in names}
+ok = len(tables[1]) == 7
+if not ok: print("expected 7 tables, got", sorted(tables[1]), file=sys.stderr)
+for n in (7, 97, 4096):
+    for t in sorted(set(tables[1]) | set(tables[n])):
+        if tables[n].get(t) != tables[1].get(t):
+            ok = False
+            print(f"{t}: --batch-size {n} has {len(tables[n].get(t, []))} rows, --batch-size 1 {len(tables[1].get(t, []))}",
+                  file=sys.stderr)
+for n in tables:
+    for t, rows in want.items():
+        if tables[n].get(t) != rows:
+            ok = False
+            print(f"batch {n}: {t} has {len(tables[n].get(t, []))} rows, the reference {len(rows)}", file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+
 # weir inspect shows the expired counts of a durable run (a directory source), and a
 # resumed run counts on from them: two runs over two files count what one run over
 # both counts
