@@ -128,7 +128,7 @@ def new_aggregate_column(v2, state_dir):
     verdicts(doc, customer_totals='backfill')
     s = state(doc, 'customer_totals/aggregate0')
     assert s['action'] == 'replay', s
-    has(s['reason'], '+ max(amount).multiset numeric(12,2)')
+    has(s['reason'], '+ max(amount).extreme numeric(12,2)')
     assert [r['source'] for r in doc['replay']] == ['shop.orders'], doc['replay']
 
 
