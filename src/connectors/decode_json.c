@@ -29,6 +29,8 @@ struct ConnJsonDecoder {
      * written by one producer repeat their key order, so the i-th key is first compared
      * with the name the i-th key had last time, without scanning or hashing it */
     int16_t *expect;         /* MAX_EXPECT */
+    const uint8_t *enc;      /* per column, the ColumnEncoding in force (a record's schema
+                                may set it, conn_json_set_encodings); NULL: as declared */
 };
 
 #define MAX_EXPECT 64
@@ -97,6 +99,7 @@ void conn_json_free(ConnJsonDecoder *d)
 }
 
 void conn_json_set_copy_text(ConnJsonDecoder *d, bool copy) { d->copy_text = copy; }
+void conn_json_set_encodings(ConnJsonDecoder *d, const uint8_t *enc) { d->enc = enc; }
 
 static inline int lookup(const ConnJsonDecoder *d, const char *k, size_t len)
 {
@@ -490,13 +493,53 @@ static bool number_value(Scan *sc, const ColumnDef *c, const char *p, const char
     return conn_parse_token(c->type, c->name, p, (size_t)(q - p), true, arena, copy, out, sc->err, sc->errsize);
 }
 
+/* The value at p into column c written in encoding enc (a number; null is NULL). */
+static const char *encoded_value(Scan *sc, const ColumnDef *c, ColumnEncoding enc, const char *p, int depth,
+                                 Value *out)
+{
+    const char *q;
+    switch (*p) {
+    case 'n':
+        q = literal(sc, p, "null", 4);
+        if (q) *out = value_null();
+        return q;
+    case '"': {
+        bool esc;
+        q = scan_string(sc, p, &esc);
+        if (!q) return NULL;
+        /* the message shows the string as written (escapes and all) */
+        return conn_parse_encoded(c->type, enc, c->name, p + 1, (size_t)(q - p - 1), CONN_TOK_STRING, out, sc->err,
+                                  sc->errsize)
+                   ? q + 1 : NULL;
+    }
+    case 't': case 'f': case '{': case '[': {
+        const char *found = *p == 't' ? "boolean true" : *p == 'f' ? "boolean false" : *p == '{' ? "object" : "array";
+        q = skip_value_d(sc, p, depth);
+        if (!q) return NULL;
+        if (sc->err && sc->errsize)
+            snprintf(sc->err, sc->errsize, "column %s: expected a number (%s), found %s", c->name,
+                     column_encoding_name(enc), found);
+        return NULL;
+    }
+    default: {
+        if (*p != '-' && (unsigned)(*p - '0') > 9) return fail_char(sc, p, "a value");
+        NumTok nt;
+        q = scan_number(sc, p, &nt);
+        if (!q) return NULL;
+        return conn_parse_encoded(c->type, enc, c->name, p, (size_t)(q - p), CONN_TOK_NUMBER, out, sc->err, sc->errsize)
+                   ? q : NULL;
+    }
+    }
+}
+
 /* Parses the value at p into column c (c == NULL: validate and skip). Returns the
  * position after the value. */
-static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, const char *p,
-                                Arena *arena, Value *out, int depth)
+static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, ColumnEncoding enc,
+                                const char *p, Arena *arena, Value *out, int depth)
 {
     const char *e = sc->end;
     if (p >= e) return fail(sc, p, "unexpected end of data, expected a value");
+    if (enc != COL_ENC_TEXT) return encoded_value(sc, c, enc, p, depth, out);
     switch (*p) {
     case '"': {
         bool esc;
@@ -647,7 +690,9 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
             p++;
         }
         p = skip_ws(p, e);
-        if (slot >= 0) p = column_value(sc, d, &d->cols[slot], p, arena, &row[slot], 2);
+        if (slot >= 0)
+            p = column_value(sc, d, &d->cols[slot], d->enc ? (ColumnEncoding)d->enc[slot] : d->cols[slot].encoding, p,
+                             arena, &row[slot], 2);
         else if (slot == SLOT_EXTRA && extra) p = extra_value(sc, d, p, arena, extra);
         else p = skip_value_d(sc, p, 2);
         if (!p) return NULL;
