@@ -196,6 +196,15 @@ def column_type_changed(v2, state_dir):
 
 
 @case
+def column_encoding_changed(v2, state_dir):
+    edit(v2, 'sources/shop.yml', 'created_at: timestamp', 'created_at: {type: timestamp, encoding: epoch_ms}')
+    doc, text, _ = plan(v2, state_dir)
+    # the column's values change: every state fed by it is rebuilt from history
+    verdicts(doc, customer_totals='backfill', country_totals='backfill', orders_per_minute='backfill')
+    assert 'shop.orders' in [r['source'] for r in doc['replay']], doc['replay']
+
+
+@case
 def window_size_changed(v2, state_dir):
     edit(v2, 'models/orders_per_minute.sql', "INTERVAL '1' MINUTE", "INTERVAL '5' MINUTE")
     doc, text, _ = plan(v2, state_dir)
