@@ -200,7 +200,8 @@ def column_encoding_changed(v2, state_dir):
     edit(v2, 'sources/shop.yml', 'created_at: timestamp', 'created_at: {type: timestamp, encoding: epoch_ms}')
     doc, text, _ = plan(v2, state_dir)
     # the column's values change: every state fed by it is rebuilt from history
-    verdicts(doc, customer_totals='backfill', country_totals='backfill', orders_per_minute='backfill')
+    verdicts(doc, customer_totals='backfill', country_totals='backfill', orders_per_minute='backfill',
+             active_customers='backfill', big_orders='backfill', orders_enriched='backfill', orders_clean='safe')
     assert 'shop.orders' in [r['source'] for r in doc['replay']], doc['replay']
 
 
