@@ -30,7 +30,8 @@ struct ConnJsonDecoder {
      * with the name the i-th key had last time, without scanning or hashing it */
     int16_t *expect;         /* MAX_EXPECT */
     const uint8_t *enc;      /* per column, the ColumnEncoding in force (a record's schema
-                                may set it, conn_json_set_encodings); NULL: as declared */
+                                may set it, conn_json_set_encodings); NULL: decl_enc */
+    uint8_t *decl_enc;       /* per column, the declared encodings; NULL when all are text */
 };
 
 #define MAX_EXPECT 64
@@ -80,6 +81,12 @@ ConnJsonDecoder *conn_json_new(const ColumnDef *cols, int ncols, const char *ext
     d->mask = size - 1;
     d->name_len = xmalloc(sizeof(size_t) * (size_t)(ncols + 1));
     for (int c = 0; c < ncols; c++) d->name_len[c] = strlen(cols[c].name);
+    for (int c = 0; c < ncols; c++)
+        if (cols[c].encoding != COL_ENC_TEXT) {
+            if (!d->decl_enc) d->decl_enc = xcalloc((size_t)ncols, 1);
+            d->decl_enc[c] = (uint8_t)cols[c].encoding;
+        }
+    d->enc = d->decl_enc;
     d->slots = xmalloc(sizeof(int16_t) * size);
     d->expect = xmalloc(sizeof(int16_t) * MAX_EXPECT);
     for (int i = 0; i < MAX_EXPECT; i++) d->expect[i] = SLOT_EMPTY;
@@ -95,11 +102,12 @@ void conn_json_free(ConnJsonDecoder *d)
     free(d->slots);
     free(d->name_len);
     free(d->expect);
+    free(d->decl_enc);
     free(d);
 }
 
 void conn_json_set_copy_text(ConnJsonDecoder *d, bool copy) { d->copy_text = copy; }
-void conn_json_set_encodings(ConnJsonDecoder *d, const uint8_t *enc) { d->enc = enc; }
+void conn_json_set_encodings(ConnJsonDecoder *d, const uint8_t *enc) { d->enc = enc ? enc : d->decl_enc; }
 
 static inline int lookup(const ConnJsonDecoder *d, const char *k, size_t len)
 {
@@ -534,12 +542,11 @@ static const char *encoded_value(Scan *sc, const ColumnDef *c, ColumnEncoding en
 
 /* Parses the value at p into column c (c == NULL: validate and skip). Returns the
  * position after the value. */
-static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, ColumnEncoding enc,
-                                const char *p, Arena *arena, Value *out, int depth)
+static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, const char *p,
+                                Arena *arena, Value *out, int depth)
 {
     const char *e = sc->end;
     if (p >= e) return fail(sc, p, "unexpected end of data, expected a value");
-    if (enc != COL_ENC_TEXT) return encoded_value(sc, c, enc, p, depth, out);
     switch (*p) {
     case '"': {
         bool esc;
@@ -638,6 +645,7 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
                                  ConnJsonExtra *extra)
 {
     const char *e = sc->end;
+    const uint8_t *enc = d->enc; /* NULL: every column is text */
     for (int c = 0; c < d->ncols; c++) row[c] = value_null();
     if (extra) memset(extra, 0, sizeof *extra);
     /* p points at '{' */
@@ -690,9 +698,13 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
             p++;
         }
         p = skip_ws(p, e);
-        if (slot >= 0)
-            p = column_value(sc, d, &d->cols[slot], d->enc ? (ColumnEncoding)d->enc[slot] : d->cols[slot].encoding, p,
-                             arena, &row[slot], 2);
+        if (slot >= 0) {
+            if (enc && enc[slot] != COL_ENC_TEXT)
+                p = p < e ? encoded_value(sc, &d->cols[slot], (ColumnEncoding)enc[slot], p, 2, &row[slot])
+                          : fail(sc, p, "unexpected end of data, expected a value");
+            else
+                p = column_value(sc, d, &d->cols[slot], p, arena, &row[slot], 2);
+        }
         else if (slot == SLOT_EXTRA && extra) p = extra_value(sc, d, p, arena, extra);
         else p = skip_value_d(sc, p, 2);
         if (!p) return NULL;
