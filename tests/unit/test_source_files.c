@@ -10,12 +10,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/bytes.h"
 #include "base/strbuf.h"
 #include "connectors/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NFILES 700
@@ -205,11 +207,60 @@ static void until_ends_exactly(void **state)
     sb_free(&skipped);
 }
 
+/* A position written before positions were compact (every file listed, "WFS1") is
+ * still read: the run continues after the files it lists. */
+static void old_positions_still_read(void **state)
+{
+    (void)state;
+    char err[512];
+    StrBuf pos = STRBUF_INIT, got = STRBUF_INIT, want = STRBUF_INIT;
+    bytes_put_u32(&pos, 0x31534657u);
+    bytes_put_u32(&pos, 300);
+    for (int i = 0; i < 300; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "landing/f%04d.jsonl", i);
+        bytes_put_str(&pos, name, strlen(name));
+        bytes_put_u64(&pos, 2);
+        bytes_put_u64(&pos, 0);
+        bytes_put_u64(&pos, 0);
+    }
+    bytes_put_u8(&pos, 1); /* in the middle of f0300.jsonl, under its identity */
+    char path[512];
+    snprintf(path, sizeof path, "%s/f0300.jsonl", dir);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    bytes_put_str(&pos, "landing/f0300.jsonl", 19);
+    bytes_put_u64(&pos, 1);
+    bytes_put_u64(&pos, (uint64_t)st.st_dev);
+    bytes_put_u64(&pos, (uint64_t)st.st_ino);
+    int64_t records;
+    assert_true(src_files_position_records(pos.data, pos.len, &records, NULL));
+    assert_int_equal(records, 601);
+    ConnReader *r = open_reader(&pos, NULL, err);
+    assert_non_null(r);
+    read_some(r, -1, 8, &got);
+    sb_puts(&want, "300.2 ");
+    for (int i = 301; i < NFILES; i++) sb_printf(&want, "%d.1 %d.2 ", i, i);
+    assert_string_equal(sb_cstr(&got), sb_cstr(&want));
+    /* what it writes now is compact, and says the same */
+    StrBuf now = STRBUF_INIT;
+    position_of(r, &now);
+    assert_true(now.len < pos.len);
+    assert_true(src_files_position_records(now.data, now.len, &records, NULL));
+    assert_int_equal(records, 2 * NFILES);
+    r->ops->close(r);
+    sb_free(&pos);
+    sb_free(&got);
+    sb_free(&want);
+    sb_free(&now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(bounded_and_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(until_ends_exactly, setup, teardown),
+        cmocka_unit_test_setup_teardown(old_positions_still_read, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
