@@ -997,6 +997,9 @@ int64_t tm_timestamp_to_date(int64_t ts)
     return floor_div(ts, TM_USECS_PER_DAY);
 }
 
+bool tm_timestamp_valid(int64_t ts) { return ts_valid(ts); }
+bool tm_date_valid(int64_t days) { return days >= DATE_MIN_DAYS && days < DATE_END_DAYS; }
+
 bool tm_date_to_timestamp(int64_t days, int64_t *ts)
 {
     if (!ts_finite(days)) { *ts = days; return true; }

@@ -146,6 +146,11 @@ int tm_interval_cmp(int32_t m1, int32_t d1, int64_t u1, int32_t m2, int32_t d2, 
 
 /* timestamp -> date (floor to the day; infinities map to infinities). */
 int64_t tm_timestamp_to_date(int64_t ts);
+/* Is ts a finite timestamp of the range (4714-11-24 00:00:00 BC up to the largest
+ * finite value; TM_INFINITY and TM_NEG_INFINITY are not)? Likewise for days as a date
+ * (4714-11-24 BC to 5874897-12-31). */
+bool tm_timestamp_valid(int64_t ts);
+bool tm_date_valid(int64_t days);
 /* date -> timestamp at midnight; false ("date out of range for timestamp") when the
  * date does not fit the timestamp range. */
 bool tm_date_to_timestamp(int64_t days, int64_t *ts);

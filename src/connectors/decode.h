@@ -55,6 +55,20 @@ bool conn_parse_text(Type t, const char *col, const char *s, size_t len, Arena *
 bool conn_parse_token(Type t, const char *col, const char *s, size_t len, bool number, Arena *arena,
                       bool copy, Value *out, char *err, size_t errsize);
 
+/* How a value was written: a JSON string, a JSON number, or a CSV field. */
+typedef enum ConnTokKind { CONN_TOK_STRING, CONN_TOK_NUMBER, CONN_TOK_FIELD } ConnTokKind;
+
+/* A value written in a temporal encoding (enc != COL_ENC_TEXT; project.h): the integer
+ * text of a JSON number or a CSV field (a JSON string is the wrong JSON type: an error)
+ * into a column of type t (column_encoding_fits(enc, t)). epoch_s/ms/us/ns count from
+ * 1970-01-01 00:00:00 UTC (negative before it); nanoseconds are cut to the microsecond
+ * towards the past, so an instant stays in its second, minute and window; epoch_days
+ * counts days (a date, or midnight of it as a timestamp); time_* count from midnight,
+ * 0 to 24:00:00, into an interval. A value outside the type's range (or the time of
+ * day's), a fraction or an exponent is an error ("column <col>: ..."). */
+bool conn_parse_encoded(Type t, ColumnEncoding enc, const char *col, const char *s, size_t len, ConnTokKind kind,
+                        Value *out, char *err, size_t errsize);
+
 /* Integer value of text read as PostgreSQL's integer input reads it ([spaces][+-]
  * digits[spaces]; not "12.0" or "1e3") into an integer type. Returns 1 on success,
  * 0 on a syntax error, -1 when out of range. */
@@ -83,6 +97,10 @@ typedef struct ConnJsonDecoder ConnJsonDecoder;
 ConnJsonDecoder *conn_json_new(const ColumnDef *cols, int ncols, const char *extra_key);
 void conn_json_free(ConnJsonDecoder *d);
 void conn_json_set_copy_text(ConnJsonDecoder *d, bool copy);
+/* The encoding of every column for the records that follow (ncols ColumnEncoding
+ * values, kept by the caller), e.g. as a record's schema gives them; NULL: each
+ * column's declared encoding. */
+void conn_json_set_encodings(ConnJsonDecoder *d, const uint8_t *enc);
 
 /* The value of the reserved key, when present (points into the record or arena). */
 typedef struct ConnJsonExtra {
@@ -181,6 +199,10 @@ void conn_decoder_sync(ConnDecoder *dst, const ConnDecoder *src);
  * (whitespace only) yield CONN_DEC_NONE. */
 ConnDecodeResult conn_decode(ConnDecoder *d, const char *rec, size_t len, Arena *arena,
                              ConnDecoded *out, char *err, size_t errsize);
+
+/* The encoding a Debezium / Kafka Connect logical type name (a schema field's "name",
+ * e.g. io.debezium.time.MicroTimestamp) stands for; false when it names none. */
+bool conn_schema_encoding(const char *name, size_t len, ColumnEncoding *out);
 
 /* changelog-json / debezium-json (decode_changelog.c); used by conn_decode. */
 typedef struct ConnChangelogDecoder ConnChangelogDecoder;

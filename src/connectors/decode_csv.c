@@ -227,7 +227,12 @@ bool conn_csv_decode(const ConnCsvDecoder *d, const char *rec, size_t len, Value
                 snprintf(err, errsize, "column %s: invalid UTF-8 or NUL byte in text", c->name);
                 return false;
             }
-            if (!conn_parse_text(c->type, c->name, s, n, arena, copy, &row[col], err, errsize)) return false;
+            if (c->encoding != COL_ENC_TEXT) {
+                if (!conn_parse_encoded(c->type, c->encoding, c->name, s, n, CONN_TOK_FIELD, &row[col], err, errsize))
+                    return false;
+            } else if (!conn_parse_text(c->type, c->name, s, n, arena, copy, &row[col], err, errsize)) {
+                return false;
+            }
         }
         if (i >= len) break;
         i++;   /* the delimiter */

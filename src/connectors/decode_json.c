@@ -29,6 +29,9 @@ struct ConnJsonDecoder {
      * written by one producer repeat their key order, so the i-th key is first compared
      * with the name the i-th key had last time, without scanning or hashing it */
     int16_t *expect;         /* MAX_EXPECT */
+    const uint8_t *enc;      /* per column, the ColumnEncoding in force (a record's schema
+                                may set it, conn_json_set_encodings); NULL: decl_enc */
+    uint8_t *decl_enc;       /* per column, the declared encodings; NULL when all are text */
 };
 
 #define MAX_EXPECT 64
@@ -78,6 +81,12 @@ ConnJsonDecoder *conn_json_new(const ColumnDef *cols, int ncols, const char *ext
     d->mask = size - 1;
     d->name_len = xmalloc(sizeof(size_t) * (size_t)(ncols + 1));
     for (int c = 0; c < ncols; c++) d->name_len[c] = strlen(cols[c].name);
+    for (int c = 0; c < ncols; c++)
+        if (cols[c].encoding != COL_ENC_TEXT) {
+            if (!d->decl_enc) d->decl_enc = xcalloc((size_t)ncols, 1);
+            d->decl_enc[c] = (uint8_t)cols[c].encoding;
+        }
+    d->enc = d->decl_enc;
     d->slots = xmalloc(sizeof(int16_t) * size);
     d->expect = xmalloc(sizeof(int16_t) * MAX_EXPECT);
     for (int i = 0; i < MAX_EXPECT; i++) d->expect[i] = SLOT_EMPTY;
@@ -93,10 +102,12 @@ void conn_json_free(ConnJsonDecoder *d)
     free(d->slots);
     free(d->name_len);
     free(d->expect);
+    free(d->decl_enc);
     free(d);
 }
 
 void conn_json_set_copy_text(ConnJsonDecoder *d, bool copy) { d->copy_text = copy; }
+void conn_json_set_encodings(ConnJsonDecoder *d, const uint8_t *enc) { d->enc = enc ? enc : d->decl_enc; }
 
 static inline int lookup(const ConnJsonDecoder *d, const char *k, size_t len)
 {
@@ -490,6 +501,45 @@ static bool number_value(Scan *sc, const ColumnDef *c, const char *p, const char
     return conn_parse_token(c->type, c->name, p, (size_t)(q - p), true, arena, copy, out, sc->err, sc->errsize);
 }
 
+/* The value at p into column c written in encoding enc (a number; null is NULL). */
+static const char *encoded_value(Scan *sc, const ColumnDef *c, ColumnEncoding enc, const char *p, int depth,
+                                 Value *out)
+{
+    const char *q;
+    switch (*p) {
+    case 'n':
+        q = literal(sc, p, "null", 4);
+        if (q) *out = value_null();
+        return q;
+    case '"': {
+        bool esc;
+        q = scan_string(sc, p, &esc);
+        if (!q) return NULL;
+        /* the message shows the string as written (escapes and all) */
+        return conn_parse_encoded(c->type, enc, c->name, p + 1, (size_t)(q - p - 1), CONN_TOK_STRING, out, sc->err,
+                                  sc->errsize)
+                   ? q + 1 : NULL;
+    }
+    case 't': case 'f': case '{': case '[': {
+        const char *found = *p == 't' ? "boolean true" : *p == 'f' ? "boolean false" : *p == '{' ? "object" : "array";
+        q = skip_value_d(sc, p, depth);
+        if (!q) return NULL;
+        if (sc->err && sc->errsize)
+            snprintf(sc->err, sc->errsize, "column %s: expected a number (%s), found %s", c->name,
+                     column_encoding_name(enc), found);
+        return NULL;
+    }
+    default: {
+        if (*p != '-' && (unsigned)(*p - '0') > 9) return fail_char(sc, p, "a value");
+        NumTok nt;
+        q = scan_number(sc, p, &nt);
+        if (!q) return NULL;
+        return conn_parse_encoded(c->type, enc, c->name, p, (size_t)(q - p), CONN_TOK_NUMBER, out, sc->err, sc->errsize)
+                   ? q : NULL;
+    }
+    }
+}
+
 /* Parses the value at p into column c (c == NULL: validate and skip). Returns the
  * position after the value. */
 static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, const char *p,
@@ -595,6 +645,7 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
                                  ConnJsonExtra *extra)
 {
     const char *e = sc->end;
+    const uint8_t *enc = d->enc; /* NULL: every column is text */
     for (int c = 0; c < d->ncols; c++) row[c] = value_null();
     if (extra) memset(extra, 0, sizeof *extra);
     /* p points at '{' */
@@ -647,7 +698,13 @@ static const char *decode_object(Scan *sc, const ConnJsonDecoder *d, const char 
             p++;
         }
         p = skip_ws(p, e);
-        if (slot >= 0) p = column_value(sc, d, &d->cols[slot], p, arena, &row[slot], 2);
+        if (slot >= 0) {
+            if (enc && enc[slot] != COL_ENC_TEXT)
+                p = p < e ? encoded_value(sc, &d->cols[slot], (ColumnEncoding)enc[slot], p, 2, &row[slot])
+                          : fail(sc, p, "unexpected end of data, expected a value");
+            else
+                p = column_value(sc, d, &d->cols[slot], p, arena, &row[slot], 2);
+        }
         else if (slot == SLOT_EXTRA && extra) p = extra_value(sc, d, p, arena, extra);
         else p = skip_value_d(sc, p, 2);
         if (!p) return NULL;

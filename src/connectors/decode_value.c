@@ -419,3 +419,81 @@ bool conn_parse_token(Type t, const char *col, const char *s, size_t len, bool n
     }
     return false;
 }
+
+/* What an encoded integer counts, for messages. */
+static const char *encoding_unit(ColumnEncoding e)
+{
+    switch (e) {
+    case COL_ENC_EPOCH_S: return "seconds since 1970-01-01 00:00:00 UTC";
+    case COL_ENC_EPOCH_MS: return "milliseconds since 1970-01-01 00:00:00 UTC";
+    case COL_ENC_EPOCH_US: return "microseconds since 1970-01-01 00:00:00 UTC";
+    case COL_ENC_EPOCH_NS: return "nanoseconds since 1970-01-01 00:00:00 UTC";
+    case COL_ENC_EPOCH_DAYS: return "days since 1970-01-01";
+    case COL_ENC_TIME_MS: return "milliseconds since midnight";
+    case COL_ENC_TIME_US: return "microseconds since midnight";
+    case COL_ENC_TIME_NS: return "nanoseconds since midnight";
+    default: return "text";
+    }
+}
+
+/* floor(v / d) for d > 0 */
+static int64_t floor_div(int64_t v, int64_t d) { return v / d - (v % d != 0 && v < 0); }
+
+bool conn_parse_encoded(Type t, ColumnEncoding enc, const char *col, const char *s, size_t len, ConnTokKind kind,
+                        Value *out, char *err, size_t errsize)
+{
+    char dbuf[96];
+    const char *ename = column_encoding_name(enc);
+    if (kind == CONN_TOK_STRING) {
+        conn_describe_string(s, len, dbuf, sizeof dbuf);
+        col_err(err, errsize, col, "expected a number (%s: %s), found %s", ename, encoding_unit(enc), dbuf);
+        return false;
+    }
+    int64_t v;
+    int r = conn_parse_integer(type_make(T_INT8), s, len, &v);
+    if (r == 0) {
+        describe(kind == CONN_TOK_NUMBER, s, len, dbuf, sizeof dbuf);
+        col_err(err, errsize, col, "expected an integer (%s: %s), found %s", ename, encoding_unit(enc), dbuf);
+        return false;
+    }
+    const char *what = t.id == T_DATE ? "date" : t.id == T_INTERVAL ? "time of day" : "timestamp";
+    if (r < 0) goto range;
+    int64_t us;
+    switch (enc) {
+    case COL_ENC_EPOCH_S:
+        if (__builtin_mul_overflow(v, TM_USECS_PER_SEC, &us)) goto range;
+        break;
+    case COL_ENC_EPOCH_MS:
+    case COL_ENC_TIME_MS:
+        if (__builtin_mul_overflow(v, INT64_C(1000), &us)) goto range;
+        break;
+    case COL_ENC_EPOCH_US:
+    case COL_ENC_TIME_US: us = v; break;
+    case COL_ENC_EPOCH_NS:
+    case COL_ENC_TIME_NS: us = floor_div(v, 1000); break;
+    case COL_ENC_EPOCH_DAYS:
+        if (t.id == T_DATE) {
+            if (!tm_date_valid(v)) goto range;
+            *out = value_int(v);
+            return true;
+        }
+        if (!tm_date_valid(v) || !tm_date_to_timestamp(v, &us)) goto range;
+        break;
+    default:
+        col_err(err, errsize, col, "encoding %s cannot be read", ename);
+        return false;
+    }
+    if (t.id == T_INTERVAL) {
+        /* a time of day: 00:00:00 to 24:00:00, as PostgreSQL's time */
+        if (us < 0 || us > TM_USECS_PER_DAY || (enc == COL_ENC_TIME_NS && v > TM_USECS_PER_DAY * 1000)) goto range;
+        *out = value_interval(0, 0, us);
+        return true;
+    }
+    if (!tm_timestamp_valid(us)) goto range;
+    *out = value_int(us);
+    return true;
+range:
+    if (len > 40) col_err(err, errsize, col, "%s out of range: %s %.40s...", what, ename, s);
+    else col_err(err, errsize, col, "%s out of range: %s %.*s", what, ename, (int)len, s);
+    return false;
+}

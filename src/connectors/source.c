@@ -253,11 +253,14 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
         }
         const char *abs = project_path(p, path);
         if (src_path_is_multi(abs)) {
-            PosParts pp = {0};
+            PosParts pp = {0}, up = {0};
             if (o && o->resume && !resume_position(def, o->resume, o->resume_len, POS_READER, &pp, err, errsize))
                 return NULL;
+            /* a replay: the files, and the records of each, the position to end at holds */
+            if (o && o->until && !resume_position(def, o->until, o->until_len, POS_READER, &up, err, errsize))
+                return NULL;
             r = src_files_reader_open(abs, def->path, framing_for(def), o && o->watch_files, o && o->until_caught_up,
-                                      pp.inner, pp.inner_len, err, errsize);
+                                      pp.inner, pp.inner_len, up.inner, up.inner_len, err, errsize);
         } else {
             r = src_file_reader_open(abs, def->path, framing_for(def), err, errsize);
         }

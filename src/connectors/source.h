@@ -93,12 +93,15 @@ ConnReader *src_fd_reader_open(int fd, bool own, const char *where, ConnFraming 
  * directory's hidden files are passed over. `watch` (a durable run): the reader never
  * ends but looks for new files when none is left (with until_caught_up it ends once the
  * files there at open are read); otherwise it ends after the files there when it runs
- * out. Its position (ops->position) lists every file read and how far the current one
- * is; `resume` (NULL: none) continues there: files already read are passed over, the
- * one being read continues after the records read (an error when it was replaced). */
+ * out. Its position (ops->position) says which files are read (compactly: a boundary
+ * name and the last files read) and how far the current one is; `resume` (NULL: none)
+ * continues there: files already read are passed over, the one being read continues
+ * after the records read (an error when it was replaced). `until` (NULL: none; a
+ * position of such a reader) ends the reader exactly there: only the files it holds
+ * are read, each up to the records it had read, and the reader does not watch. */
 ConnReader *src_files_reader_open(const char *abs, const char *written, ConnFraming framing, bool watch,
-                                  bool until_caught_up, const void *resume, size_t resume_len, char *err,
-                                  size_t errsize);
+                                  bool until_caught_up, const void *resume, size_t resume_len, const void *until,
+                                  size_t until_len, char *err, size_t errsize);
 /* True when a file source's resolved path is a glob (has * ? or [) or a directory. */
 bool src_path_is_multi(const char *abs);
 /* The records read in a position a directory/glob reader wrote, and over how many files;

@@ -147,19 +147,28 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
 
 /* ---------- state descriptors ---------- */
 
-void ir_col_add(ColList *l, Arena *a, const char *name, Type t)
+void ir_col_add_fp(ColList *l, Arena *a, const char *name, const char *fp_name, Type t)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
         PlanColumn *c = ARENA_ARRAY(a, PlanColumn, cap);
         if (l->n) memcpy(c, l->cols, sizeof(PlanColumn) * (size_t)l->n);
         l->cols = c;
+        if (l->fp_names) {
+            const char **f = ARENA_ARRAY(a, const char *, cap);
+            memcpy(f, l->fp_names, sizeof(const char *) * (size_t)l->n);
+            l->fp_names = f;
+        }
         l->cap = cap;
     }
+    if (fp_name && !l->fp_names) l->fp_names = ARENA_ARRAY(a, const char *, l->cap); /* zeroed: NULLs */
     l->cols[l->n].name = name;
     l->cols[l->n].type = t;
+    if (l->fp_names) l->fp_names[l->n] = fp_name;
     l->n++;
 }
+
+void ir_col_add(ColList *l, Arena *a, const char *name, Type t) { ir_col_add_fp(l, a, name, NULL, t); }
 
 bool ir_state_takes_ttl(const StateDesc *s)
 {
@@ -179,7 +188,8 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
     for (int i = 0; i < s->nkey; i++) h = hash_type(s->key[i].type, h);
     h = hash_u64((uint64_t)s->nvalues, h);
     for (int i = 0; i < s->nvalues; i++) {
-        h = hash_str(s->values[i].name, h);
+        /* what the value computes, not how explain labels it */
+        h = hash_str(s->value_fp_names && s->value_fp_names[i] ? s->value_fp_names[i] : s->values[i].name, h);
         h = hash_type(s->values[i].type, h);
     }
     s->schema_fp = h;
@@ -193,7 +203,8 @@ void ir_finish_state(StateDesc *s, const IrNode *n, const ModelDef *m)
     if (s->bound == BOUND_TTL) s->logic_fp = hash_u64(n->time_fp, hash_u64((uint64_t)s->ttl_us, s->logic_fp));
 }
 
-const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin)
+const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin,
+                           bool extreme_only)
 {
     const char **names = ARENA_ARRAY(a, const char *, naggs + 1);
     const char **calls = ARENA_ARRAY(a, const char *, naggs + 1);
@@ -220,7 +231,12 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
             ir_col_add(v, a, arena_printf(a, "%s.count", name), type_make(T_INT8));
             break;
         case AGG_MIN:
-        case AGG_MAX: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_MAX:
+            /* insert-only input: the engine keeps the extreme alone (agg_accum.c's
+             * extreme_only); one fingerprint for both, as both compute MIN/MAX */
+            ir_col_add_fp(v, a, arena_printf(a, "%s.%s", name, extreme_only ? "extreme" : "multiset"),
+                          arena_printf(a, "%s.multiset", name), argt);
+            break;
         case AGG_BOOL_AND:
         case AGG_BOOL_OR:
             ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));
@@ -235,14 +251,15 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
     return calls;
 }
 
-void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p)
+void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p, bool extreme_only)
 {
     ColList v = {0};
     ir_col_add(&v, a, "__rows", type_make(T_INT8));
     const PlanNode *in = p->ninputs > 0 ? p->inputs[0] : NULL;
-    s->calls = ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0);
+    s->calls = ir_agg_values(&v, a, p->aggs, p->naggs, in ? in->cols : NULL, in ? in->ncols : 0, extreme_only);
     s->ncalls = p->naggs;
     s->values = v.cols;
+    s->value_fp_names = v.fp_names;
     s->nvalues = v.n;
 }
 
@@ -264,7 +281,7 @@ static void aggregate_state(IrNode *n, Arena *a, const ModelDef *m)
     s->nkey = p->ngroup;
     s->key = ARENA_ARRAY(a, PlanColumn, p->ngroup > 0 ? p->ngroup : 1);
     for (int i = 0; i < p->ngroup; i++) s->key[i] = p->cols[i];
-    ir_group_state_values(s, a, p);
+    ir_group_state_values(s, a, p, n->inputs[0]->mode == CL_INSERT_ONLY);
     set_single_state(n, s, m);
 }
 

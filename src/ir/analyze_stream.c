@@ -301,7 +301,7 @@ static void analyze_window_aggregate(const IrGraph *g, IrNode *n, Arena *a, cons
     if (p->window_end_key >= 0) s->key[nk++] = p->cols[p->window_end_key];
     for (int i = 0; i < p->ngroup; i++)
         if (i != p->window_start_key && i != p->window_end_key) s->key[nk++] = p->cols[i];
-    ir_group_state_values(s, a, p);
+    ir_group_state_values(s, a, p, n->inputs[0]->mode == CL_INSERT_ONLY);
     s->bound = BOUND_WATERMARK;
     int wcol = p->window_end_key >= 0 ? p->window_end_key : p->window_start_key;
     int64_t delay = time_delay(g, n, wcol);
@@ -361,7 +361,8 @@ static void analyze_over_agg(IrNode *n, Arena *a, const ModelDef *m)
     /* rows wait for the watermark to pass their time; accumulators per partition */
     for (int i = 0; i < ip->ncols; i++)
         ir_col_add(&v, a, arena_printf(a, "pending.%s", ip->cols[i].name), ip->cols[i].type);
-    ir_agg_values(&v, a, p->aggs, p->naggs, ip->cols, ip->ncols);
+    /* a bounded frame retracts the rows that leave it (op_over_agg.c) */
+    ir_agg_values(&v, a, p->aggs, p->naggs, ip->cols, ip->ncols, p->frame_offset < 0);
     /* rows a partition keeps: its frame's (bounded frames), the last rows lag reads */
     int64_t lag = -1;
     bool first = false;
@@ -376,6 +377,7 @@ static void analyze_over_agg(IrNode *n, Arena *a, const ModelDef *m)
         for (int i = 0; i < ip->ncols; i++)
             ir_col_add(&v, a, arena_printf(a, "first.%s", ip->cols[i].name), ip->cols[i].type);
     s->values = v.cols;
+    s->value_fp_names = v.fp_names;
     s->nvalues = v.n;
     s->bound = BOUND_UNBOUNDED;
     if (p->norder > 0) {

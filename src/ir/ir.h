@@ -28,6 +28,9 @@ typedef struct StateDesc {
     PlanColumn *key;         /* key columns (names and types) */
     int nkey;
     PlanColumn *values;      /* per-key accumulator / row columns */
+    const char **value_fp_names; /* per value, NULL or the name the fingerprints hash where
+                                    the label says more than what is computed (MIN/MAX:
+                                    `.extreme` / `.multiset`); NULL: the names */
     int nvalues;
     const char **calls;      /* aggregating states: the name of each aggregate call, in the
                                 order of the plan's calls (how accumulators are matched

@@ -20,16 +20,25 @@ void ir_prune_columns(Arena *a, PlanNode *root);
 /* ---- analyze.c helpers shared with analyze_stream.c ---- */
 typedef struct ColList {
     PlanColumn *cols;
+    const char **fp_names;       /* per column: the name its state fingerprint hashes
+                                    (NULL: none differs from the shown name) */
     int n, cap;
 } ColList;
 void ir_col_add(ColList *l, Arena *a, const char *name, Type t);
+/* ir_col_add for a column whose label says how the engine holds it while the
+ * fingerprint hashes `fp_name`, what it computes (MIN/MAX: `.extreme` or `.multiset`
+ * shown, one accumulator for the fingerprint and plan verdicts). */
+void ir_col_add_fp(ColList *l, Arena *a, const char *name, const char *fp_name, Type t);
 void ir_set_key(IrNode *n, Arena *a, const int *cols, int k);
 /* Accumulator columns of aggregate calls, each named by its call's SQL over the input
- * columns (a second equal call gets "#2"); returns those call names (naggs). */
-const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin);
+ * columns (a second equal call gets "#2"); returns those call names (naggs).
+ * `extreme_only`: the engine keeps only the extreme of MIN/MAX (its input is
+ * insert-only), shown `.extreme`; else the ordered multiset of values, `.multiset`. */
+const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs, const PlanColumn *in_cols, int nin,
+                           bool extreme_only);
 /* The values of a GROUP BY state (plain or window aggregate p): __rows, then the
  * accumulator columns of p's calls (named by p's output columns after the keys). */
-void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p);
+void ir_group_state_values(StateDesc *s, Arena *a, const PlanNode *p, bool extreme_only);
 /* Does the engine expire idle keys of an unbounded state of this kind by the model's
  * state_ttl (GROUP BY groups and a global aggregate's one group, DISTINCT rows,
  * unbounded join sides, TopN partitions, OVER aggregate partitions; not set operations)? */

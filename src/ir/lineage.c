@@ -75,6 +75,10 @@ static uint64_t source_fp(const SourceDef *s)
     h = hash_str(s->topic, h);
     h = hash_u64(s->format, h);
     for (int i = 0; i < s->npk; i++) h = hash_str(s->columns[s->pk_cols[i]].name, h);
+    /* a column's encoding decides its values (only when declared: others keep theirs) */
+    for (int i = 0; i < s->ncolumns; i++)
+        if (s->columns[i].encoding != COL_ENC_TEXT)
+            h = hash_u64((uint64_t)s->columns[i].encoding, hash_str(s->columns[i].name, h));
     return h;
 }
 

@@ -39,6 +39,7 @@ static void source_json(JsonW *w, const SourceDef *s)
         jw_obj(w);
         jw_kstr(w, "name", s->columns[i].name);
         jw_kstr(w, "type", type_name(s->columns[i].type, buf, sizeof buf));
+        if (s->columns[i].encoding != COL_ENC_TEXT) jw_kstr(w, "encoding", column_encoding_name(s->columns[i].encoding));
         jw_end_obj(w);
     }
     jw_end_arr(w);

@@ -61,6 +61,9 @@ static MfColumn *cols(Reader *r, json_t *arr, int *n)
         json_t *c = json_array_get(arr, i);
         out[*n].name = str(r, c, "name");
         out[*n].type = str(r, c, "type");
+        /* a source column's encoding decides its values: compared and shown with the type */
+        const char *enc = str(r, c, "encoding");
+        if (enc && out[*n].type) out[*n].type = arena_printf(r->a, "%s (encoding %s)", out[*n].type, enc);
         if (out[*n].name) (*n)++;
     }
     return out;

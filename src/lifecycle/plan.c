@@ -168,11 +168,38 @@ static const char *key_label(const char *kind)
     return "key";
 }
 
+/* Two state value names for one accumulator: equal, or a MIN/MAX accumulator labelled by
+ * how the engine holds it (`.extreme` for insert-only input, `.multiset`) in one version
+ * and the other way (or by an older weir, which said `.multiset` for both) in the other. */
+static bool same_value_name(const char *a, const char *b)
+{
+    if (same_str(a, b)) return true;
+    if (!a || !b) return false;
+    size_t la = strlen(a), lb = strlen(b);
+    const char *ea = ".extreme", *mu = ".multiset";
+    size_t le = strlen(ea), lm = strlen(mu);
+    if (la > le && strcmp(a + la - le, ea) == 0) la -= le;
+    else if (la > lm && strcmp(a + la - lm, mu) == 0) la -= lm;
+    else return false;
+    if (lb > le && strcmp(b + lb - le, ea) == 0) lb -= le;
+    else if (lb > lm && strcmp(b + lb - lm, mu) == 0) lb -= lm;
+    else return false;
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
 static bool has_column(const MfColumn *c, int n, const MfColumn *x)
 {
     for (int i = 0; i < n; i++)
-        if (same_str(c[i].name, x->name) && same_str(c[i].type, x->type)) return true;
+        if (same_value_name(c[i].name, x->name) && same_str(c[i].type, x->type)) return true;
     return false;
+}
+
+static bool same_values(const MfColumn *a, int na, const MfColumn *b, int nb)
+{
+    if (na != nb) return false;
+    for (int i = 0; i < na; i++)
+        if (!same_value_name(a[i].name, b[i].name) || !same_str(a[i].type, b[i].type)) return false;
+    return true;
 }
 
 /* Do the operators feeding node n compute the same as before (inputs by id and logic)? */
@@ -197,7 +224,7 @@ static Verdict schema_verdict(const MfState *o, const MfState *n, const NodeMap 
     bool added = false;
     for (int j = 0; j < n->nvalues; j++) {
         for (int i = 0; i < o->nvalues; i++)
-            if (same_str(o->values[i].name, n->values[j].name) && !same_str(o->values[i].type, n->values[j].type))
+            if (same_value_name(o->values[i].name, n->values[j].name) && !same_str(o->values[i].type, n->values[j].type))
                 return VERDICT_REBUILD;
         if (!has_column(o->values, o->nvalues, &n->values[j])) added = true;
     }
@@ -218,7 +245,7 @@ static const char *schema_reason(Ctx *c, const MfState *o, const MfState *n, Ver
         sb_printf(&b, "%s changed:", key_label(n->kind));
         columns_diff(&b, "  ", o->key, o->nkey, n->key, n->nkey);
     }
-    if (!same_columns(o->values, o->nvalues, n->values, n->nvalues, true)) {
+    if (!same_values(o->values, o->nvalues, n->values, n->nvalues)) {
         if (b.len) sb_putc(&b, '\n');
         sb_puts(&b, v == VERDICT_SAFE ? "accumulators no longer read are dropped:" : "state columns changed:");
         for (int i = 0; i < o->nvalues; i++)

@@ -248,16 +248,104 @@ static void map_add(MapBuilder *mb, int sql, int raw)
     mb->n++;
 }
 
-/* Whether s[to] is inside a '...' string of SQL, scanning from s[from] (where the state
- * was in_string); `--` comments outside strings are passed over. */
-static bool sql_string_state(const char *s, size_t from, size_t to, bool in_string)
+/* Where a position of model SQL stands lexically, for what ${name} inserts there. */
+typedef enum SqlCtx {
+    SQL_CODE,                    /* outside strings, identifiers and comments */
+    SQL_STRING,                  /* '...' (quotes doubled) */
+    SQL_ESTRING,                 /* E'...' (backslash escapes, \' and '' are quotes) */
+    SQL_USTRING,                 /* U&'...' (backslash starts a Unicode escape) */
+    SQL_DOLLAR,                  /* $tag$...$tag$ (nothing is escaped) */
+    SQL_IDENT,                   /* "..." (quotes doubled) */
+    SQL_LINE_COMMENT,            /* -- to the end of the line */
+    SQL_BLOCK_COMMENT,           /* / * ... * / (nested, as PostgreSQL nests them) */
+} SqlCtx;
+
+typedef struct SqlLex {
+    SqlCtx ctx;
+    int depth;                   /* SQL_BLOCK_COMMENT: nesting */
+    size_t tag_off, tag_len;     /* SQL_DOLLAR: the delimiter $tag$ in the raw text */
+    size_t delim_end;            /* just past the last dollar-quote delimiter lexed */
+} SqlLex;
+
+static bool ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           (unsigned char)c >= 0x80;
+}
+
+/* The length of a dollar-quote delimiter ($$ or $tag$) at s[k], 0 when none. */
+static size_t dollar_tag(const char *s, size_t k, size_t to)
+{
+    if (s[k] != '$' || (k > 0 && ident_char(s[k - 1]))) return 0; /* x$y$ is an identifier */
+    size_t j = k + 1;
+    if (j < to && s[j] >= '0' && s[j] <= '9') return 0;           /* $1: a parameter */
+    while (j < to && s[j] != '$' && ident_char(s[j])) j++;
+    return j < to && s[j] == '$' ? j + 1 - k : 0;
+}
+
+/* Advances the lexical state over s[from, to) (the raw SQL between references). */
+static void sql_lex(const char *s, size_t from, size_t to, SqlLex *lx)
 {
     for (size_t k = from; k < to; k++) {
-        if (s[k] == '\'') in_string = !in_string; /* '' inside a string toggles twice */
-        else if (!in_string && s[k] == '-' && k + 1 < to && s[k + 1] == '-')
-            while (k < to && s[k] != '\n') k++;
+        char c = s[k];
+        switch (lx->ctx) {
+        case SQL_CODE: {
+            if (c == '\'' ) {
+                bool e = k > 0 && (s[k - 1] == 'E' || s[k - 1] == 'e') && (k < 2 || !ident_char(s[k - 2]));
+                bool u = k > 1 && s[k - 1] == '&' && (s[k - 2] == 'U' || s[k - 2] == 'u') &&
+                         (k < 3 || !ident_char(s[k - 3]));
+                lx->ctx = e ? SQL_ESTRING : u ? SQL_USTRING : SQL_STRING;
+            } else if (c == '"') {
+                lx->ctx = SQL_IDENT;
+            } else if (c == '-' && k + 1 < to && s[k + 1] == '-') {
+                lx->ctx = SQL_LINE_COMMENT;
+                k++;
+            } else if (c == '/' && k + 1 < to && s[k + 1] == '*') {
+                lx->ctx = SQL_BLOCK_COMMENT;
+                lx->depth = 1;
+                k++;
+            } else if (c == '$') {
+                size_t t = dollar_tag(s, k, to);
+                if (t) {
+                    lx->ctx = SQL_DOLLAR;
+                    lx->tag_off = k;
+                    lx->tag_len = t;
+                    k += t - 1;
+                    lx->delim_end = k + 1;
+                }
+            }
+            break;
+        }
+        case SQL_STRING:
+        case SQL_USTRING:
+            if (c == '\'') lx->ctx = SQL_CODE;  /* '' inside toggles twice */
+            break;
+        case SQL_ESTRING:
+            if (c == '\\') k++;                 /* \' and \\ are escapes */
+            else if (c == '\'') lx->ctx = SQL_CODE;
+            break;
+        case SQL_IDENT:
+            if (c == '"') lx->ctx = SQL_CODE;
+            break;
+        case SQL_LINE_COMMENT:
+            if (c == '\n') lx->ctx = SQL_CODE;
+            break;
+        case SQL_BLOCK_COMMENT:
+            if (c == '/' && k + 1 < to && s[k + 1] == '*') lx->depth++, k++;
+            else if (c == '*' && k + 1 < to && s[k + 1] == '/') {
+                k++;
+                if (--lx->depth == 0) lx->ctx = SQL_CODE;
+            }
+            break;
+        case SQL_DOLLAR:
+            if (c == '$' && to - k >= lx->tag_len && memcmp(s + k, s + lx->tag_off, lx->tag_len) == 0) {
+                k += lx->tag_len - 1;
+                lx->ctx = SQL_CODE;
+                lx->delim_end = k + 1;
+            }
+            break;
+        }
     }
-    return in_string;
 }
 
 /* A number (optionally signed, with a fraction or exponent), true, false or null. */
@@ -283,21 +371,36 @@ static bool is_sql_literal_word(const char *v)
 
 /* What ${name} puts into SQL (docs/cli.md "Variables"): a SQL literal, so a var is never
  * read as an identifier: numbers, true, false and null as written, any other value as a
- * string literal ('usd', quotes doubled); inside a '...' string of the SQL its text with
- * quotes doubled; ${raw:name} its text as it is (identifiers, SQL fragments). */
-static const char *sql_var_text(Project *p, const char *name, const char *v, bool raw, bool in_string)
+ * string literal ('usd', quotes doubled). Inside a string of the SQL its text, escaped as
+ * that string needs it: '...' quotes doubled; E'...' and U&'...' also backslashes
+ * doubled; $tag$...$tag$ as it is (NULL with *why set when the text holds the delimiter
+ * $tag$, which would end the string); inside a "..." identifier double quotes doubled.
+ * ${raw:name} is its text as it is (identifiers, SQL fragments), anywhere. */
+static const char *sql_var_text(Project *p, const char *name, const char *v, bool raw, const char *sql,
+                                const SqlLex *lx, const char **why)
 {
     if (raw) return v;
     const VarDef *d = strcmp(name, PROJECT_TARGET_VAR) == 0 ? NULL : project_find_var(p, name);
     bool literal_word = (!d || !d->is_string) && is_sql_literal_word(v) && strcmp(name, PROJECT_TARGET_VAR) != 0;
-    if (literal_word && !in_string) return v;
+    bool code = lx->ctx == SQL_CODE || lx->ctx == SQL_LINE_COMMENT || lx->ctx == SQL_BLOCK_COMMENT;
+    if (literal_word && code) return v;
+    if (lx->ctx == SQL_DOLLAR) {
+        const char *tag = arena_strndup(&p->arena, sql + lx->tag_off, lx->tag_len);
+        if (strstr(v, tag)) {
+            *why = arena_printf(&p->arena, "its value holds %s, which would end the dollar-quoted string", tag);
+            return NULL;
+        }
+        return v;
+    }
     StrBuf b = STRBUF_INIT;
-    if (!in_string) sb_putc(&b, '\'');
+    char quote = lx->ctx == SQL_IDENT ? '"' : '\'';
+    bool backslashes = lx->ctx == SQL_ESTRING || lx->ctx == SQL_USTRING;
+    if (code) sb_putc(&b, '\'');
     for (const char *c = v; *c; c++) {
-        if (*c == '\'') sb_putc(&b, '\'');
+        if (*c == quote || (backslashes && *c == '\\')) sb_putc(&b, *c);
         sb_putc(&b, *c);
     }
-    if (!in_string) sb_putc(&b, '\'');
+    if (code) sb_putc(&b, '\'');
     const char *r = arena_strdup(&p->arena, sb_cstr(&b));
     sb_free(&b);
     return r;
@@ -314,9 +417,21 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
     MapBuilder mb = {0};
     map_add(&mb, 0, 0);
     size_t i = 0, scanned = 0;
-    bool in_string = false;
+    SqlLex lx = {SQL_CODE, 0, 0, 0, 0};
     Ref ref;
     while (next_ref(s, sl, &i, &out, &ref)) {
+        if (ref.kind == REF_ESCAPE) {
+            /* `$$${x}`, `$t$${x}`: the first $ ends a dollar-quote delimiter, the var
+             * follows (a delimiter always ends in $, so $${ cannot be the escape there) */
+            SqlLex after = lx;
+            sql_lex(s, scanned, i + 1, &after);
+            if (after.delim_end == i + 1) {
+                sb_putc(&out, '$');
+                lx = after;
+                scanned = ++i;
+                scan_ref(s, sl, i, &ref);
+            }
+        }
         size_t end = ref.end;
         const char *ins = NULL;
         size_t insl = 0;
@@ -332,15 +447,18 @@ void project_interpolate_sql(ProjectLoader *L, ModelDef *m)
         } else if (ref.kind == REF_BAD) {
             bad_ref_error(L, pos, end == i + 3);
         } else {
-            /* where the reference stands: inside a '...' string of the SQL or not */
-            in_string = sql_string_state(s, scanned, i, in_string);
+            /* where the reference stands: in a string of the SQL, an identifier or not */
+            sql_lex(s, scanned, i, &lx);
             bool raw = ref.name_len > 4 && memcmp(s + ref.name_off, "raw:", 4) == 0;
             size_t off = raw ? 4 : 0;
             char *name = arena_strndup(&L->p->arena, s + ref.name_off + off, ref.name_len - off);
             const char *v = var_text(L->p, name, NULL);
-            if (v) {
-                ins = sql_var_text(L->p, name, v, raw, in_string);
+            const char *why = NULL;
+            if (v && (ins = sql_var_text(L->p, name, v, raw, s, &lx, &why))) {
                 insl = strlen(ins);
+            } else if (v) {
+                diag_error(L->dl, pos, "bad-var", "use another delimiter for the string ($x$...$x$)",
+                           "variable '%s' cannot be put into this string: %s", name, why);
             } else {
                 diag_error(L->dl, pos, "unknown-var", unknown_var_hint(L, name),
                            "unknown variable '%s'", name);

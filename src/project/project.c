@@ -54,6 +54,37 @@
 
 /* ---- names ---- */
 
+static const char *const column_encoding_names[COL_ENC__COUNT] = {
+    "text", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns", "epoch_days", "time_ms", "time_us", "time_ns",
+};
+
+const char *column_encoding_name(ColumnEncoding e)
+{
+    return (unsigned)e < COL_ENC__COUNT ? column_encoding_names[e] : "?";
+}
+
+bool column_encoding_parse(const char *name, ColumnEncoding *out)
+{
+    for (int i = 0; i < COL_ENC__COUNT; i++)
+        if (strcmp(name, column_encoding_names[i]) == 0) {
+            *out = (ColumnEncoding)i;
+            return true;
+        }
+    return false;
+}
+
+bool column_encoding_fits(ColumnEncoding e, Type t)
+{
+    switch (e) {
+    case COL_ENC_TEXT: return true;
+    case COL_ENC_EPOCH_S: case COL_ENC_EPOCH_MS: case COL_ENC_EPOCH_US: case COL_ENC_EPOCH_NS:
+        return t.id == T_TIMESTAMP || t.id == T_TIMESTAMPTZ;
+    case COL_ENC_EPOCH_DAYS: return t.id == T_DATE || t.id == T_TIMESTAMP || t.id == T_TIMESTAMPTZ;
+    case COL_ENC_TIME_MS: case COL_ENC_TIME_US: case COL_ENC_TIME_NS: return t.id == T_INTERVAL;
+    default: return false;
+    }
+}
+
 const char *data_format_name(DataFormat f)
 {
     switch (f) {

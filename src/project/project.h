@@ -28,10 +28,36 @@ const char *materialization_name(Materialization m);
 /* True when rows of this format carry updates/deletes (debezium-json, changelog-json, upsert). */
 bool data_format_is_updating(DataFormat f);
 
+/* How a source column's values are written in the records (a column's `encoding:`;
+ * docs/run.md "Temporal encodings"). COL_ENC_TEXT: the type's text input (the default);
+ * the others take an integer: epoch_* since 1970-01-01 00:00:00 (UTC) for timestamp and
+ * timestamptz columns (epoch_days: date, or a timestamp at midnight), time_* since
+ * midnight for interval columns (a time of day: weir has no time type). */
+typedef enum ColumnEncoding {
+    COL_ENC_TEXT = 0,
+    COL_ENC_EPOCH_S,
+    COL_ENC_EPOCH_MS,
+    COL_ENC_EPOCH_US,
+    COL_ENC_EPOCH_NS,
+    COL_ENC_EPOCH_DAYS,
+    COL_ENC_TIME_MS,
+    COL_ENC_TIME_US,
+    COL_ENC_TIME_NS,
+    COL_ENC__COUNT
+} ColumnEncoding;
+
+/* The encoding's name as written in YAML ("epoch_ms", "text"). */
+const char *column_encoding_name(ColumnEncoding e);
+/* The encoding a name means; false for an unknown name. */
+bool column_encoding_parse(const char *name, ColumnEncoding *out);
+/* Can a column of type t be written in encoding e? */
+bool column_encoding_fits(ColumnEncoding e, Type t);
+
 typedef struct ColumnDef {
     const char *name;
     Type type;
     SrcPos pos;
+    ColumnEncoding encoding;     /* COL_ENC_TEXT unless the column declares `encoding:` */
 } ColumnDef;
 
 typedef struct SourceDef {

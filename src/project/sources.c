@@ -18,7 +18,7 @@ static const char *const source_keys[] = {
 static const char *const connectors[] = {"file", "kafka", "stdin", "clickhouse"};
 static const char *const formats[] = {"json", "csv", "debezium-json", "changelog-json"};
 static const char *const on_errors[] = {"dead_letter", "fail", "skip"};
-static const char *const column_keys[] = {"type", "description"};
+static const char *const column_keys[] = {"type", "description", "encoding"};
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -33,6 +33,38 @@ static const char *type_hint(ProjectLoader *L, const char *name)
     if (h) return h;
     return "use a PostgreSQL type name: bigint, integer, numeric(p,s), double precision, text, "
            "boolean, date, timestamp, timestamptz, interval";
+}
+
+/* A column's `encoding:` (docs/run.md "Temporal encodings"), checked against its type. */
+static void load_encoding(ProjectLoader *L, ColumnDef *c, YNode *en)
+{
+    const char *what = arena_printf(&L->p->arena, "the encoding of column '%s'", c->name);
+    const char *e = project_expect_str(L, en, what);
+    if (!e) return;
+    ColumnEncoding enc;
+    if (!column_encoding_parse(e, &enc)) {
+        const char *names[COL_ENC__COUNT];
+        for (int i = 0; i < COL_ENC__COUNT; i++) names[i] = column_encoding_name((ColumnEncoding)i);
+        const char *h = diag_did_you_mean(L->dl, e, names, COL_ENC__COUNT);
+        diag_error(L->dl, en->pos, "bad-value",
+                   h ? h : "one of text, epoch_s, epoch_ms, epoch_us, epoch_ns (timestamps), epoch_days (dates), "
+                           "time_ms, time_us, time_ns (an interval: a time of day)",
+                   "unknown encoding '%s' for column '%s'", e, c->name);
+        return;
+    }
+    if (c->type.id != T_UNKNOWN && !column_encoding_fits(enc, c->type)) {
+        const char *fits = c->type.id == T_TIMESTAMP || c->type.id == T_TIMESTAMPTZ
+                               ? "a timestamp takes epoch_s, epoch_ms, epoch_us, epoch_ns or epoch_days"
+                           : c->type.id == T_DATE     ? "a date takes epoch_days"
+                           : c->type.id == T_INTERVAL ? "an interval takes time_ms, time_us or time_ns (a time of day)"
+                                                      : "encodings are for timestamp, timestamptz, date and interval "
+                                                        "columns";
+        char tb[64];
+        diag_error(L->dl, en->pos, "bad-value", fits, "encoding %s does not fit column '%s' of type %s", e, c->name,
+                   type_name(c->type, tb, sizeof tb));
+        return;
+    }
+    c->encoding = enc;
 }
 
 static void load_columns(ProjectLoader *L, SourceDef *s, YNode *cols)
@@ -108,6 +140,8 @@ static void load_columns(ProjectLoader *L, SourceDef *s, YNode *cols)
         c->name = name;
         c->type = t;
         c->pos = k->pos;
+        YNode *en = v->kind == YNODE_MAP ? yaml_get(v, "encoding") : NULL;
+        if (en) load_encoding(L, c, en);
     }
 }
 

@@ -23,7 +23,7 @@ static void check_models(const Project *p)
 {
     for (int i = 0; i < p->nmodels; i++) {
         const ModelDef *m = &p->models[i];
-        if (!m->sql) continue;   /* not interpolated: its error is reported */
+        if (!m->sql) continue; /* not parsed: an empty model or SQL a var could not be put into */
         int n = (int)strlen(m->sql);
         int step = n / 64 + 1; /* each lookup scans the file: keep the total linear */
         for (int off = -1; off <= n + 1; off += step) {

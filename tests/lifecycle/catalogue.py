@@ -128,7 +128,7 @@ def new_aggregate_column(v2, state_dir):
     verdicts(doc, customer_totals='backfill')
     s = state(doc, 'customer_totals/aggregate0')
     assert s['action'] == 'replay', s
-    has(s['reason'], '+ max(amount).multiset numeric(12,2)')
+    has(s['reason'], '+ max(amount).extreme numeric(12,2)')
     assert [r['source'] for r in doc['replay']] == ['shop.orders'], doc['replay']
 
 
@@ -193,6 +193,16 @@ def column_type_changed(v2, state_dir):
         assert model(doc, m)['verdict'] == 'rebuild', (m, model(doc, m))
     has(state(doc, 'customer_totals/aggregate0')['reason'], 'sum(amount).sum numeric(14,2)')
     assert model(doc, 'active_customers')['verdict'] == 'unchanged'
+
+
+@case
+def column_encoding_changed(v2, state_dir):
+    edit(v2, 'sources/shop.yml', 'created_at: timestamp', 'created_at: {type: timestamp, encoding: epoch_ms}')
+    doc, text, _ = plan(v2, state_dir)
+    # the column's values change: every state fed by it is rebuilt from history
+    verdicts(doc, customer_totals='backfill', country_totals='backfill', orders_per_minute='backfill',
+             active_customers='backfill', big_orders='backfill', orders_enriched='backfill', orders_clean='safe')
+    assert 'shop.orders' in [r['source'] for r in doc['replay']], doc['replay']
 
 
 @case

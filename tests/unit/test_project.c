@@ -398,6 +398,41 @@ static void test_vars_are_sql_literals(void **state)
                         "  AND t = '5' AND b = true AND l LIKE '%it''s%' -- it's 'usd'\n  AND c = 'usd'\n");
 }
 
+/* Inside E'...' and U&'...' strings a var's backslashes are doubled too; inside
+ * $$...$$ (or $tag$...$tag$) strings its text goes in as it is, and a value holding the
+ * delimiter is an error; inside a "..." identifier double quotes are doubled. Comments
+ * (-- and nested block comments) and escapes do not confuse where a string ends. */
+static void test_vars_in_escape_and_dollar_strings(void **state)
+{
+    Fixture *f = *state;
+    put(f, "weir.yml", "name: shop\nvars:\n  bs: 'a\\b''c'\n  cur: usd\n  n: 5\n  dq: 'x\"y'\n");
+    put(f, "models/m.sql",
+        "SELECT E'${bs}' AS e, e'\\'${bs}' AS e2, U&'${bs}' AS u, $$${bs}$$ AS d, $t$it's ${n}$t$ AS t,\n"
+        "  '${bs}' AS s, ${cur} AS c, \"${dq}\" AS i, 'E''${n}' AS x, E'\\\\' || ${n} AS y,\n"
+        "  /* a 'quote /* nested */ ${n} */ $$ $1 $$ || ${cur} AS z, x$y$ || ${n} AS w\n");
+    Project *p = load(f, NULL, NULL);
+    expect_clean(f);
+    assert_string_equal(project_find_model(p, "m")->sql,
+                        "SELECT E'a\\\\b''c' AS e, e'\\'a\\\\b''c' AS e2, U&'a\\\\b''c' AS u, $$a\\b'c$$ AS d, "
+                        "$t$it's 5$t$ AS t,\n"
+                        "  'a\\b''c' AS s, 'usd' AS c, \"x\"\"y\" AS i, 'E''5' AS x, E'\\\\' || 5 AS y,\n"
+                        "  /* a 'quote /* nested */ 5 */ $$ $1 $$ || 'usd' AS z, x$y$ || 5 AS w\n");
+}
+
+/* A value that holds the dollar quote's delimiter would end the string: an error at
+ * the reference. */
+static void test_vars_dollar_delimiter_in_value(void **state)
+{
+    Fixture *f = *state;
+    put(f, "weir.yml", "name: shop\nvars:\n  evil: 'x$$ OR true --'\n");
+    put(f, "models/m.sql", "SELECT $$${evil}$$ AS d\n");
+    load(f, NULL, NULL);
+    expect_diag(f, "bad-var",
+                "variable 'evil' cannot be put into this string: its value holds $$, which would end the "
+                "dollar-quoted string",
+                "models/m.sql", 1, 10, NULL);
+}
+
 static void test_vars_errors(void **state)
 {
     Fixture *f = *state;
@@ -1073,6 +1108,8 @@ int main(void)
         T(test_sql_interpolation_map),
         T(test_vars_override),
         T(test_vars_are_sql_literals),
+        T(test_vars_in_escape_and_dollar_strings),
+        T(test_vars_dollar_delimiter_in_value),
         T(test_vars_errors),
         T(test_targets),
         T(test_target_errors),

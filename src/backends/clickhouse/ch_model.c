@@ -117,6 +117,14 @@ static void init_source(ChProject *cp, ChSource *cs, const SourceDef *s, int ind
                                    data_format_name(s->format));
             return;
         }
+        for (int i = 0; i < s->ncolumns; i++)
+            if (s->columns[i].encoding != COL_ENC_TEXT) {
+                /* the Kafka engine's JSONEachRow would read the number in its own unit */
+                cs->why = arena_printf(a, "column %s is written as %s; a Kafka engine table reads temporal columns "
+                                          "as text only", s->columns[i].name,
+                                       column_encoding_name(s->columns[i].encoding));
+                return;
+            }
         cs->managed = true;
         cs->topic = s->topic;
         cs->max_block_size = 65536;
