@@ -156,9 +156,23 @@ typedef struct PendingJoin {
     Expr **conj;                 /* over left ++ right */
     int nconj, cap;
 } PendingJoin;
+/* A comma-separated FROM list of three or more items, as first built: a left-deep chain
+ * of cross joins in FROM order (the scope's column order). bind_comma_order may rebuild
+ * it in another order (items connected by equalities first); then `chain` is the new
+ * chain, `map` takes a column of the FROM-order row to the chain's, and `top` is the
+ * Project above the chain that restores the FROM order. */
+typedef struct CommaList {
+    PlanNode **items;
+    int *base;                   /* first column of each item in the FROM-order row */
+    PlanNode **cross;            /* the cross joins of the FROM-order chain */
+    int n;
+    PlanNode *chain, *top;
+    int *map;
+} CommaList;
 typedef struct FromInfo {
     PendingJoin *joins;
     int n, cap;
+    CommaList comma;
 } FromInfo;
 
 /* Correlation equalities of a correlated subquery (EXISTS / IN): inner[i] is over the
@@ -339,6 +353,16 @@ PlanNode *bind_cross_join(Binder *b, FromInfo *fi, PlanNode *l, PlanNode *r, int
  * lowest join whose two sides it references, or (referencing one side of an inner
  * join) below the join as a Filter. False when it stays in the WHERE filter. */
 bool bind_join_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj);
+/* Join order of a comma list (fi->comma, three or more items) given the WHERE
+ * conjuncts over the FROM-order row: greedily, starting from the first item, the next
+ * item is the first one an equality conjunct connects to the items joined so far (else
+ * one any conjunct connects, else the next one). When that order differs from the FROM
+ * order the chain is rebuilt and the Project restoring the FROM order returned (push
+ * conjuncts with bind_where_push); else root is returned unchanged. */
+PlanNode *bind_comma_order(Binder *b, FromInfo *fi, PlanNode *root, Expr *const *conj, int n);
+/* bind_join_push for a WHERE conjunct over the FROM clause's output `root` (which may
+ * be the Project of a reordered comma list). */
+bool bind_where_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj);
 /* Splits every pending join's conjuncts into equi keys (both sides cast to one type),
  * interval-join bounds and a residual predicate. */
 void bind_join_finish(Binder *b, FromInfo *fi);

@@ -636,16 +636,28 @@ static bool bind_where(SelectCtx *sc, PlanNode **pcur)
     /* per item: its conjuncts, minus those moved into joins or correlation keys */
     Expr **keep = NULL;
     int nkeep = 0, capkeep = 0;
+    Expr ***vs = ARENA_ARRAY(b->arena, Expr **, nitems + 1);
+    int *ns = ARENA_ARRAY(b->arena, int, nitems + 1), *befores = ARENA_ARRAY(b->arena, int, nitems + 1);
+    Expr **all = NULL;
+    int nall = 0, capall = 0;
     for (int i = 0; i < nitems; i++) {
         if (!bound[i]) continue;
-        Expr **v = NULL;
-        int n = 0, cap = 0;
-        bind_conjuncts(b, bound[i], &v, &n, &cap);
-        int before = n;
-        if (sc->corr && !bind_extract_correlation(b, v, &n)) ok = false;
+        int cap = 0;
+        bind_conjuncts(b, bound[i], &vs[i], &ns[i], &cap);
+        befores[i] = ns[i];
+        if (sc->corr && !bind_extract_correlation(b, vs[i], &ns[i])) ok = false;
+        for (int k = 0; k < ns[i]; k++) bind_push(b, (void ***)&all, &nall, &capall, vs[i][k]);
+    }
+    /* a comma list is joined in an order its conditions connect */
+    *pcur = bind_comma_order(b, &sc->fi, *pcur, all, nall);
+    sc->scope.input = *pcur;
+    for (int i = 0; i < nitems; i++) {
+        if (!bound[i]) continue;
+        Expr **v = vs[i];
+        int n = ns[i], before = befores[i];
         int kept = 0;
         for (int k = 0; k < n; k++)
-            if (!bind_join_push(b, &sc->fi, *pcur, v[k])) v[kept++] = v[k];
+            if (!bind_where_push(b, &sc->fi, *pcur, v[k])) v[kept++] = v[k];
         if (kept == before) {
             bind_push(b, (void ***)&keep, &nkeep, &capkeep, bound[i]);
         } else {

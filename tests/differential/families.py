@@ -126,7 +126,7 @@ class World:
         if not isinstance(updating, list):
             updating = [r.random() < updating for _ in range(nsrc)]
         for i in range(nsrc):
-            short = 'abc'[i]
+            short = 'abcdefgh'[i]
             ts_base = self.clock.base_dt
             cols = [{'name': 'id', 'decl': 'bigint', 'ty': 'bigint', 'mag': 10 ** 6,
                      'null_rate': 0.0, 'domain': None}]
@@ -1864,6 +1864,14 @@ BUILDERS = {
     'setop': gen_setop,
     'running': gen_running,
 }
+
+
+def _sqlext(case, r, qr):
+    import families_sql
+    families_sql.gen_sqlext(case, r, qr)
+
+
+BUILDERS['sqlext'] = _sqlext
 
 
 def build(case, r, qr):
