@@ -663,7 +663,15 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
         const ScopeCol *c = bind_resolve_column(cx, a, &outer);
         if (!c) return NULL;
         Expr *e = bind_column_expr(b, c, a->loc);
+        if (outer && b->corr && b->corr->domain && cx->allow_outer) {
+            e->col = bind_domain_col(b, b->corr, c->index);
+            return e;
+        }
         if (outer) {
+            if (!cx->allow_outer && b->corr && b->corr->soft) {
+                b->corr->retry = true;
+                return NULL;
+            }
             if (!cx->allow_outer) {
                 bind_error(b, a->loc, "unsupported",
                            "correlate EXISTS / IN subqueries through equalities in their WHERE clause, e.g. "

@@ -104,8 +104,17 @@ typedef struct AggList {
 /* Scalar subqueries met while binding a SELECT's WHERE and select list: each becomes a
  * LEFT join (nkeys = 0) with the subquery's one-row plan. */
 typedef struct SubItem {
-    PlanNode *plan;              /* one column */
+    PlanNode *plan;              /* one column (a correlated one: see below); NULL: the column
+                                    after the previous item's (its match marker) */
     int loc;
+    /* A correlated subquery (decorrelated over a domain, see CorrSink): plan's output is
+     * [value, marker (TRUE), domain columns...]; the LEFT join matches the outer row's
+     * columns dcols[] (indexes of the outer FROM row) with the domain columns, NULLs
+     * matching NULLs; `domain` is the placeholder node to fill with the DISTINCT domain
+     * once the outer FROM clause is complete. */
+    PlanNode *domain;
+    const int *dcols;
+    int nd;
 } SubItem;
 typedef struct SubList {
     SubItem *items;
@@ -173,6 +182,7 @@ typedef struct FromInfo {
     PendingJoin *joins;
     int n, cap;
     CommaList comma;
+    PlanNode *djoin;             /* the cross join with a correlated subquery's domain */
 } FromInfo;
 
 /* Correlation equalities of a correlated subquery (EXISTS / IN): inner[i] is over the
@@ -183,6 +193,20 @@ typedef struct CorrSink {
     Expr **inner, **outer;
     int n, cap;
     int ncols;                   /* the subquery's output columns before the added ones */
+    /* Domain mode (scalar subqueries, EXISTS / ANY / ALL inside expressions): outer
+     * references may appear in any clause of sel. `discover`: they are only collected
+     * into dcols (outer FROM-row indexes, distinct). Otherwise the SELECT is cross joined
+     * with `domain` (the DISTINCT outer values, dcols order), an outer reference is that
+     * join's column dbase + j, a grouped SELECT also groups by the domain columns, and
+     * the domain columns are appended to the output (inner/n as above). */
+    bool domain, discover;
+    /* soft: a correlation the semi/anti join cannot take (not an equality, outside
+     * WHERE, a grouped subquery) sets retry instead of reporting */
+    bool soft, retry;
+    int *dcols;
+    int nd, dcap;
+    PlanNode *dnode;
+    int dbase;
 } CorrSink;
 
 /* Query flags. */
@@ -398,14 +422,20 @@ PlanNode *bind_topn_finish(Binder *b, PlanNode *root);
 /* True when a WHERE conjunct is [NOT] EXISTS (...), x [NOT] IN (...) or x <> ALL (...). */
 bool bind_is_semi_conjunct(const Ast *a);
 /* Binds such a conjunct as a semi/anti join of cur (whose columns scope describes)
- * with the subquery. NULL after reporting. */
-PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj);
+ * with the subquery. NULL after reporting, or with *retry set (nothing reported) when
+ * its correlation needs the general form: bind it as an expression instead. */
+PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj, bool *retry);
 /* A subquery in an expression: scalar subqueries (uncorrelated aggregates without
  * GROUP BY) are collected into cx->subs; everything else is reported. */
 Expr *bind_sublink_expr(ExprCtx *cx, Ast *a);
 /* LEFT joins of cur with the scalar subqueries subs[from..], rewriting their
- * placeholders in exprs[0..n). */
-PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, SubList *subs, int from, Expr **exprs, int n);
+ * placeholders in exprs[0..n). from_plan: the outer FROM clause's finished plan, the
+ * source of correlated subqueries' domains. */
+PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, const PlanNode *from_plan, SubList *subs, int from,
+                            Expr **exprs, int n);
+/* The column a reference to outer FROM-row column `index` becomes in a domain-mode
+ * correlated SELECT (see CorrSink): recorded in dcols. */
+int bind_domain_col(Binder *b, CorrSink *cs, int index);
 /* In a correlated SELECT (b->corr->sel == the SELECT): moves the conjuncts holding
  * correlated references out of v (WHERE conjuncts) into b->corr; reports the ones
  * that are not `inner = outer` equalities. False after reporting. */

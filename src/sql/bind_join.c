@@ -586,7 +586,7 @@ static int map_col(int col, void *ud)
 PlanNode *bind_comma_order(Binder *b, FromInfo *fi, PlanNode *root, Expr *const *conj, int n)
 {
     CommaList *cl = &fi->comma;
-    if (cl->n < 3 || cl->n > 64 || cl->chain) return root;
+    if (cl->n < 3 || cl->n > 64 || cl->chain || root != cl->cross[cl->n - 1]) return root;
     int ncols = root->ncols;
     uint64_t *masks = ARENA_ARRAY(b->arena, uint64_t, n + 1);
     bool *equality = ARENA_ARRAY(b->arena, bool, n + 1);
@@ -662,6 +662,12 @@ PlanNode *bind_comma_order(Binder *b, FromInfo *fi, PlanNode *root, Expr *const 
 bool bind_where_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj)
 {
     const CommaList *cl = &fi->comma;
+    if (fi->djoin && root == fi->djoin) {
+        /* a correlated subquery's FROM clause, cross joined with its domain */
+        if (sides(conj, root->inputs[0]->ncols) == SIDE_LEFT && bind_where_push(b, fi, root->inputs[0], conj))
+            return true;
+        return bind_join_push(b, fi, root, conj);
+    }
     if (cl->top && root == cl->top) {
         if (sides(conj, root->ncols) & SIDE_OTHER) return false;
         return bind_join_push(b, fi, cl->chain, bind_expr_mapped(b, conj, map_col, (void *)cl));

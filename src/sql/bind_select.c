@@ -234,6 +234,7 @@ static Expr *regroup(Regroup *rg, const Expr *e)
             c->loc = e->loc;
             return c;
         }
+    if (e->kind == EX_COLUMN && BIND_IS_OUTER_COL(e->col)) return plan_expr_copy(a, e); /* discovering */
     if (e->kind == EX_COLUMN) {
         ungrouped_error(rg, e);
         return NULL;
@@ -453,11 +454,27 @@ static ExprCtx order_ctx(const ExprCtx *cx, const char *clause)
     return oc;
 }
 
+/* A domain-mode correlated subquery's SELECT (see CorrSink), while it is bound for good. */
+static bool in_domain(const SelectCtx *sc)
+{
+    return sc->corr && sc->corr->domain;
+}
+
+/* Domain mode: cross joins the FROM clause with the domain placeholder (WHERE
+ * conjuncts over both become its keys and condition). */
+static void add_domain(SelectCtx *sc, PlanNode **pcur)
+{
+    CorrSink *cs = sc->corr;
+    if (!cs || !cs->domain || cs->discover || !cs->dnode) return;
+    *pcur = bind_cross_join(sc->b, &sc->fi, *pcur, cs->dnode, sc->sel->loc);
+    sc->fi.djoin = *pcur;
+}
+
 static PlanNode *bind_plain(SelectCtx *sc, PlanNode *cur)
 {
     Binder *b = sc->b;
     Ast *sel = sc->sel;
-    ExprCtx cx = {b, &sc->scope, AGGS_FORBIDDEN, "SELECT", NULL, sc->aliases, sc->naliases, false, &sc->subs,
+    ExprCtx cx = {b, &sc->scope, AGGS_FORBIDDEN, "SELECT", NULL, sc->aliases, sc->naliases, in_domain(sc), &sc->subs,
                   &sc->wins, sc->env};
     Expr **exprs = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     bool ok = true;
@@ -480,7 +497,7 @@ static PlanNode *bind_plain(SelectCtx *sc, PlanNode *cur)
         cur = bind_window_node(b, &sc->wins, cur, exprs, sc->nt);
         if (!cur) return NULL;
     }
-    cur = bind_scalar_joins(b, cur, &sc->subs, sc->nsubs_where, exprs, sc->nt);
+    cur = bind_scalar_joins(b, cur, sc->scope.input, &sc->subs, sc->nsubs_where, exprs, sc->nt);
     if (sel->distinct_on.n) {
         cur = distinct_on(sc, cur, exprs, don, sel->distinct_on.n);
         if (!cur) return NULL;
@@ -495,7 +512,7 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     bool ok = true;
 
     /* group keys, over the input */
-    ExprCtx gc = {b, &sc->scope, AGGS_FORBIDDEN, "GROUP BY", NULL, NULL, 0, false, NULL, NULL, sc->env};
+    ExprCtx gc = {b, &sc->scope, AGGS_FORBIDDEN, "GROUP BY", NULL, NULL, 0, in_domain(sc), NULL, NULL, sc->env};
     Expr **keys = ARENA_ARRAY(b->arena, Expr *, sel->group_by.n + 1);
     int nkeys = 0;
     for (int i = 0; i < sel->group_by.n; i++) {
@@ -508,10 +525,12 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         for (int j = 0; j < nkeys && !dup; j++) dup = plan_expr_equal(keys[j], k);
         if (!dup) keys[nkeys++] = k;
     }
+    int nuser = nkeys;
 
     /* select list and HAVING with aggregates collected */
     AggList aggs = {NULL, 0, 0};
-    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, false, NULL, NULL, sc->env};
+    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, in_domain(sc), NULL, NULL,
+                  sc->env};
     Expr **raw = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     for (int i = 0; i < sc->nt; i++) {
         raw[i] = bind_target(sc, &tc, &sc->t[i]);
@@ -525,6 +544,22 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         if (!having) ok = false;
     }
     int naggs = aggs.n;
+    if (in_domain(sc) && !sc->corr->discover) {
+        /* a correlated subquery's SELECT is grouped by the domain columns too (after the
+         * binding above: outer references may add domain columns) */
+        CorrSink *cs = sc->corr;
+        Expr **k2 = ARENA_ARRAY(b->arena, Expr *, nkeys + cs->nd + 1);
+        memcpy(k2, keys, sizeof(Expr *) * (size_t)nkeys);
+        keys = k2;
+        cs->inner = ARENA_ARRAY(b->arena, Expr *, cs->nd + 1);
+        for (int j = 0; j < cs->nd; j++) {
+            Expr *dk = plan_expr_column(b->arena, cs->dbase + j, cs->dnode->cols[j].type);
+            cs->inner[j] = plan_expr_column(b->arena, nkeys, dk->type);
+            keys[nkeys++] = dk;
+        }
+        cs->n = cs->nd;
+    }
+    (void)nuser;
     Regroup rg = {b, &sc->scope, keys, nkeys, false};
     if (sc->flags & (QF_CHECK_ORDER | QF_TOPN)) {
         ExprCtx oc = order_ctx(&tc, "ORDER BY");
@@ -645,12 +680,13 @@ static bool bind_where(SelectCtx *sc, PlanNode **pcur)
         int cap = 0;
         bind_conjuncts(b, bound[i], &vs[i], &ns[i], &cap);
         befores[i] = ns[i];
-        if (sc->corr && !bind_extract_correlation(b, vs[i], &ns[i])) ok = false;
+        if (sc->corr && !sc->corr->domain && !bind_extract_correlation(b, vs[i], &ns[i])) ok = false;
         for (int k = 0; k < ns[i]; k++) bind_push(b, (void ***)&all, &nall, &capall, vs[i][k]);
     }
     /* a comma list is joined in an order its conditions connect */
-    *pcur = bind_comma_order(b, &sc->fi, *pcur, all, nall);
-    sc->scope.input = *pcur;
+    PlanNode *reordered = bind_comma_order(b, &sc->fi, *pcur, all, nall);
+    if (reordered != *pcur) sc->scope.input = *pcur = reordered;
+    add_domain(sc, pcur);
     for (int i = 0; i < nitems; i++) {
         if (!bound[i]) continue;
         Expr **v = vs[i];
@@ -668,12 +704,21 @@ static bool bind_where(SelectCtx *sc, PlanNode **pcur)
     if (!ok) return false;
     PlanNode *cur = *pcur;
     for (int i = 0; i < nsemi; i++) {
-        PlanNode *j = bind_semi_join(b, cur, &sc->scope, sc->env, semi[i]);
-        if (!j) ok = false;
-        else cur = j;
+        bool retry;
+        PlanNode *j = bind_semi_join(b, cur, &sc->scope, sc->env, semi[i], &retry);
+        if (retry) {
+            /* a correlation the semi join cannot take: the general form, a condition */
+            Expr *c = bind_condition(&wc, semi[i], what);
+            if (!c) ok = false;
+            else bind_push(b, (void ***)&keep, &nkeep, &capkeep, c);
+        } else if (!j) {
+            ok = false;
+        } else {
+            cur = j;
+        }
     }
     if (!ok) return false;
-    cur = bind_scalar_joins(b, cur, &sc->subs, 0, keep, nkeep);
+    cur = bind_scalar_joins(b, cur, sc->scope.input, &sc->subs, 0, keep, nkeep);
     sc->nsubs_where = sc->subs.n;
     if (nkeep) cur = bind_filter_node(b, cur, bind_and(b, keep, nkeep, w->loc), bind_ast_start(w));
     *pcur = cur;
@@ -691,6 +736,13 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     sc.corr = b->corr && b->corr->sel == sel ? b->corr : NULL;
     PlanNode *cur = bind_from(b, sel, env, &sc.scope, &sc.fi);
     if (!cur) return NULL;
+    if (in_domain(&sc) && !sc.corr->discover) {
+        CorrSink *cs = sc.corr;
+        cs->dbase = cur->ncols;
+        cs->inner = ARENA_ARRAY(b->arena, Expr *, cs->nd + 1);
+        for (int j = 0; j < cs->nd; j++) cs->inner[j] = plan_expr_column(b->arena, cs->dbase + j, cs->dnode->cols[j].type);
+        cs->n = cs->nd;
+    }
     bool ok = true;
     sc.wins.named = &sel->windows;
     if (!expand_targets(&sc)) ok = false;
@@ -699,6 +751,7 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     if (sel->where) {
         if (!bind_where(&sc, &cur)) ok = false;
     } else {
+        add_domain(&sc, &cur);
         bind_join_finish(b, &sc.fi);
     }
     bool grouped = sel->group_by.n > 0 || sel->having != NULL;
@@ -709,7 +762,11 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
         bind_unsupported(b, bind_ast_start(sel->distinct_on.items[0]), "DISTINCT ON in a query with GROUP BY or aggregates");
         ok = false;
     }
-    if (sc.corr && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN))) {
+    if (sc.corr && !sc.corr->domain && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN)) &&
+        sc.corr->soft) {
+        sc.corr->retry = true;
+        ok = false;
+    } else if (sc.corr && !sc.corr->domain && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN))) {
         bind_error(b, sel->loc, "unsupported", "correlate a plain SELECT ... FROM ... WHERE subquery",
                    "a correlated subquery with GROUP BY, aggregates, DISTINCT or LIMIT is not supported yet");
         ok = false;

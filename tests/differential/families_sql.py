@@ -6,6 +6,13 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
           the FROM order, plus filters and non-equality conditions): the cross product
           of the inputs would be far too large, a join in a connected order is small.
 
+  corr    correlated subqueries decorrelated over the outer values: scalar aggregates
+          (count/sum/min/max, count of no rows is 0) in the select list, in CASE, in
+          COALESCE and in WHERE, correlated by equalities and by other comparisons
+          (i.k1 < a.k1, i.id <> a.id), outer columns in the subquery's select list;
+          EXISTS / NOT EXISTS under OR, NOT and CASE; x op ANY / ALL (subquery) and
+          [NOT] IN under OR with NULL keys on either side (three-valued results)
+
 Queries follow families.py's conventions (FQ, markers, slots for the minimiser)."""
 
 import difftest as D
@@ -90,7 +97,119 @@ def gen_comma(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
-SHAPES = [gen_comma]
+class CorrQ(F.FQ):
+    family = 'sqlext'
+
+    def __init__(self):
+        super().__init__()
+        self.outer = ''
+        self.conds = []
+
+    def sql(self, pg):
+        t = 'SELECT %s FROM %s' % (self.items_sql(), self.outer)
+        w = F.conj([self.s(c) for c in self.conds])
+        if w:
+            t += ' WHERE ' + w
+        return t
+
+
+def corr_where(w, r, si, ia):
+    """The correlation of a subquery over source si (alias ia) with the outer `a`."""
+    conds = []
+    keys = [k for k in ('k1', 'k2') if w.has(si, k) and w.has(0, k)]
+    if keys and r.random() < 0.8:
+        k = r.choice(keys)
+        conds.append('%s.%s = a.%s' % (ia, k, k) if r.random() < 0.7 else 'a.%s = %s.%s' % (k, ia, k))
+    if not conds or r.random() < 0.4:
+        conds.append(r.choice(['%s.k1 < a.k1', '%s.k1 <> a.k1', '%s.id <= a.id', 'a.k1 >= %s.k1 + 1',
+                               '(%s.k1 = a.k1 OR a.k1 IS NULL)']).replace('%s', ia))
+    if r.random() < 0.4:
+        g = w.gen(w.scope(si, ia))
+        conds.append(g.expr('bool', 1, need_col=True).sql())
+    return ' AND '.join(conds)
+
+
+def scalar_sub(w, r, si, ia):
+    S = F.src(w.sources[si].name)
+    agg, ty = r.choice([('count(*)', 'bigint'), ('count(%s.k1)', 'bigint'), ('sum(%s.k1)', 'numeric'),
+                        ('max(%s.k1)', 'numeric'), ('min(%s.id)', 'bigint'), ('count(*) + a.k1', 'numeric'),
+                        ('max(%s.k1) - min(a.id)', 'numeric')])
+    agg = agg.replace('%s', ia)
+    if 'min(a.id)' in agg:
+        agg = agg.replace('min(a.id)', 'a.id')
+    return X(ty, raw='(SELECT %s FROM %s %s WHERE %s)' % (agg, S, ia, corr_where(w, r, si, ia))), ty
+
+
+def quantified(w, r, si, ia):
+    S = F.src(w.sources[si].name)
+    op = r.choice(['= ANY', 'IN', '< ANY', '>= ANY', '<> ALL', '= ALL', '> ALL', 'NOT IN'])
+    where = ''
+    if r.random() < 0.5:
+        where = ' WHERE ' + corr_where(w, r, si, ia)
+    elif r.random() < 0.5:
+        g = w.gen(w.scope(si, ia))
+        where = ' WHERE ' + g.expr('bool', 1, need_col=True).sql()
+    return '(a.k1 %s (SELECT %s.k1 FROM %s %s%s))' % (op, ia, S, ia, where)
+
+
+def exists_sub(w, r, si, ia):
+    S = F.src(w.sources[si].name)
+    return '%sEXISTS (SELECT 1 FROM %s %s WHERE %s)' % ('NOT ' if r.random() < 0.4 else '', S, ia,
+                                                        corr_where(w, r, si, ia))
+
+
+def gen_corr(case, r, qr):
+    nsrc = 2
+    w = F.World(r, case, nsrc, None, r.choice([0.0, 0.5, 1.0]))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = CorrQ()
+    q.outer = '%s a' % F.src(w.sources[0].name)
+    cols = w.scope(0, 'a')
+    g = w.gen(cols)
+    items = [Col('a.id', 'bigint', 10 ** 6).x()]
+    kinds = []
+    for n in range(r.randint(1, 2)):
+        ia = 'i%d' % (n + 1)
+        si = 1 if r.random() < 0.8 else 0
+        kind = r.choice(['scalar', 'scalar', 'case', 'where', 'exists-or', 'exists-case', 'quant', 'quant-or'])
+        kinds.append(kind)
+        if kind == 'scalar':
+            x, ty = scalar_sub(w, r, si, ia)
+            items.append(X(ty, 'COALESCE({0}, -1)', [x]) if r.random() < 0.3 else x)
+        elif kind == 'case':
+            x, ty = scalar_sub(w, r, si, ia)
+            items.append(X('text', "CASE WHEN {0} > %d THEN 'many' WHEN {0} IS NULL THEN 'none' ELSE 'few' END"
+                           % r.choice([0, 1, 3]), [x]))
+        elif kind == 'where':
+            x, ty = scalar_sub(w, r, si, ia)
+            name = 'w%d' % n
+            q.slots[name] = X('boolean', '({0} %s a.k1)' % r.choice(['>', '<=', '=', '<>']), [x])
+            q.conds.append(name)
+        elif kind == 'exists-or':
+            name = 'w%d' % n
+            other = g.expr('bool', 1, need_col=True)
+            q.slots[name] = X('boolean', '(%s OR {0})' % exists_sub(w, r, si, ia), [other])
+            q.conds.append(name)
+        elif kind == 'exists-case':
+            items.append(X('text', "CASE WHEN %s THEN 'yes' ELSE 'no' END" % exists_sub(w, r, si, ia)))
+        elif kind == 'quant':
+            items.append(X('boolean', raw=quantified(w, r, si, ia)))
+        else:
+            name = 'w%d' % n
+            other = g.expr('bool', 1, need_col=True)
+            tmpl = r.choice(['(%s OR {0})', '(NOT %s OR {0})', '(%s IS NOT TRUE AND {0})'])
+            q.slots[name] = X('boolean', tmpl % quantified(w, r, si, ia), [other])
+            q.conds.append(name)
+    if r.random() < 0.3:
+        items += F.pick_items(g, r, 1)
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:corr %s%s' % (', '.join(kinds), ' (updating)' if any(s.updating for s in w.sources) else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+SHAPES = [gen_comma, gen_corr]
 
 
 def gen_sqlext(case, r, qr):
