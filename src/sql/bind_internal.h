@@ -114,6 +114,8 @@ typedef struct SubItem {
      * once the outer FROM clause is complete. */
     PlanNode *domain;
     const int *dcols;
+    const int *lcols;            /* the outer row's columns matched with the domain's: dcols,
+                                    or (above an Aggregate) the group keys holding them */
     int nd;
 } SubItem;
 typedef struct SubList {

@@ -234,7 +234,8 @@ static Expr *regroup(Regroup *rg, const Expr *e)
             c->loc = e->loc;
             return c;
         }
-    if (e->kind == EX_COLUMN && BIND_IS_OUTER_COL(e->col)) return plan_expr_copy(a, e); /* discovering */
+    if (e->kind == EX_COLUMN && (BIND_IS_OUTER_COL(e->col) || BIND_IS_SUB_COL(e->col)))
+        return plan_expr_copy(a, e); /* discovering; a subquery's column (joined above the Aggregate) */
     if (e->kind == EX_COLUMN) {
         ungrouped_error(rg, e);
         return NULL;
@@ -529,7 +530,8 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
 
     /* select list and HAVING with aggregates collected */
     AggList aggs = {NULL, 0, 0};
-    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, in_domain(sc), NULL, NULL,
+    SubList gsubs = {NULL, 0, 0};
+    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, in_domain(sc), &gsubs, NULL,
                   sc->env};
     Expr **raw = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     for (int i = 0; i < sc->nt; i++) {
@@ -632,7 +634,36 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     }
 
     PlanNode *top = agg;
-    if (having) top = bind_filter_node(b, agg, having, bind_ast_start(sel->having));
+    if (gsubs.n) {
+        /* subqueries of the select list and HAVING: joined above the Aggregate, matching
+         * their outer columns through the group keys holding them */
+        for (int k = 0; k < gsubs.n; k++) {
+            SubItem *it = &gsubs.items[k];
+            if (!it->domain) continue;
+            int *lc = ARENA_ARRAY(b->arena, int, it->nd + 1);
+            for (int d = 0; d < it->nd; d++) {
+                lc[d] = -1;
+                for (int g = 0; g < nkeys && lc[d] < 0; g++)
+                    if (keys[g]->kind == EX_COLUMN && keys[g]->col == it->dcols[d]) lc[d] = g;
+                if (lc[d] < 0) {
+                    const ScopeCol *c = NULL;
+                    for (int i = 0; i < sc->scope.ncols && !c; i++)
+                        if (sc->scope.cols[i].index == it->dcols[d]) c = &sc->scope.cols[i];
+                    bind_error(b, it->loc, "grouping", "add the column to GROUP BY",
+                               "subquery uses ungrouped column \"%s%s%s\" from outer query",
+                               c && c->rel ? c->rel : "", c && c->rel ? "." : "", c ? c->name : "?");
+                    return NULL;
+                }
+            }
+            it->lcols = lc;
+        }
+        Expr **all = ARENA_ARRAY(b->arena, Expr *, sc->nt + 2);
+        memcpy(all, exprs, sizeof(Expr *) * (size_t)sc->nt);
+        int n = sc->nt;
+        if (having) all[n++] = having;
+        top = bind_scalar_joins(b, agg, sc->scope.input, &gsubs, 0, all, n);
+    }
+    if (having) top = bind_filter_node(b, top, having, bind_ast_start(sel->having));
     return finish(sc, top, exprs);
 }
 

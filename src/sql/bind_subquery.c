@@ -585,6 +585,10 @@ Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
     Binder *b = cx->b;
     if (!cx->subs) {
         const char *what = a->sublink == AST_SUBLINK_EXPR ? "a scalar subquery" : "a subquery expression";
+        if (cx->agg_mode == AGGS_INSIDE) {
+            bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in an aggregate's argument", what));
+            return NULL;
+        }
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in %s", what,
                                                  cx->agg_mode == AGGS_COLLECT && strcmp(cx->clause, "SELECT") == 0
                                                      ? "the select list of a query with GROUP BY or aggregates"
@@ -672,7 +676,7 @@ PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, const PlanNode *from_plan,
             for (int d = 0; d < it->nd; d++) {
                 Type t = it->domain->cols[d].type;
                 for (int side = 0; side < 2; side++) {
-                    Expr *c = plan_expr_column(b->arena, side ? 2 + d : it->dcols[d], t);
+                    Expr *c = plan_expr_column(b->arena, side ? 2 + d : it->lcols ? it->lcols[d] : it->dcols[d], t);
                     Expr *isn = plan_expr_new(b->arena, EX_IS_NULL, type_make(T_BOOL), -1);
                     isn->args = ARENA_ARRAY(b->arena, Expr *, 1);
                     isn->args[0] = c;

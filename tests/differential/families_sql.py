@@ -104,12 +104,18 @@ class CorrQ(F.FQ):
         super().__init__()
         self.outer = ''
         self.conds = []
+        self.group = None
+        self.having = None
 
     def sql(self, pg):
         t = 'SELECT %s FROM %s' % (self.items_sql(), self.outer)
         w = F.conj([self.s(c) for c in self.conds])
         if w:
             t += ' WHERE ' + w
+        if self.group:
+            t += ' GROUP BY ' + self.group
+        if self.having:
+            t += ' HAVING ' + self.having
         return t
 
 
@@ -168,6 +174,24 @@ def gen_corr(case, r, qr):
     q.outer = '%s a' % F.src(w.sources[0].name)
     cols = w.scope(0, 'a')
     g = w.gen(cols)
+    if r.random() < 0.25:
+        # a grouped outer query: subqueries over the group key in the select list and HAVING
+        si = 1
+        S = F.src(w.sources[si].name)
+        corr = r.choice(['i.k1 = a.k1', 'i.k1 < a.k1', 'i.k1 <> a.k1', '(i.k1 = a.k1 OR a.k1 IS NULL)'])
+        sub = '(SELECT %s FROM %s i WHERE %s)' % (r.choice(['count(*)', 'sum(i.k1)', 'max(i.id)']), S, corr)
+        q.items = [(Col('a.k1', 'numeric', 100).x(), 'c1'), (X('bigint', raw='count(*)'), 'c2'),
+                   (X('numeric', raw=sub), 'c3')]
+        q.group = 'a.k1'
+        if r.random() < 0.6:
+            corr2 = r.choice(['i.k1 = a.k1', 'i.k1 >= a.k1', 'a.k1 = i.k1 + 1'])
+            if r.random() < 0.4:
+                corr2 += ' AND ' + w.gen(w.scope(si, 'i')).expr('bool', 1, need_col=True).sql()
+            sub2 = '(SELECT count(*) FROM %s i WHERE %s)' % (S, corr2)
+            q.having = 'count(*) %s %s' % (r.choice(['>', '<=', '<>']), sub2)
+        case.label = 'sqlext:corr grouped%s' % (' (updating)' if any(s.updating for s in w.sources) else '')
+        case.models = [(D.FINAL_MODEL, q, 'retract')]
+        return
     items = [Col('a.id', 'bigint', 10 ** 6).x()]
     kinds = []
     for n in range(r.randint(1, 2)):
