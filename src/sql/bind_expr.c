@@ -709,7 +709,18 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
     case AST_MIN_MAX:
         return variadic_common(cx, a, a->is_greatest ? EX_GREATEST : EX_LEAST, a->is_greatest ? "GREATEST" : "LEAST");
     case AST_SUBLINK: return bind_sublink_expr(cx, a);
-    case AST_UNSUPPORTED: bind_unsupported(b, a->loc, a->name ? a->name : "this construct"); return NULL;
+    case AST_UNSUPPORTED: {
+        /* CURRENT_TIMESTAMP and its kin come as "NAME (processing time)" */
+        const char *pt = a->name ? strstr(a->name, " (processing time)") : NULL;
+        if (pt) {
+            char *name = arena_strdup(b->arena, a->name);
+            name[pt - a->name] = '\0';
+            bind_refuse_nondeterministic(b, name, a->loc);
+            return NULL;
+        }
+        bind_unsupported(b, a->loc, a->name ? a->name : "this construct");
+        return NULL;
+    }
     default:
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in an expression", ast_kind_name(a->kind)));
         return NULL;

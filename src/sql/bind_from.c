@@ -301,6 +301,12 @@ static PlanNode *bind_range_function(Binder *b, Ast *item, const CteEnv *env, co
     if ((strcmp(fname, "tumble") == 0 || strcmp(fname, "hop") == 0 || strcmp(fname, "session") == 0) &&
         fc->nnames <= 1)
         return bind_window_tvf(b, item, env, alias);
+    if (strcmp(fname, "cumulate") == 0 && fc->nnames <= 1) {
+        bind_error(b, loc, "unsupported",
+                   "use TUMBLE(rel, time_col, size) or HOP(rel, time_col, slide, size) windows",
+                   "CUMULATE windows are not supported yet");
+        return NULL;
+    }
     bind_error(b, loc, "unsupported", "read sources with source('...') and other models with ref('...')",
                "table function %s() is not supported yet", fname);
     return NULL;

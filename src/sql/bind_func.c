@@ -11,6 +11,7 @@
 #include "base/regex.h"
 
 #include <string.h>
+#include <strings.h>
 
 const char *const bind_function_names[] = {
     "abs", "acos", "age", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt",
@@ -45,6 +46,33 @@ static const char *const window_only_functions[] = {
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value",
     "last_value", "nth_value",
 };
+
+bool bind_refuse_nondeterministic(Binder *b, const char *name, int loc)
+{
+    static const char *const clock[] = {"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp",
+                                        "timeofday", "current_timestamp", "current_date", "current_time",
+                                        "localtime", "localtimestamp"};
+    static const char *const chance[] = {"random", "setseed", "gen_random_uuid", "random_normal"};
+    for (size_t i = 0; i < sizeof clock / sizeof clock[0]; i++)
+        if (strcasecmp(name, clock[i]) == 0) {
+            bind_error(b, loc, "nondeterministic",
+                       "use event time instead: the source's event_time column, window_start / window_end of a "
+                       "TUMBLE/HOP/SESSION window, or an interval join bound",
+                       "%s%s reads the processing time, which is not supported: a model's result must depend on its "
+                       "input only, so that replays, tests and restarts give the same rows",
+                       name, i < 5 ? "()" : "");
+            return true;
+        }
+    for (size_t i = 0; i < sizeof chance / sizeof chance[0]; i++)
+        if (strcasecmp(name, chance[i]) == 0) {
+            bind_error(b, loc, "nondeterministic",
+                       "derive the value from the row instead, e.g. md5(key::text) or a hash of the key",
+                       "%s() is not deterministic, which is not supported: a model's result must depend on its "
+                       "input only, so that replays, tests and restarts give the same rows", name);
+            return true;
+        }
+    return false;
+}
 
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
@@ -826,6 +854,7 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
+    if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
         bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
         return NULL;

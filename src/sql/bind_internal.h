@@ -337,6 +337,10 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
  * the function for the "does not support the global option" error, NULL when 'g' is
  * allowed. False after an error. */
 bool bind_prepare_regex(Binder *b, Expr *e, const Expr *pattern, const Expr *flags, int base_opts, const char *fname);
+/* now(), current_timestamp, random(), ... (processing time or chance): reports the
+ * refusal with its reason and the event-time alternative and returns true; false for
+ * other names. */
+bool bind_refuse_nondeterministic(Binder *b, const char *name, int loc);
 /* Names of supported functions (scalar and aggregate), for hints. */
 extern const char *const bind_function_names[];
 extern const int bind_function_names_count;

@@ -1199,6 +1199,39 @@ static size_t stack_room(void)
     return lo && sp > lo ? (size_t)(sp - lo) : 0;
 }
 
+/* Flink's window table functions, TABLE(TUMBLE(TABLE rel, DESCRIPTOR(t), size)) (also
+ * HOP, SESSION, CUMULATE), are not PostgreSQL syntax: the outer TABLE( and its closing
+ * parenthesis and the TABLE before the relation are blanked out in a copy of the text,
+ * which leaves weir's TUMBLE(rel, DESCRIPTOR(t), size) with every position unchanged.
+ * Returns true when the text was rewritten (c->sql is then the copy). */
+static bool rewrite_flink_windows(Ctx *c)
+{
+    static const char *const fns[] = {"tumble", "hop", "session", "cumulate", NULL};
+    char *rw = NULL;
+    for (int i = 0; i + 3 < c->ntok; i++) {
+        if (!tok_is(c, i, "table") || !tok_is(c, i + 1, "(") || !tok_in(c, i + 2, fns) || !tok_is(c, i + 3, "("))
+            continue;
+        int depth = 0, close = -1;
+        for (int k = i + 1; k < c->ntok && close < 0; k++) {
+            if (tok_is(c, k, "(")) depth++;
+            else if (tok_is(c, k, ")") && --depth == 0) close = k;
+        }
+        if (close < 0) continue;
+        if (!rw) {
+            size_t len = strlen(c->sql);
+            rw = arena_alloc(c->arena, len + 1);
+            memcpy(rw, c->sql, len + 1);
+        }
+        int blank[3] = {i, i + 1, close};
+        for (int k = 0; k < 3; k++) memset(rw + c->tstart[blank[k]], ' ', (size_t)(c->tend[blank[k]] - c->tstart[blank[k]]));
+        if (tok_is(c, i + 4, "table"))
+            memset(rw + c->tstart[i + 4], ' ', (size_t)(c->tend[i + 4] - c->tstart[i + 4]));
+    }
+    if (!rw) return false;
+    c->sql = rw;
+    return true;
+}
+
 SqlParseResult sql_parse(Arena *arena, const char *sql)
 {
     if (!sql) sql = "";
@@ -1208,6 +1241,7 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
                     -1);
     Ctx c = {arena, sql, NULL, NULL, 0, 0, -2};
     int levels = load_tokens(&c);
+    if (levels <= MAX_LEVEL_TOKENS && rewrite_flink_windows(&c)) levels = load_tokens(&c);
     if (levels > MAX_LEVEL_TOKENS)
         return fail(arena,
                     arena_printf(arena, "SQL text is too complex (%d operators, keywords and brackets; "
