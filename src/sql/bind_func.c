@@ -36,9 +36,8 @@ static const char *const unsupported_functions[] = {
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
-    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "stddev",
-    "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
-    "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp", "variance",
+    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "string_agg", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
+    "transaction_timestamp", "trim_scale", "unnest",
 };
 
 /* Window functions that only exist with OVER. */
@@ -178,6 +177,8 @@ static bool agg_type(AggKind k, Type t, Type *out)
     return false;
 }
 
+static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
+
 Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
 {
     Binder *b = cx->b;
@@ -248,6 +249,14 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         ac.filter = bind_condition(&fc, a->agg_filter, "FILTER");
         if (!ac.filter) return NULL;
     }
+    return agg_placeholder(cx, &ac, a->loc);
+}
+
+/* Adds an aggregate call to cx->aggs (deduplicated) and returns its placeholder. */
+static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc)
+{
+    Binder *b = cx->b;
+    AggCall ac = *acp;
     AggList *l = cx->aggs;
     int k;
     for (k = 0; k < l->n; k++) {
@@ -267,8 +276,113 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         l->items[l->n++] = ac;
     }
     Expr *ref = plan_expr_column(b->arena, BIND_AGG_COL(k), l->items[k].type);
-    ref->loc = a->loc;
+    ref->loc = loc;
     return ref;
+}
+
+static Expr *op2(Binder *b, int op, Type t, Expr *l, Expr *r, int loc)
+{
+    Expr *e = plan_expr_new(b->arena, EX_OP, t, loc);
+    e->op = op;
+    e->args = ARENA_ARRAY(b->arena, Expr *, 2);
+    e->args[0] = l;
+    e->args[1] = r;
+    e->nargs = 2;
+    return e;
+}
+
+/* variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop (x) as PostgreSQL
+ * computes them from N = count(x), S = sum(x), Q = sum(x * x) (in numeric for integer
+ * and numeric x, in double precision for real and double precision x):
+ *   var = (N * Q - S * S) / (N * (N - 1))   (pop: / (N * N)); NULL below 2 (pop: 1) rows;
+ *   numeric: 0 when the numerator is not positive, the quotient at PostgreSQL's division
+ *   scale and stddev its square root at that same scale; double: stddev = sqrt(var). */
+static Expr *bind_stats_agg(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    const char *name = a->name;
+    bool pop = strstr(name, "_pop") != NULL;
+    bool sd = strncmp(name, "stddev", 6) == 0;
+    if (cx->agg_mode != AGGS_COLLECT || a->agg_order.n || a->func_variadic || a->args.n != 1 || a->agg_star)
+        return bind_agg_call(cx, a, AGG_SUM); /* its checks and messages */
+    if (a->agg_distinct) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s(DISTINCT ...)", name));
+        return NULL;
+    }
+    ExprCtx in = *cx;
+    in.agg_mode = AGGS_INSIDE;
+    Expr *x = bind_expr(&in, a->args.items[0]);
+    if (!x) return NULL;
+    bool flt = type_is_float(x->type);
+    if (!flt && !type_is_integer(x->type) && x->type.id != T_NUMERIC) {
+        no_such_function(b, name, &x, 1, a->loc, false);
+        return NULL;
+    }
+    Type t = type_make(flt ? T_FLOAT8 : T_NUMERIC);
+    Expr *xc = bind_coerce(b, x, t);
+    if (!xc) return NULL;
+    Expr *filter = NULL;
+    if (a->agg_filter) {
+        ExprCtx fc = *cx;
+        fc.agg_mode = AGGS_FORBIDDEN;
+        fc.clause = "FILTER";
+        filter = bind_condition(&fc, a->agg_filter, "FILTER");
+        if (!filter) return NULL;
+    }
+    int loc = a->loc;
+    AggCall ac;
+    memset(&ac, 0, sizeof ac);
+    ac.loc = loc;
+    ac.filter = filter;
+    ac.kind = AGG_COUNT;
+    ac.arg = x;
+    ac.type = type_make(T_INT8);
+    Expr *n = agg_placeholder(cx, &ac, loc);
+    ac.kind = AGG_SUM;
+    ac.arg = xc;
+    ac.type = t;
+    Expr *sum = agg_placeholder(cx, &ac, loc);
+    ac.arg = op2(b, OP_MUL, t, plan_expr_copy(b->arena, xc), plan_expr_copy(b->arena, xc), loc);
+    Expr *sq = agg_placeholder(cx, &ac, loc);
+    Expr *nn = bind_coerce(b, n, t);
+    Expr *num = op2(b, OP_SUB, t, op2(b, OP_MUL, t, nn, sq, loc),
+                    op2(b, OP_MUL, t, sum, plan_expr_copy(b->arena, sum), loc), loc);
+    Expr *one = bind_coerce(b, plan_expr_const(b->arena, type_make(T_INT8), value_int(1)), t);
+    Expr *den = op2(b, OP_MUL, t, plan_expr_copy(b->arena, nn),
+                    pop ? plan_expr_copy(b->arena, nn) : op2(b, OP_SUB, t, plan_expr_copy(b->arena, nn), one, loc), loc);
+    Expr *zero = bind_coerce(b, plan_expr_const(b->arena, type_make(T_INT8), value_int(0)), t);
+    Expr *var;
+    if (flt) {
+        Expr *g = plan_expr_new(b->arena, EX_GREATEST, t, loc);
+        g->args = ARENA_ARRAY(b->arena, Expr *, 2);
+        g->args[0] = num;
+        g->args[1] = zero;
+        g->nargs = 2;
+        var = op2(b, OP_DIV, t, g, den, loc);
+        if (sd) var = func_node(b, FN_SQRT, t, loc, (Expr *[]){var}, 1);
+    } else {
+        var = op2(b, OP_DIV, t, num, den, loc);
+        if (sd) {
+            Expr *args[2] = {var, plan_expr_const(b->arena, type_make(T_BOOL), value_bool(true))};
+            var = func_node(b, FN_SQRT, t, loc, args, 2);
+        }
+    }
+    /* CASE WHEN n < k THEN NULL [WHEN num <= 0 THEN 0] ELSE var END */
+    Expr *few = op2(b, OP_LT, type_make(T_BOOL), plan_expr_copy(b->arena, n),
+                    plan_expr_const(b->arena, type_make(T_INT8), value_int(pop ? 1 : 2)), loc);
+    Expr *c = plan_expr_new(b->arena, EX_CASE, t, loc);
+    int na = flt ? 3 : 5;
+    c->args = ARENA_ARRAY(b->arena, Expr *, na);
+    c->args[0] = few;
+    c->args[1] = plan_expr_const(b->arena, t, value_null());
+    if (!flt) {
+        c->args[2] = op2(b, OP_LE, type_make(T_BOOL), plan_expr_copy(b->arena, num), plan_expr_copy(b->arena, zero), loc);
+        c->args[3] = plan_expr_copy(b->arena, zero);
+    }
+    c->args[na - 1] = var;
+    c->nargs = na;
+    c->has_else = true;
+    return c;
 }
 
 /* ---- date/time units ----------------------------------------------------------------- */
@@ -880,6 +994,7 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
     }
     int ak = bind_agg_kind(a);
     if (ak >= 0) return bind_agg_call(cx, a, (AggKind)ak);
+    if (bind_is_stats_agg(a)) return bind_stats_agg(cx, a);
     const char *misuse = a->agg_star ? "*" : a->agg_distinct ? "DISTINCT" : a->agg_filter ? "FILTER"
                          : a->agg_order.n ? "ORDER BY" : NULL;
     if (misuse && bind_func_unqualified(a)) {

@@ -236,6 +236,9 @@ int bind_ast_start(const Ast *a);
 /* Aggregate kind named by a function call (count, sum, avg, min, max, bool_and,
  * bool_or, every), or -1. */
 int bind_agg_kind(const Ast *fc);
+/* variance, var_samp, var_pop, stddev, stddev_samp, stddev_pop (computed from count,
+ * sum and sum of squares by bind_func.c). */
+bool bind_is_stats_agg(const Ast *fc);
 /* True when an aggregate call (without OVER) occurs in a, outside subqueries. */
 bool bind_ast_has_agg(const Ast *a);
 /* Calls fn on every node of the tree (subqueries included), parents first. */

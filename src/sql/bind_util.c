@@ -136,6 +136,15 @@ int bind_agg_kind(const Ast *fc)
     return -1;
 }
 
+bool bind_is_stats_agg(const Ast *fc)
+{
+    static const char *const names[] = {"variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop"};
+    if (!fc || fc->kind != AST_FUNC_CALL || !fc->name || !bind_func_unqualified(fc)) return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(fc->name, names[i]) == 0) return true;
+    return false;
+}
+
 static bool list_has_agg(const AstList *l)
 {
     for (int i = 0; i < l->n; i++)
@@ -153,7 +162,7 @@ bool bind_ast_has_agg(const Ast *a)
     case AST_CTE:
         return false; /* a subquery's aggregates belong to the subquery */
     case AST_FUNC_CALL:
-        if (!a->over && bind_agg_kind(a) >= 0) return true;
+        if (!a->over && (bind_agg_kind(a) >= 0 || bind_is_stats_agg(a))) return true;
         break;
     default: break;
     }

@@ -13,6 +13,9 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
           EXISTS / NOT EXISTS under OR, NOT and CASE; x op ANY / ALL (subquery) and
           [NOT] IN under OR with NULL keys on either side (three-valued results)
 
+  stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop over integer,
+          numeric and double precision columns, grouped or not, with FILTER, in HAVING
+
 Queries follow families.py's conventions (FQ, markers, slots for the minimiser)."""
 
 import difftest as D
@@ -233,7 +236,60 @@ def gen_corr(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
-SHAPES = [gen_comma, gen_corr]
+class StatsQ(F.FQ):
+    family = 'sqlext'
+
+    def __init__(self):
+        super().__init__()
+        self.rel = ''
+        self.group = None
+        self.having = None
+
+    def sql(self, pg):
+        t = 'SELECT %s FROM %s' % (self.items_sql(), self.rel)
+        if self.group:
+            t += ' GROUP BY ' + self.group
+        if self.having:
+            t += ' HAVING ' + self.having
+        return t
+
+
+def gen_stats(case, r, qr):
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(2, 4))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    # squares of values beyond 10^9 would overflow weir's 38-digit numeric (a documented limit)
+    cols = [c for c in w.sources[0].cols if c['ty'] in ('bigint', 'integer', 'smallint', 'numeric', 'double precision')
+            and (c.get('mag') or 0) <= 10 ** 9
+            and (c['ty'] != 'numeric' or (c['decl'].startswith('numeric(') and (c.get('sc') or 0) <= 3))]
+    if not cols:
+        cols = [c for c in w.sources[0].cols if c['name'] == 'id']
+    items = []
+    if r.random() < 0.7:
+        q.group = 'a.k1'
+        items.append(Col('a.k1', 'numeric', 100).x())
+    for _ in range(r.randint(1, 3)):
+        c = r.choice(cols)
+        fn = r.choice(['variance', 'var_samp', 'var_pop', 'stddev', 'stddev_samp', 'stddev_pop'])
+        flt = c['ty'] == 'double precision'
+        filt = ''
+        if r.random() < 0.25:
+            filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3])
+        items.append(X('double precision' if flt else 'numeric', raw='%s(a.%s)%s' % (fn, c['name'], filt),
+                       inexact=flt))
+    if q.group and r.random() < 0.3:
+        c = r.choice([c for c in cols if c['ty'] != 'double precision'] or cols)
+        q.having = 'var_pop(a.%s) %s %d' % (c['name'], r.choice(['>', '<=']), r.choice([0, 1, 100]))
+    items.append(X('bigint', raw='count(*)'))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:stats%s%s' % (' grouped' if q.group else '', ' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+SHAPES = [gen_comma, gen_corr, gen_stats]
 
 
 def gen_sqlext(case, r, qr):
