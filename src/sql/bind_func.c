@@ -992,6 +992,40 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
                    "window function %s requires an OVER clause", name);
         return NULL;
     }
+    if (a->grouping_func) {
+        if (!cx->grouping || cx->agg_mode != AGGS_COLLECT) {
+            bind_error(b, a->loc, "grouping", NULL, "%s",
+                       cx->agg_mode == AGGS_FORBIDDEN && cx->clause
+                           ? arena_printf(b->arena, "grouping operations are not allowed in %s", cx->clause)
+                           : "arguments to GROUPING must be grouping expressions of the associated query level");
+            return NULL;
+        }
+        if (a->args.n > 31) {
+            bind_error(b, a->loc, "grouping", NULL, "GROUPING must have fewer than 32 arguments");
+            return NULL;
+        }
+        ExprCtx in = *cx;
+        in.agg_mode = AGGS_FORBIDDEN;
+        in.clause = "GROUPING";
+        GroupingCall gc = {ARENA_ARRAY(b->arena, Expr *, a->args.n + 1), a->args.n, a->loc};
+        for (int i = 0; i < a->args.n; i++) {
+            gc.args[i] = bind_expr(&in, a->args.items[i]);
+            if (!gc.args[i]) return NULL;
+        }
+        GroupingList *gl = cx->grouping;
+        if (gl->n == gl->cap) {
+            int cap = gl->cap ? gl->cap * 2 : 4;
+            GroupingCall *v = ARENA_ARRAY(b->arena, GroupingCall, cap);
+            if (gl->n) memcpy(v, gl->items, sizeof(GroupingCall) * (size_t)gl->n);
+            gl->items = v;
+            gl->cap = cap;
+        }
+        gl->items[gl->n] = gc;
+        Expr *ref = plan_expr_column(b->arena, BIND_GRP_COL(gl->n), type_make(T_INT4));
+        ref->loc = a->loc;
+        gl->n++;
+        return ref;
+    }
     int ak = bind_agg_kind(a);
     if (ak >= 0) return bind_agg_call(cx, a, (AggKind)ak);
     if (bind_is_stats_agg(a)) return bind_stats_agg(cx, a);

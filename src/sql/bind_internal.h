@@ -99,7 +99,21 @@ typedef struct AggList {
 #define BIND_IS_WIN_COL(c) ((c) < -BIND_PH_SPAN && (c) >= -2 * BIND_PH_SPAN)
 #define BIND_IS_SUB_COL(c) ((c) < -2 * BIND_PH_SPAN && (c) >= -3 * BIND_PH_SPAN)
 #define BIND_IS_OUTER_COL(c) ((c) < -3 * BIND_PH_SPAN && (c) >= -4 * BIND_PH_SPAN)
+#define BIND_GRP_COL(k) (-4 * BIND_PH_SPAN - 1 - (k))
+#define BIND_IS_GRP_COL(c) ((c) < -4 * BIND_PH_SPAN && (c) >= -5 * BIND_PH_SPAN)
 #define BIND_PH_INDEX(c) ((-(c) - 1) % BIND_PH_SPAN)
+
+/* GROUPING(args) calls of a grouped SELECT: each becomes a column of the grouping
+ * sets' union (BIND_GRP_COL placeholders until then). */
+typedef struct GroupingCall {
+    Expr **args;
+    int nargs;
+    int loc;
+} GroupingCall;
+typedef struct GroupingList {
+    GroupingCall *items;
+    int n, cap;
+} GroupingList;
 
 /* Scalar subqueries met while binding a SELECT's WHERE and select list: each becomes a
  * LEFT join (nkeys = 0) with the subquery's one-row plan. */
@@ -157,6 +171,7 @@ typedef struct ExprCtx {
     SubList *subs;               /* scalar subqueries are collected here (NULL: not here) */
     WinList *wins;               /* window function calls are collected here (NULL: not here) */
     const CteEnv *env;           /* WITH queries visible to subqueries of the expression */
+    GroupingList *grouping;      /* GROUPING() calls are collected here (NULL: not allowed here) */
 } ExprCtx;
 
 /* The joins built for one FROM clause, with their not yet split conditions: WHERE

@@ -517,7 +517,7 @@ PlanNode *bind_join_tree(Binder *b, Ast *item, const CteEnv *env, Scope *scope, 
     s.input = top;
 
     if (item->quals) {
-        ExprCtx cx = {b, &s, AGGS_FORBIDDEN, "JOIN conditions", NULL, NULL, 0, false, NULL, NULL, env};
+        ExprCtx cx = {b, &s, AGGS_FORBIDDEN, "JOIN conditions", NULL, NULL, 0, false, NULL, NULL, env, NULL};
         Expr *cond = bind_condition(&cx, item->quals, "JOIN/ON");
         if (!cond) return NULL;
         pending_conj(b, pj, cond);

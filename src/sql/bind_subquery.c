@@ -136,7 +136,7 @@ PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const Cte
         jt = negated ? JOIN_SEMI : JOIN_ANTI;
         null_aware = !negated;
     }
-    ExprCtx cx = {b, scope, AGGS_FORBIDDEN, "WHERE", NULL, NULL, 0, false, NULL, NULL, env};
+    ExprCtx cx = {b, scope, AGGS_FORBIDDEN, "WHERE", NULL, NULL, 0, false, NULL, NULL, env, NULL};
     Expr *x = NULL;
     if (has_test) {
         x = bind_expr(&cx, sl->lexpr);

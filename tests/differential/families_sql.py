@@ -1,5 +1,5 @@
 """The `sqlext` family of the differential tester (seeds 20001-29999, see README.md):
-SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(SHAPES)]:
+SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(SHAPES)] (in this order):
 
   comma   FROM of 3-8 sources separated by commas, their join conditions in WHERE
           (a spanning tree of equalities over `id` and `k1`, in an order unrelated to
@@ -15,6 +15,9 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
 
   stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop over integer,
           numeric and double precision columns, grouped or not, with FILTER, in HAVING
+
+  gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
+          GROUPING(), HAVING, over an insert-only or updating source
 
 Queries follow families.py's conventions (FQ, markers, slots for the minimiser)."""
 
@@ -289,7 +292,48 @@ def gen_stats(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
-SHAPES = [gen_comma, gen_corr, gen_stats]
+def gen_gsets(case, r, qr):
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(1, 3))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    keys = ['a.k1'] + (['a.k2'] if w.has(0, 'k2') else [])
+    others = [c['name'] for c in w.sources[0].cols if c['ty'] in ('boolean', 'text', 'integer', 'smallint')
+              and c['name'] not in ('k1', 'k2')]
+    if others:
+        keys.append('a.' + r.choice(others))
+    r.shuffle(keys)
+    kind = r.choice(['rollup', 'cube', 'sets', 'mixed'])
+    keys = keys[:r.randint(1, min(3, len(keys)))]
+    if kind == 'rollup':
+        q.group = 'ROLLUP (%s)' % ', '.join(keys)
+    elif kind == 'cube':
+        q.group = 'CUBE (%s)' % ', '.join(keys)
+    elif kind == 'sets':
+        sets = ['(%s)' % ', '.join(keys)] + ['(%s)' % ', '.join(r.sample(keys, r.randint(0, len(keys))))
+                                             for _ in range(r.randint(0, 2))]
+        r.shuffle(sets)
+        q.group = 'GROUPING SETS (%s)' % ', '.join(sets)
+    else:
+        q.group = '%s, ROLLUP (%s)' % (keys[0], ', '.join(keys[1:])) if len(keys) > 1 else '%s, ()' % keys[0]
+    items = [X('numeric', raw=k) for k in keys]
+    g = w.gen(w.scope(0, 'a'))
+    _, aggs = F.agg_items(r, g, [], case.nrows, w.sources[0].schema)
+    items += aggs
+    items.append(X('bigint', raw='count(*)'))
+    if r.random() < 0.6:
+        ks = r.sample(keys, r.randint(1, len(keys)))
+        items.append(X('integer', raw='GROUPING(%s)' % ', '.join(ks)))
+    if r.random() < 0.3:
+        q.having = 'count(*) %s %d' % (r.choice(['>', '<=']), r.choice([1, 2, 5]))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:gsets %s%s' % (kind, ' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
 
 
 def gen_sqlext(case, r, qr):
