@@ -954,10 +954,72 @@ nofunc:
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
+/* x AT TIME ZONE zone (PostgreSQL's timezone(zone, x)). weir's session time zone is
+ * UTC and timestamptz values are UTC, so with zone 'UTC' (or 'GMT', 'Etc/UTC', 'Z')
+ * timestamp -> timestamptz and timestamptz -> timestamp are casts that keep the
+ * instant's digits; an interval offset (hours, minutes, seconds) shifts them:
+ *   timestamptz AT TIME ZONE iv = timestamp (x + iv);  timestamp AT TIME ZONE iv =
+ *   timestamptz (x - iv). Named zones other than UTC are not supported yet. */
+static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
+{
+    Binder *b = cx->b;
+    if (nargs != 2) return NULL;
+    Expr *zone = args[0], *x = args[1];
+    if (bind_is_unknown_literal(x)) x = bind_coerce(b, x, type_make(T_TIMESTAMPTZ));
+    if (!x) return NULL;
+    if (x->type.id == T_DATE) x = bind_coerce(b, x, type_make(T_TIMESTAMPTZ));
+    if (x->type.id != T_TIMESTAMP && x->type.id != T_TIMESTAMPTZ) {
+        no_such_function(b, "timezone", args, nargs, loc, false);
+        return NULL;
+    }
+    bool to_tz = x->type.id == T_TIMESTAMP;
+    Type out = type_make(to_tz ? T_TIMESTAMPTZ : T_TIMESTAMP);
+    if (bind_is_unknown_literal(zone)) zone = bind_coerce(b, zone, type_make(T_TEXT));
+    if (!zone) return NULL;
+    if (zone->type.id == T_TEXT) {
+        if (zone->kind != EX_CONST || zone->cval.isnull) {
+            bind_unsupported(b, zone->loc >= 0 ? zone->loc : loc, "AT TIME ZONE with a zone computed per row");
+            return NULL;
+        }
+        static const char *const utc[] = {"utc", "gmt", "etc/utc", "etc/gmt", "z", "zulu", "universal", "uct"};
+        bool is_utc = false;
+        for (size_t i = 0; i < sizeof utc / sizeof utc[0] && !is_utc; i++)
+            is_utc = strlen(utc[i]) == zone->cval.len && strncasecmp(zone->cval.s, utc[i], zone->cval.len) == 0;
+        if (!is_utc) {
+            bind_error(b, zone->loc >= 0 ? zone->loc : loc, "unsupported",
+                       "weir's session time zone is UTC: use AT TIME ZONE 'UTC', or a fixed offset as an interval, "
+                       "e.g. AT TIME ZONE INTERVAL '+02:00'",
+                       "time zone \"%.*s\" is not supported yet", (int)zone->cval.len, zone->cval.s);
+            return NULL;
+        }
+        return bind_cast(b, x, out, loc);
+    }
+    if (zone->type.id == T_INTERVAL) {
+        if (zone->kind == EX_CONST && !zone->cval.isnull && (zone->cval.iv.months || zone->cval.iv.days)) {
+            StrBuf sb = STRBUF_INIT;
+            value_format_text(zone->type, &zone->cval, &sb);
+            const char *txt = arena_strdup(b->arena, sb_cstr(&sb));
+            sb_free(&sb);
+            bind_error(b, zone->loc >= 0 ? zone->loc : loc, "invalid-time-zone", NULL,
+                       "interval time zone \"%s\" must not include months or days", txt);
+            return NULL;
+        }
+        if (to_tz) {
+            Expr *d = bind_binary_op(cx, OP_SUB, x, zone, loc);
+            return d ? bind_cast(b, d, out, loc) : NULL;
+        }
+        Expr *c = bind_cast(b, x, out, loc);
+        return c ? bind_binary_op(cx, OP_ADD, c, zone, loc) : NULL;
+    }
+    no_such_function(b, "timezone", args, nargs, loc, false);
+    return NULL;
+}
+
 Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, int loc)
 {
     Binder *b = cx->b;
     bool handled;
+    if (strcmp(name, "timezone") == 0 && nargs == 2) return at_time_zone(cx, args, nargs, loc);
     Expr *e = string_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     FuncKind mk = math_kind(name);
