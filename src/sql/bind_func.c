@@ -1031,6 +1031,11 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
+    if (strcmp(name, "array_agg") == 0 || strcmp(name, "json_agg") == 0 || strcmp(name, "jsonb_agg") == 0) {
+        bind_error(b, loc, "unsupported", "aggregate the values another way, e.g. count(DISTINCT x), min(x), max(x)",
+                   "%s() is not supported: weir has no %s type", name, name[0] == 'a' ? "array" : "json");
+        return NULL;
+    }
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
         bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
         return NULL;

@@ -714,6 +714,9 @@ static Ast *expr_node(Ctx *c, const PNode *n, int near)
         const PgQuery__GroupingFunc *gf = n->grouping_func;
         Ast *a = node_new(c, AST_FUNC_CALL, pick_loc(gf->location, near));
         a->name = "grouping";
+        a->names = ARENA_ARRAY(c->arena, const char *, 1);
+        a->names[0] = "grouping";
+        a->nnames = 1;
         a->grouping_func = true;
         a->args = expr_list(c, gf->args, gf->n_args, a->loc);
         return a;
