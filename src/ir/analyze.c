@@ -208,7 +208,8 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
             ir_col_add(v, a, arena_printf(a, "%s.count", name), type_make(T_INT8));
             break;
         case AGG_MIN:
-        case AGG_MAX: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_MAX:
+        case AGG_STRING_AGG: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
         case AGG_BOOL_AND:
         case AGG_BOOL_OR:
             ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));

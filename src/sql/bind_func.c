@@ -36,7 +36,7 @@ static const char *const unsupported_functions[] = {
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
-    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "string_agg", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
+    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
     "transaction_timestamp", "trim_scale", "unnest",
 };
 
@@ -169,6 +169,10 @@ static bool agg_type(AggKind k, Type t, Type *out)
         if (id != T_BOOL) return false;
         *out = type_make(T_BOOL);
         return true;
+    case AGG_STRING_AGG:
+        if (id != T_TEXT) return false;
+        *out = type_make(T_TEXT);
+        return true;
     case AGG_LAG:
     case AGG_FIRST_VALUE:
     case AGG_LAST_VALUE: /* window value functions: typed by bind_over.c */
@@ -178,6 +182,60 @@ static bool agg_type(AggKind k, Type t, Type *out)
 }
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
+
+/* string_agg(value, delimiter [ORDER BY value [ASC|DESC]]): text values, a constant
+ * delimiter (NULL: none). The values are joined in their order (C collation): ordered
+ * by the value itself, as ORDER BY may say; PostgreSQL leaves the order unspecified
+ * without ORDER BY, weir sorts. */
+static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac)
+{
+    Binder *b = cx->b;
+    if (n != 2 || a->agg_star) {
+        no_such_function(b, a->name, args, n, a->loc, a->agg_star);
+        return false;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return false;
+        if (args[i]->type.id != T_TEXT) {
+            no_such_function(b, a->name, args, n, a->loc, false);
+            return false;
+        }
+    }
+    if (args[1]->kind != EX_CONST) {
+        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc, "a string_agg delimiter computed per row");
+        return false;
+    }
+    ac->type = type_make(T_TEXT);
+    ac->arg = args[0];
+    ac->dflt = args[1];
+    if (a->agg_order.n > 1) {
+        bind_unsupported(b, a->agg_order.items[1]->loc, "string_agg ordered by more than its value");
+        return false;
+    }
+    if (a->agg_order.n == 1) {
+        Ast *sb = a->agg_order.items[0];
+        Ast *oe = sb->kind == AST_SORT_BY ? sb->expr : sb;
+        ExprCtx in = *cx;
+        in.agg_mode = AGGS_INSIDE;
+        Expr *o = oe ? bind_expr(&in, oe) : NULL;
+        if (!o) return false;
+        if (bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
+        if (!o || !plan_expr_equal(o, args[0])) {
+            if (o && a->agg_distinct) {
+                bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
+                           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+                return false;
+            }
+            if (o)
+                bind_unsupported(b, bind_ast_start(oe),
+                                 "string_agg ordered by another expression than its value");
+            return false;
+        }
+        ac->offset = sb->kind == AST_SORT_BY && sb->desc ? 1 : 0;
+    }
+    return true;
+}
 
 Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
 {
@@ -192,7 +250,7 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         bind_error(b, a->loc, "invalid-aggregate", NULL, "aggregate function calls cannot be nested");
         return NULL;
     }
-    if (a->agg_order.n) {
+    if (a->agg_order.n && kind != AGG_STRING_AGG) {
         bind_unsupported(b, a->agg_order.items[0]->loc, "ORDER BY inside an aggregate call");
         return NULL;
     }
@@ -222,6 +280,8 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
             return NULL;
         }
         ac.type = type_make(T_INT8);
+    } else if (kind == AGG_STRING_AGG) {
+        if (!string_agg_call(cx, a, args, n, &ac)) return NULL;
     } else {
         if (n != 1 || a->agg_star) {
             no_such_function(b, a->name, args, n, a->loc, a->agg_star);
@@ -262,7 +322,7 @@ static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc)
     for (k = 0; k < l->n; k++) {
         AggCall *o = &l->items[k];
         if (o->kind == ac.kind && o->distinct == ac.distinct && plan_expr_equal(o->arg, ac.arg) &&
-            plan_expr_equal(o->filter, ac.filter))
+            plan_expr_equal(o->filter, ac.filter) && o->offset == ac.offset && plan_expr_equal(o->dflt, ac.dflt))
             break;
     }
     if (k == l->n) {
@@ -1136,7 +1196,7 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
 
 static int bind_agg_kind_name(const char *n)
 {
-    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every"};
+    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg"};
     for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
         if (strcmp(n, aggs[i]) == 0) return (int)i;
     return -1;

@@ -133,6 +133,7 @@ int bind_agg_kind(const Ast *fc)
     if (strcmp(n, "max") == 0) return AGG_MAX;
     if (strcmp(n, "bool_and") == 0 || strcmp(n, "every") == 0) return AGG_BOOL_AND;
     if (strcmp(n, "bool_or") == 0) return AGG_BOOL_OR;
+    if (strcmp(n, "string_agg") == 0) return AGG_STRING_AGG;
     return -1;
 }
 

@@ -14,7 +14,8 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
           [NOT] IN under OR with NULL keys on either side (three-valued results)
 
   stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop over integer,
-          numeric and double precision columns, grouped or not, with FILTER, in HAVING
+          numeric and double precision columns, grouped or not, with FILTER, in HAVING;
+          string_agg(x, sep ORDER BY x [DESC]) and string_agg(DISTINCT x, ...)
 
   gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
           GROUPING(), HAVING, over an insert-only or updating source
@@ -283,6 +284,14 @@ def gen_stats(case, r, qr):
             filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3])
         items.append(X('double precision' if flt else 'numeric', raw='%s(a.%s)%s' % (fn, c['name'], filt),
                        inexact=flt))
+    texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text']
+    if texts and r.random() < 0.6:
+        t = r.choice(texts)
+        sep = r.choice(["','", "' | '", "''", 'NULL'])
+        if r.random() < 0.3:
+            items.append(X('text', raw="string_agg(DISTINCT a.%s, %s ORDER BY a.%s)" % (t, sep, t)))
+        else:
+            items.append(X('text', raw="string_agg(a.%s, %s ORDER BY a.%s%s)" % (t, sep, t, r.choice(['', ' DESC', ' ASC']))))
     if q.group and r.random() < 0.3:
         c = r.choice([c for c in cols if c['ty'] != 'double precision'] or cols)
         q.having = 'var_pop(a.%s) %s %d' % (c['name'], r.choice(['>', '<=']), r.choice([0, 1, 100]))
