@@ -35,6 +35,11 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
         sp->distinct = c->distinct && !minmax && sp->arg;
         sp->extreme_only = minmax && insert_only;
         sp->argt_intlike = type_is_int_like(sp->argt);
+        if (c->kind == AGG_STRING_AGG) {
+            const Expr *d = c->dflt;
+            sp->sep = d && d->kind == EX_CONST && !d->cval.isnull ? d->cval : value_text("", 0);
+            sp->desc = c->offset != 0;
+        }
         bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG;
         sp->track_scale = sumavg && sp->cls == AC_NUM && !insert_only;
         sp->exact_float = sumavg && sp->cls == AC_FLOAT && !insert_only;
@@ -120,7 +125,7 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
         acc->u.f.exact = NULL;
         x->extra_bytes -= AGGACC_XLIMBS * (int64_t)sizeof(uint64_t);
     }
-    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX) {
+    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG) {
         if (sp->extreme_only) {
             if (sp->argt.id == T_TEXT && acc->n > 0 && !acc->u.ext.isnull) {
                 x->extra_bytes -= acc->u.ext.len;
@@ -289,6 +294,69 @@ static double float_total(const AggSpec *sp, const Acc *acc)
     return acc->u.f.sum;
 }
 
+typedef struct DescWalk {
+    const AggSpec *sp;
+    char *buf;
+    size_t end;              /* the next piece ends here */
+    bool first;
+} DescWalk;
+
+/* Ascending walk writing from the end: the first (smallest) value lands last. */
+static void desc_entry(void *ctx, const Value *v, int64_t count)
+{
+    DescWalk *w = ctx;
+    for (int64_t k = 0; k < count; k++) {
+        if (!w->first) {
+            w->end -= w->sp->sep.len;
+            memcpy(w->buf + w->end, w->sp->sep.s, w->sp->sep.len);
+        }
+        w->first = false;
+        w->end -= v->len;
+        if (v->len) memcpy(w->buf + w->end, v->s, v->len);
+    }
+}
+
+typedef struct JoinWalk {
+    const AggSpec *sp;
+    char *buf;
+    size_t len;
+    bool first;
+    bool sizing;
+} JoinWalk;
+
+static void join_entry(void *ctx, const Value *v, int64_t count)
+{
+    JoinWalk *w = ctx;
+    for (int64_t k = 0; k < count; k++) {
+        if (!w->first) {
+            if (!w->sizing) memcpy(w->buf + w->len, w->sp->sep.s, w->sp->sep.len);
+            w->len += w->sp->sep.len;
+        }
+        w->first = false;
+        if (!w->sizing && v->len) memcpy(w->buf + w->len, v->s, v->len);
+        w->len += v->len;
+    }
+}
+
+/* The values of the ordered multiset joined by the separator, each as often as it
+ * occurs (descending: the ascending walk writes from the end of the buffer). */
+static Value string_agg_value(const AggSpec *sp, const Acc *acc, Arena *arena)
+{
+    JoinWalk w = {sp, NULL, 0, true, true};
+    oset_walk(&acc->u.set, join_entry, &w);
+    size_t total = w.len;
+    char *buf = arena_alloc(arena, total + 1);
+    if (!sp->desc) {
+        w = (JoinWalk){sp, buf, 0, true, false};
+        oset_walk(&acc->u.set, join_entry, &w);
+        return value_text(buf, (uint32_t)total);
+    }
+    /* descending: write each piece from the end of the buffer */
+    DescWalk dw = {sp, buf, total, true};
+    oset_walk(&acc->u.set, desc_entry, &dw);
+    return value_text(buf, (uint32_t)total);
+}
+
 /* Only converting to an unexpected result type can fail (a safety net for
  * binder/engine disagreement). */
 bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
@@ -376,6 +444,10 @@ bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, c
     case AGG_BOOL_OR:
         if (acc->n > 0) v = value_bool(acc->u.b.ntrue > 0);
         natural = type_make(T_BOOL);
+        break;
+    case AGG_STRING_AGG:
+        if (acc->n > 0) v = string_agg_value(sp, acc, arena);
+        natural = type_make(T_TEXT);
         break;
     case AGG_LAG:
     case AGG_FIRST_VALUE:
@@ -478,6 +550,7 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *d
             op_put_i64(sb, acc->u.iv.days);
         }
         break;
+    case AGG_STRING_AGG:
     case AGG_MIN:
     case AGG_MAX:
         if (sp->extreme_only) {
@@ -541,6 +614,7 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
             acc->u.iv.days = op_get_i64(r);
         }
         break;
+    case AGG_STRING_AGG:
     case AGG_MIN:
     case AGG_MAX:
         if (sp->extreme_only) {

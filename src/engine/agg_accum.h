@@ -25,6 +25,7 @@
  *   MIN/MAX                     ordered multiset value -> multiplicity (AVL tree), so
  *                               retracting the extreme falls back to the next value;
  *                               over an insert-only input only the extreme is kept
+ *   STRING_AGG                  the same ordered multiset, joined in order when read
  *   BOOL_AND/BOOL_OR            counts of true and false
  *   DISTINCT                    per-group value -> multiplicity (hash multiset,
  *                               distset.h); the accumulator sees a
@@ -69,6 +70,8 @@ typedef struct AggSpec {
     int fsame;               /* an earlier call with an equal FILTER (its verdict is reused), or -1 */
     int dgroup;              /* DISTINCT: the group of calls sharing this argument, else -1 */
     uint32_t dpos;           /* DISTINCT: this call's counter in the group's set */
+    Value sep;               /* STRING_AGG: the separator (text) */
+    bool desc;               /* STRING_AGG: values in descending order */
 } AggSpec;
 
 /* DISTINCT calls over one argument share one value set per group (held by the Acc of
@@ -354,6 +357,7 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
             break;
         }
         break;
+    case AGG_STRING_AGG:
     case AGG_MIN:
     case AGG_MAX:
         if (!sp->extreme_only) {

@@ -85,6 +85,36 @@ static i128 isqrt128(i128 n)
     return r;
 }
 
+/* floor(sqrt(n * 10^k)) for n >= 0, k >= 0, by the long-hand method over the decimal
+ * digits (two at a time), so the radicand may exceed 128 bits; *rem_gt_root tells
+ * whether the remainder exceeds the root (round half up). False when the root would
+ * not fit 38 digits. */
+static bool isqrt_scaled(i128 n, int k, i128 *root, bool *rem_gt_root)
+{
+    char digits[40 + 2 * DEC_MAX_DIGITS + 4];
+    int nd = 0;
+    char tmp[48];
+    int nt = 0;
+    for (i128 v = n; v > 0; v /= 10) tmp[nt++] = (char)(v % 10);
+    if ((nt + k) % 2) digits[nd++] = 0;
+    if ((size_t)(nt + k + 1) >= sizeof digits) return false;
+    while (nt > 0) digits[nd++] = tmp[--nt];
+    for (int i = 0; i < k; i++) digits[nd++] = 0;
+    unsigned __int128 p = 0, rem = 0;
+    const unsigned __int128 lim = (unsigned __int128)dec_pow10(DEC_MAX_DIGITS);
+    for (int i = 0; i < nd; i += 2) {
+        if (rem > (~(unsigned __int128)0 - 99) / 100 || p >= lim / 10) return false;
+        unsigned __int128 c = rem * 100 + (unsigned)(digits[i] * 10 + digits[i + 1]);
+        unsigned x = 0;
+        while (x < 9 && 20 * p + x + 1 <= c / (x + 1)) x++; /* (20p + x + 1)(x + 1) <= c */
+        rem = c - (20 * p + x) * x;
+        p = p * 10 + x;
+    }
+    *root = (i128)p;
+    *rem_gt_root = rem > p;
+    return true;
+}
+
 /* sqrt(numeric): PostgreSQL's result scale (at least 16 significant digits, at least
  * the argument's scale), computed exactly with an integer square root and rounded
  * half up. When the scaled radicand would not fit 128 bits, fewer fraction digits
@@ -97,8 +127,14 @@ static bool numeric_sqrt(const Value *v, const Expr *e, EvalCtx *ctx, Value *out
     int sweight = 2 * numeric_weight(n, s) + 1;
     int rscale = 16 - sweight;
     if (rscale < s) rscale = s;
+    if (e->nargs == 2) rscale = s; /* the binder's stddev: at the variance's own scale, as PostgreSQL */
     if (rscale < 0) rscale = 0;
     if (rscale > DEC_MAX_SCALE) rscale = DEC_MAX_SCALE;
+    if (e->nargs == 2 && 2 * rscale - s >= 0) {
+        i128 r;
+        bool up;
+        if (isqrt_scaled(n, 2 * rscale - s, &r, &up)) return eval_numeric_result(e, up ? r + 1 : r, rscale, ctx, out);
+    }
     for (; rscale >= 0; rscale--) {
         int shift = 2 * rscale - s;   /* radicand scaled to 10^(2*rscale) */
         i128 radicand;

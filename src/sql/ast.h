@@ -41,7 +41,16 @@ typedef enum AstKind {
     AST_SORT_BY,       /* expr ASC|DESC NULLS FIRST|LAST : desc, nulls (0 default, 1 first, 2 last) */
     AST_WINDOW_DEF,    /* OVER (PARTITION BY partition ORDER BY order [frame]) : has_frame */
     AST_UNSUPPORTED,   /* what: a human name of the construct ("LATERAL", "window frame", ...) */
+    AST_GROUPING_SET,  /* GROUP BY item: gset (AstGroupingSetKind) over args (exprs, nested sets) */
 } AstKind;
+
+typedef enum AstGroupingSetKind {
+    AST_GSET_SETS,     /* GROUPING SETS (...) */
+    AST_GSET_ROLLUP,
+    AST_GSET_CUBE,
+    AST_GSET_EMPTY,    /* () */
+    AST_GSET_LIST,     /* (a, b) inside one of the above: one set of several expressions */
+} AstGroupingSetKind;
 
 typedef enum AstConstKind { AST_CONST_INT, AST_CONST_NUMBER, AST_CONST_STRING, AST_CONST_BOOL, AST_CONST_NULL } AstConstKind;
 typedef enum AstSetOp { AST_SETOP_NONE, AST_SETOP_UNION, AST_SETOP_EXCEPT, AST_SETOP_INTERSECT } AstSetOp;
@@ -122,6 +131,8 @@ struct Ast {
     AstList agg_order;        /* aggregate ORDER BY (unsupported for now) */
     Ast *over;                /* AST_WINDOW_DEF or NULL */
     bool func_variadic;
+    bool grouping_func;       /* GROUPING(args): the grouping-set bits of its arguments */
+    AstGroupingSetKind gset;  /* AST_GROUPING_SET */
 
     /* AST_CASE */
     AstList whens;

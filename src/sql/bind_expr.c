@@ -663,7 +663,15 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
         const ScopeCol *c = bind_resolve_column(cx, a, &outer);
         if (!c) return NULL;
         Expr *e = bind_column_expr(b, c, a->loc);
+        if (outer && b->corr && b->corr->domain && cx->allow_outer) {
+            e->col = bind_domain_col(b, b->corr, c->index);
+            return e;
+        }
         if (outer) {
+            if (!cx->allow_outer && b->corr && b->corr->soft) {
+                b->corr->retry = true;
+                return NULL;
+            }
             if (!cx->allow_outer) {
                 bind_error(b, a->loc, "unsupported",
                            "correlate EXISTS / IN subqueries through equalities in their WHERE clause, e.g. "
@@ -701,7 +709,18 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
     case AST_MIN_MAX:
         return variadic_common(cx, a, a->is_greatest ? EX_GREATEST : EX_LEAST, a->is_greatest ? "GREATEST" : "LEAST");
     case AST_SUBLINK: return bind_sublink_expr(cx, a);
-    case AST_UNSUPPORTED: bind_unsupported(b, a->loc, a->name ? a->name : "this construct"); return NULL;
+    case AST_UNSUPPORTED: {
+        /* CURRENT_TIMESTAMP and its kin come as "NAME (processing time)" */
+        const char *pt = a->name ? strstr(a->name, " (processing time)") : NULL;
+        if (pt) {
+            char *name = arena_strdup(b->arena, a->name);
+            name[pt - a->name] = '\0';
+            bind_refuse_nondeterministic(b, name, a->loc);
+            return NULL;
+        }
+        bind_unsupported(b, a->loc, a->name ? a->name : "this construct");
+        return NULL;
+    }
     default:
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in an expression", ast_kind_name(a->kind)));
         return NULL;

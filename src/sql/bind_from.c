@@ -317,6 +317,12 @@ static PlanNode *bind_range_function(Binder *b, Ast *item, const CteEnv *env, co
     if ((strcmp(fname, "tumble") == 0 || strcmp(fname, "hop") == 0 || strcmp(fname, "session") == 0) &&
         fc->nnames <= 1)
         return bind_window_tvf(b, item, env, alias);
+    if (strcmp(fname, "cumulate") == 0 && fc->nnames <= 1) {
+        bind_error(b, loc, "unsupported",
+                   "use TUMBLE(rel, time_col, size) or HOP(rel, time_col, slide, size) windows",
+                   "CUMULATE windows are not supported yet");
+        return NULL;
+    }
     bind_error(b, loc, "unsupported", "read sources with source('...') and other models with ref('...')",
                "table function %s() is not supported yet", fname);
     return NULL;
@@ -460,6 +466,13 @@ PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromIn
     }
     PlanNode *plan = NULL;
     bool ok = true;
+    CommaList *cl = &fi->comma;
+    memset(cl, 0, sizeof *cl);
+    if (sel->from.n >= 3) {
+        cl->items = ARENA_ARRAY(b->arena, PlanNode *, sel->from.n);
+        cl->base = ARENA_ARRAY(b->arena, int, sel->from.n);
+        cl->cross = ARENA_ARRAY(b->arena, PlanNode *, sel->from.n);
+    }
     for (int i = 0; i < sel->from.n; i++) {
         Scope s;
         memset(&s, 0, sizeof s);
@@ -469,6 +482,10 @@ PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromIn
             continue;
         }
         if (!ok) continue;
+        if (cl->items) {
+            cl->items[cl->n] = p;
+            cl->base[cl->n++] = plan ? plan->ncols : 0;
+        }
         if (!plan) {
             plan = p;
             *scope = s;
@@ -484,6 +501,7 @@ PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromIn
         if (!ok) continue;
         int base = plan->ncols;
         plan = bind_cross_join(b, fi, plan, p, sel->from.items[i]->loc);
+        if (cl->items) cl->cross[cl->n - 1] = plan;
         const char **rels = ARENA_ARRAY(b->arena, const char *, scope->nrels + s.nrels + 1);
         memcpy(rels, scope->rels, sizeof(const char *) * (size_t)scope->nrels);
         memcpy(rels + scope->nrels, s.rels, sizeof(const char *) * (size_t)s.nrels);
@@ -499,6 +517,7 @@ PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromIn
         scope->ncols += s.ncols;
     }
     if (!ok || !plan) return NULL;
+    if (cl->n < 3) cl->n = 0;
     scope->input = plan;
     return plan;
 }

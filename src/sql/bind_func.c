@@ -11,6 +11,7 @@
 #include "base/regex.h"
 
 #include <string.h>
+#include <strings.h>
 
 const char *const bind_function_names[] = {
     "abs", "acos", "age", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt",
@@ -35,9 +36,8 @@ static const char *const unsupported_functions[] = {
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
-    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "stddev",
-    "stddev_pop", "stddev_samp", "string_agg", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
-    "transaction_timestamp", "trim_scale", "unnest", "var_pop", "var_samp", "variance",
+    "regexp_split_to_table", "row_number", "scale", "setseed", "sind", "sinh", "statement_timestamp", "tand", "tanh", "timeofday", "timezone", "to_hex", "to_number",
+    "transaction_timestamp", "trim_scale", "unnest",
 };
 
 /* Window functions that only exist with OVER. */
@@ -45,6 +45,33 @@ static const char *const window_only_functions[] = {
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value",
     "last_value", "nth_value",
 };
+
+bool bind_refuse_nondeterministic(Binder *b, const char *name, int loc)
+{
+    static const char *const clock[] = {"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp",
+                                        "timeofday", "current_timestamp", "current_date", "current_time",
+                                        "localtime", "localtimestamp"};
+    static const char *const chance[] = {"random", "setseed", "gen_random_uuid", "random_normal"};
+    for (size_t i = 0; i < sizeof clock / sizeof clock[0]; i++)
+        if (strcasecmp(name, clock[i]) == 0) {
+            bind_error(b, loc, "nondeterministic",
+                       "use event time instead: the source's event_time column, window_start / window_end of a "
+                       "TUMBLE/HOP/SESSION window, or an interval join bound",
+                       "%s%s reads the processing time, which is not supported: a model's result must depend on its "
+                       "input only, so that replays, tests and restarts give the same rows",
+                       name, i < 5 ? "()" : "");
+            return true;
+        }
+    for (size_t i = 0; i < sizeof chance / sizeof chance[0]; i++)
+        if (strcasecmp(name, chance[i]) == 0) {
+            bind_error(b, loc, "nondeterministic",
+                       "derive the value from the row instead, e.g. md5(key::text) or a hash of the key",
+                       "%s() is not deterministic, which is not supported: a model's result must depend on its "
+                       "input only, so that replays, tests and restarts give the same rows", name);
+            return true;
+        }
+    return false;
+}
 
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
@@ -142,12 +169,72 @@ static bool agg_type(AggKind k, Type t, Type *out)
         if (id != T_BOOL) return false;
         *out = type_make(T_BOOL);
         return true;
+    case AGG_STRING_AGG:
+        if (id != T_TEXT) return false;
+        *out = type_make(T_TEXT);
+        return true;
     case AGG_LAG:
     case AGG_FIRST_VALUE:
     case AGG_LAST_VALUE: /* window value functions: typed by bind_over.c */
     case AGG__COUNT: break;
     }
     return false;
+}
+
+static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
+
+/* string_agg(value, delimiter [ORDER BY value [ASC|DESC]]): text values, a constant
+ * delimiter (NULL: none). The values are joined in their order (C collation): ordered
+ * by the value itself, as ORDER BY may say; PostgreSQL leaves the order unspecified
+ * without ORDER BY, weir sorts. */
+static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac)
+{
+    Binder *b = cx->b;
+    if (n != 2 || a->agg_star) {
+        no_such_function(b, a->name, args, n, a->loc, a->agg_star);
+        return false;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return false;
+        if (args[i]->type.id != T_TEXT) {
+            no_such_function(b, a->name, args, n, a->loc, false);
+            return false;
+        }
+    }
+    if (args[1]->kind != EX_CONST) {
+        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc, "a string_agg delimiter computed per row");
+        return false;
+    }
+    ac->type = type_make(T_TEXT);
+    ac->arg = args[0];
+    ac->dflt = args[1];
+    if (a->agg_order.n > 1) {
+        bind_unsupported(b, a->agg_order.items[1]->loc, "string_agg ordered by more than its value");
+        return false;
+    }
+    if (a->agg_order.n == 1) {
+        Ast *sb = a->agg_order.items[0];
+        Ast *oe = sb->kind == AST_SORT_BY ? sb->expr : sb;
+        ExprCtx in = *cx;
+        in.agg_mode = AGGS_INSIDE;
+        Expr *o = oe ? bind_expr(&in, oe) : NULL;
+        if (!o) return false;
+        if (bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
+        if (!o || !plan_expr_equal(o, args[0])) {
+            if (o && a->agg_distinct) {
+                bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
+                           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+                return false;
+            }
+            if (o)
+                bind_unsupported(b, bind_ast_start(oe),
+                                 "string_agg ordered by another expression than its value");
+            return false;
+        }
+        ac->offset = sb->kind == AST_SORT_BY && sb->desc ? 1 : 0;
+    }
+    return true;
 }
 
 Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
@@ -163,7 +250,7 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         bind_error(b, a->loc, "invalid-aggregate", NULL, "aggregate function calls cannot be nested");
         return NULL;
     }
-    if (a->agg_order.n) {
+    if (a->agg_order.n && kind != AGG_STRING_AGG) {
         bind_unsupported(b, a->agg_order.items[0]->loc, "ORDER BY inside an aggregate call");
         return NULL;
     }
@@ -193,6 +280,8 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
             return NULL;
         }
         ac.type = type_make(T_INT8);
+    } else if (kind == AGG_STRING_AGG) {
+        if (!string_agg_call(cx, a, args, n, &ac)) return NULL;
     } else {
         if (n != 1 || a->agg_star) {
             no_such_function(b, a->name, args, n, a->loc, a->agg_star);
@@ -220,12 +309,20 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         ac.filter = bind_condition(&fc, a->agg_filter, "FILTER");
         if (!ac.filter) return NULL;
     }
+    return agg_placeholder(cx, &ac, a->loc);
+}
+
+/* Adds an aggregate call to cx->aggs (deduplicated) and returns its placeholder. */
+static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc)
+{
+    Binder *b = cx->b;
+    AggCall ac = *acp;
     AggList *l = cx->aggs;
     int k;
     for (k = 0; k < l->n; k++) {
         AggCall *o = &l->items[k];
         if (o->kind == ac.kind && o->distinct == ac.distinct && plan_expr_equal(o->arg, ac.arg) &&
-            plan_expr_equal(o->filter, ac.filter))
+            plan_expr_equal(o->filter, ac.filter) && o->offset == ac.offset && plan_expr_equal(o->dflt, ac.dflt))
             break;
     }
     if (k == l->n) {
@@ -239,8 +336,113 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         l->items[l->n++] = ac;
     }
     Expr *ref = plan_expr_column(b->arena, BIND_AGG_COL(k), l->items[k].type);
-    ref->loc = a->loc;
+    ref->loc = loc;
     return ref;
+}
+
+static Expr *op2(Binder *b, int op, Type t, Expr *l, Expr *r, int loc)
+{
+    Expr *e = plan_expr_new(b->arena, EX_OP, t, loc);
+    e->op = op;
+    e->args = ARENA_ARRAY(b->arena, Expr *, 2);
+    e->args[0] = l;
+    e->args[1] = r;
+    e->nargs = 2;
+    return e;
+}
+
+/* variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop (x) as PostgreSQL
+ * computes them from N = count(x), S = sum(x), Q = sum(x * x) (in numeric for integer
+ * and numeric x, in double precision for real and double precision x):
+ *   var = (N * Q - S * S) / (N * (N - 1))   (pop: / (N * N)); NULL below 2 (pop: 1) rows;
+ *   numeric: 0 when the numerator is not positive, the quotient at PostgreSQL's division
+ *   scale and stddev its square root at that same scale; double: stddev = sqrt(var). */
+static Expr *bind_stats_agg(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    const char *name = a->name;
+    bool pop = strstr(name, "_pop") != NULL;
+    bool sd = strncmp(name, "stddev", 6) == 0;
+    if (cx->agg_mode != AGGS_COLLECT || a->agg_order.n || a->func_variadic || a->args.n != 1 || a->agg_star)
+        return bind_agg_call(cx, a, AGG_SUM); /* its checks and messages */
+    if (a->agg_distinct) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s(DISTINCT ...)", name));
+        return NULL;
+    }
+    ExprCtx in = *cx;
+    in.agg_mode = AGGS_INSIDE;
+    Expr *x = bind_expr(&in, a->args.items[0]);
+    if (!x) return NULL;
+    bool flt = type_is_float(x->type);
+    if (!flt && !type_is_integer(x->type) && x->type.id != T_NUMERIC) {
+        no_such_function(b, name, &x, 1, a->loc, false);
+        return NULL;
+    }
+    Type t = type_make(flt ? T_FLOAT8 : T_NUMERIC);
+    Expr *xc = bind_coerce(b, x, t);
+    if (!xc) return NULL;
+    Expr *filter = NULL;
+    if (a->agg_filter) {
+        ExprCtx fc = *cx;
+        fc.agg_mode = AGGS_FORBIDDEN;
+        fc.clause = "FILTER";
+        filter = bind_condition(&fc, a->agg_filter, "FILTER");
+        if (!filter) return NULL;
+    }
+    int loc = a->loc;
+    AggCall ac;
+    memset(&ac, 0, sizeof ac);
+    ac.loc = loc;
+    ac.filter = filter;
+    ac.kind = AGG_COUNT;
+    ac.arg = x;
+    ac.type = type_make(T_INT8);
+    Expr *n = agg_placeholder(cx, &ac, loc);
+    ac.kind = AGG_SUM;
+    ac.arg = xc;
+    ac.type = t;
+    Expr *sum = agg_placeholder(cx, &ac, loc);
+    ac.arg = op2(b, OP_MUL, t, plan_expr_copy(b->arena, xc), plan_expr_copy(b->arena, xc), loc);
+    Expr *sq = agg_placeholder(cx, &ac, loc);
+    Expr *nn = bind_coerce(b, n, t);
+    Expr *num = op2(b, OP_SUB, t, op2(b, OP_MUL, t, nn, sq, loc),
+                    op2(b, OP_MUL, t, sum, plan_expr_copy(b->arena, sum), loc), loc);
+    Expr *one = bind_coerce(b, plan_expr_const(b->arena, type_make(T_INT8), value_int(1)), t);
+    Expr *den = op2(b, OP_MUL, t, plan_expr_copy(b->arena, nn),
+                    pop ? plan_expr_copy(b->arena, nn) : op2(b, OP_SUB, t, plan_expr_copy(b->arena, nn), one, loc), loc);
+    Expr *zero = bind_coerce(b, plan_expr_const(b->arena, type_make(T_INT8), value_int(0)), t);
+    Expr *var;
+    if (flt) {
+        Expr *g = plan_expr_new(b->arena, EX_GREATEST, t, loc);
+        g->args = ARENA_ARRAY(b->arena, Expr *, 2);
+        g->args[0] = num;
+        g->args[1] = zero;
+        g->nargs = 2;
+        var = op2(b, OP_DIV, t, g, den, loc);
+        if (sd) var = func_node(b, FN_SQRT, t, loc, (Expr *[]){var}, 1);
+    } else {
+        var = op2(b, OP_DIV, t, num, den, loc);
+        if (sd) {
+            Expr *args[2] = {var, plan_expr_const(b->arena, type_make(T_BOOL), value_bool(true))};
+            var = func_node(b, FN_SQRT, t, loc, args, 2);
+        }
+    }
+    /* CASE WHEN n < k THEN NULL [WHEN num <= 0 THEN 0] ELSE var END */
+    Expr *few = op2(b, OP_LT, type_make(T_BOOL), plan_expr_copy(b->arena, n),
+                    plan_expr_const(b->arena, type_make(T_INT8), value_int(pop ? 1 : 2)), loc);
+    Expr *c = plan_expr_new(b->arena, EX_CASE, t, loc);
+    int na = flt ? 3 : 5;
+    c->args = ARENA_ARRAY(b->arena, Expr *, na);
+    c->args[0] = few;
+    c->args[1] = plan_expr_const(b->arena, t, value_null());
+    if (!flt) {
+        c->args[2] = op2(b, OP_LE, type_make(T_BOOL), plan_expr_copy(b->arena, num), plan_expr_copy(b->arena, zero), loc);
+        c->args[3] = plan_expr_copy(b->arena, zero);
+    }
+    c->args[na - 1] = var;
+    c->nargs = na;
+    c->has_else = true;
+    return c;
 }
 
 /* ---- date/time units ----------------------------------------------------------------- */
@@ -812,10 +1014,72 @@ nofunc:
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
+/* x AT TIME ZONE zone (PostgreSQL's timezone(zone, x)). weir's session time zone is
+ * UTC and timestamptz values are UTC, so with zone 'UTC' (or 'GMT', 'Etc/UTC', 'Z')
+ * timestamp -> timestamptz and timestamptz -> timestamp are casts that keep the
+ * instant's digits; an interval offset (hours, minutes, seconds) shifts them:
+ *   timestamptz AT TIME ZONE iv = timestamp (x + iv);  timestamp AT TIME ZONE iv =
+ *   timestamptz (x - iv). Named zones other than UTC are not supported yet. */
+static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
+{
+    Binder *b = cx->b;
+    if (nargs != 2) return NULL;
+    Expr *zone = args[0], *x = args[1];
+    if (bind_is_unknown_literal(x)) x = bind_coerce(b, x, type_make(T_TIMESTAMPTZ));
+    if (!x) return NULL;
+    if (x->type.id == T_DATE) x = bind_coerce(b, x, type_make(T_TIMESTAMPTZ));
+    if (x->type.id != T_TIMESTAMP && x->type.id != T_TIMESTAMPTZ) {
+        no_such_function(b, "timezone", args, nargs, loc, false);
+        return NULL;
+    }
+    bool to_tz = x->type.id == T_TIMESTAMP;
+    Type out = type_make(to_tz ? T_TIMESTAMPTZ : T_TIMESTAMP);
+    if (bind_is_unknown_literal(zone)) zone = bind_coerce(b, zone, type_make(T_TEXT));
+    if (!zone) return NULL;
+    if (zone->type.id == T_TEXT) {
+        if (zone->kind != EX_CONST || zone->cval.isnull) {
+            bind_unsupported(b, zone->loc >= 0 ? zone->loc : loc, "AT TIME ZONE with a zone computed per row");
+            return NULL;
+        }
+        static const char *const utc[] = {"utc", "gmt", "etc/utc", "etc/gmt", "z", "zulu", "universal", "uct"};
+        bool is_utc = false;
+        for (size_t i = 0; i < sizeof utc / sizeof utc[0] && !is_utc; i++)
+            is_utc = strlen(utc[i]) == zone->cval.len && strncasecmp(zone->cval.s, utc[i], zone->cval.len) == 0;
+        if (!is_utc) {
+            bind_error(b, zone->loc >= 0 ? zone->loc : loc, "unsupported",
+                       "weir's session time zone is UTC: use AT TIME ZONE 'UTC', or a fixed offset as an interval, "
+                       "e.g. AT TIME ZONE INTERVAL '+02:00'",
+                       "time zone \"%.*s\" is not supported yet", (int)zone->cval.len, zone->cval.s);
+            return NULL;
+        }
+        return bind_cast(b, x, out, loc);
+    }
+    if (zone->type.id == T_INTERVAL) {
+        if (zone->kind == EX_CONST && !zone->cval.isnull && (zone->cval.iv.months || zone->cval.iv.days)) {
+            StrBuf sb = STRBUF_INIT;
+            value_format_text(zone->type, &zone->cval, &sb);
+            const char *txt = arena_strdup(b->arena, sb_cstr(&sb));
+            sb_free(&sb);
+            bind_error(b, zone->loc >= 0 ? zone->loc : loc, "invalid-time-zone", NULL,
+                       "interval time zone \"%s\" must not include months or days", txt);
+            return NULL;
+        }
+        if (to_tz) {
+            Expr *d = bind_binary_op(cx, OP_SUB, x, zone, loc);
+            return d ? bind_cast(b, d, out, loc) : NULL;
+        }
+        Expr *c = bind_cast(b, x, out, loc);
+        return c ? bind_binary_op(cx, OP_ADD, c, zone, loc) : NULL;
+    }
+    no_such_function(b, "timezone", args, nargs, loc, false);
+    return NULL;
+}
+
 Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, int loc)
 {
     Binder *b = cx->b;
     bool handled;
+    if (strcmp(name, "timezone") == 0 && nargs == 2) return at_time_zone(cx, args, nargs, loc);
     Expr *e = string_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     FuncKind mk = math_kind(name);
@@ -826,6 +1090,12 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
+    if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
+    if (strcmp(name, "array_agg") == 0 || strcmp(name, "json_agg") == 0 || strcmp(name, "jsonb_agg") == 0) {
+        bind_error(b, loc, "unsupported", "aggregate the values another way, e.g. count(DISTINCT x), min(x), max(x)",
+                   "%s() is not supported: weir has no %s type", name, name[0] == 'a' ? "array" : "json");
+        return NULL;
+    }
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
         bind_unsupported(b, loc, arena_printf(b->arena, "function %s", bind_func_signature(b, name, args, nargs, false)));
         return NULL;
@@ -855,8 +1125,43 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
                    "window function %s requires an OVER clause", name);
         return NULL;
     }
+    if (a->grouping_func) {
+        if (!cx->grouping || cx->agg_mode != AGGS_COLLECT) {
+            bind_error(b, a->loc, "grouping", NULL, "%s",
+                       cx->agg_mode == AGGS_FORBIDDEN && cx->clause
+                           ? arena_printf(b->arena, "grouping operations are not allowed in %s", cx->clause)
+                           : "arguments to GROUPING must be grouping expressions of the associated query level");
+            return NULL;
+        }
+        if (a->args.n > 31) {
+            bind_error(b, a->loc, "grouping", NULL, "GROUPING must have fewer than 32 arguments");
+            return NULL;
+        }
+        ExprCtx in = *cx;
+        in.agg_mode = AGGS_FORBIDDEN;
+        in.clause = "GROUPING";
+        GroupingCall gc = {ARENA_ARRAY(b->arena, Expr *, a->args.n + 1), a->args.n, a->loc};
+        for (int i = 0; i < a->args.n; i++) {
+            gc.args[i] = bind_expr(&in, a->args.items[i]);
+            if (!gc.args[i]) return NULL;
+        }
+        GroupingList *gl = cx->grouping;
+        if (gl->n == gl->cap) {
+            int cap = gl->cap ? gl->cap * 2 : 4;
+            GroupingCall *v = ARENA_ARRAY(b->arena, GroupingCall, cap);
+            if (gl->n) memcpy(v, gl->items, sizeof(GroupingCall) * (size_t)gl->n);
+            gl->items = v;
+            gl->cap = cap;
+        }
+        gl->items[gl->n] = gc;
+        Expr *ref = plan_expr_column(b->arena, BIND_GRP_COL(gl->n), type_make(T_INT4));
+        ref->loc = a->loc;
+        gl->n++;
+        return ref;
+    }
     int ak = bind_agg_kind(a);
     if (ak >= 0) return bind_agg_call(cx, a, (AggKind)ak);
+    if (bind_is_stats_agg(a)) return bind_stats_agg(cx, a);
     const char *misuse = a->agg_star ? "*" : a->agg_distinct ? "DISTINCT" : a->agg_filter ? "FILTER"
                          : a->agg_order.n ? "ORDER BY" : NULL;
     if (misuse && bind_func_unqualified(a)) {
@@ -897,7 +1202,7 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
 
 static int bind_agg_kind_name(const char *n)
 {
-    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every"};
+    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg"};
     for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
         if (strcmp(n, aggs[i]) == 0) return (int)i;
     return -1;

@@ -102,13 +102,38 @@ typedef struct AggList {
 #define BIND_IS_WIN_COL(c) ((c) < -BIND_PH_SPAN && (c) >= -2 * BIND_PH_SPAN)
 #define BIND_IS_SUB_COL(c) ((c) < -2 * BIND_PH_SPAN && (c) >= -3 * BIND_PH_SPAN)
 #define BIND_IS_OUTER_COL(c) ((c) < -3 * BIND_PH_SPAN && (c) >= -4 * BIND_PH_SPAN)
+#define BIND_GRP_COL(k) (-4 * BIND_PH_SPAN - 1 - (k))
+#define BIND_IS_GRP_COL(c) ((c) < -4 * BIND_PH_SPAN && (c) >= -5 * BIND_PH_SPAN)
 #define BIND_PH_INDEX(c) ((-(c) - 1) % BIND_PH_SPAN)
+
+/* GROUPING(args) calls of a grouped SELECT: each becomes a column of the grouping
+ * sets' union (BIND_GRP_COL placeholders until then). */
+typedef struct GroupingCall {
+    Expr **args;
+    int nargs;
+    int loc;
+} GroupingCall;
+typedef struct GroupingList {
+    GroupingCall *items;
+    int n, cap;
+} GroupingList;
 
 /* Scalar subqueries met while binding a SELECT's WHERE and select list: each becomes a
  * LEFT join (nkeys = 0) with the subquery's one-row plan. */
 typedef struct SubItem {
-    PlanNode *plan;              /* one column */
+    PlanNode *plan;              /* one column (a correlated one: see below); NULL: the column
+                                    after the previous item's (its match marker) */
     int loc;
+    /* A correlated subquery (decorrelated over a domain, see CorrSink): plan's output is
+     * [value, marker (TRUE), domain columns...]; the LEFT join matches the outer row's
+     * columns dcols[] (indexes of the outer FROM row) with the domain columns, NULLs
+     * matching NULLs; `domain` is the placeholder node to fill with the DISTINCT domain
+     * once the outer FROM clause is complete. */
+    PlanNode *domain;
+    const int *dcols;
+    const int *lcols;            /* the outer row's columns matched with the domain's: dcols,
+                                    or (above an Aggregate) the group keys holding them */
+    int nd;
 } SubItem;
 typedef struct SubList {
     SubItem *items;
@@ -149,6 +174,7 @@ typedef struct ExprCtx {
     SubList *subs;               /* scalar subqueries are collected here (NULL: not here) */
     WinList *wins;               /* window function calls are collected here (NULL: not here) */
     const CteEnv *env;           /* WITH queries visible to subqueries of the expression */
+    GroupingList *grouping;      /* GROUPING() calls are collected here (NULL: not allowed here) */
 } ExprCtx;
 
 /* The joins built for one FROM clause, with their not yet split conditions: WHERE
@@ -159,9 +185,24 @@ typedef struct PendingJoin {
     Expr **conj;                 /* over left ++ right */
     int nconj, cap;
 } PendingJoin;
+/* A comma-separated FROM list of three or more items, as first built: a left-deep chain
+ * of cross joins in FROM order (the scope's column order). bind_comma_order may rebuild
+ * it in another order (items connected by equalities first); then `chain` is the new
+ * chain, `map` takes a column of the FROM-order row to the chain's, and `top` is the
+ * Project above the chain that restores the FROM order. */
+typedef struct CommaList {
+    PlanNode **items;
+    int *base;                   /* first column of each item in the FROM-order row */
+    PlanNode **cross;            /* the cross joins of the FROM-order chain */
+    int n;
+    PlanNode *chain, *top;
+    int *map;
+} CommaList;
 typedef struct FromInfo {
     PendingJoin *joins;
     int n, cap;
+    CommaList comma;
+    PlanNode *djoin;             /* the cross join with a correlated subquery's domain */
 } FromInfo;
 
 /* Correlation equalities of a correlated subquery (EXISTS / IN): inner[i] is over the
@@ -172,6 +213,20 @@ typedef struct CorrSink {
     Expr **inner, **outer;
     int n, cap;
     int ncols;                   /* the subquery's output columns before the added ones */
+    /* Domain mode (scalar subqueries, EXISTS / ANY / ALL inside expressions): outer
+     * references may appear in any clause of sel. `discover`: they are only collected
+     * into dcols (outer FROM-row indexes, distinct). Otherwise the SELECT is cross joined
+     * with `domain` (the DISTINCT outer values, dcols order), an outer reference is that
+     * join's column dbase + j, a grouped SELECT also groups by the domain columns, and
+     * the domain columns are appended to the output (inner/n as above). */
+    bool domain, discover;
+    /* soft: a correlation the semi/anti join cannot take (not an equality, outside
+     * WHERE, a grouped subquery) sets retry instead of reporting */
+    bool soft, retry;
+    int *dcols;
+    int nd, dcap;
+    PlanNode *dnode;
+    int dbase;
 } CorrSink;
 
 /* Query flags. */
@@ -199,6 +254,9 @@ int bind_ast_start(const Ast *a);
 /* Aggregate kind named by a function call (count, sum, avg, min, max, bool_and,
  * bool_or, every), or -1. */
 int bind_agg_kind(const Ast *fc);
+/* variance, var_samp, var_pop, stddev, stddev_samp, stddev_pop (computed from count,
+ * sum and sum of squares by bind_func.c). */
+bool bind_is_stats_agg(const Ast *fc);
 /* True when an aggregate call (without OVER) occurs in a, outside subqueries. */
 bool bind_ast_has_agg(const Ast *a);
 /* Calls fn on every node of the tree (subqueries included), parents first. */
@@ -300,6 +358,10 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
  * the function for the "does not support the global option" error, NULL when 'g' is
  * allowed. False after an error. */
 bool bind_prepare_regex(Binder *b, Expr *e, const Expr *pattern, const Expr *flags, int base_opts, const char *fname);
+/* now(), current_timestamp, random(), ... (processing time or chance): reports the
+ * refusal with its reason and the event-time alternative and returns true; false for
+ * other names. */
+bool bind_refuse_nondeterministic(Binder *b, const char *name, int loc);
 /* Names of supported functions (scalar and aggregate), for hints. */
 extern const char *const bind_function_names[];
 extern const int bind_function_names_count;
@@ -342,6 +404,16 @@ PlanNode *bind_cross_join(Binder *b, FromInfo *fi, PlanNode *l, PlanNode *r, int
  * lowest join whose two sides it references, or (referencing one side of an inner
  * join) below the join as a Filter. False when it stays in the WHERE filter. */
 bool bind_join_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj);
+/* Join order of a comma list (fi->comma, three or more items) given the WHERE
+ * conjuncts over the FROM-order row: greedily, starting from the first item, the next
+ * item is the first one an equality conjunct connects to the items joined so far (else
+ * one any conjunct connects, else the next one). When that order differs from the FROM
+ * order the chain is rebuilt and the Project restoring the FROM order returned (push
+ * conjuncts with bind_where_push); else root is returned unchanged. */
+PlanNode *bind_comma_order(Binder *b, FromInfo *fi, PlanNode *root, Expr *const *conj, int n);
+/* bind_join_push for a WHERE conjunct over the FROM clause's output `root` (which may
+ * be the Project of a reordered comma list). */
+bool bind_where_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj);
 /* Splits every pending join's conjuncts into equi keys (both sides cast to one type),
  * interval-join bounds and a residual predicate. */
 void bind_join_finish(Binder *b, FromInfo *fi);
@@ -377,14 +449,20 @@ PlanNode *bind_topn_finish(Binder *b, PlanNode *root);
 /* True when a WHERE conjunct is [NOT] EXISTS (...), x [NOT] IN (...) or x <> ALL (...). */
 bool bind_is_semi_conjunct(const Ast *a);
 /* Binds such a conjunct as a semi/anti join of cur (whose columns scope describes)
- * with the subquery. NULL after reporting. */
-PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj);
+ * with the subquery. NULL after reporting, or with *retry set (nothing reported) when
+ * its correlation needs the general form: bind it as an expression instead. */
+PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj, bool *retry);
 /* A subquery in an expression: scalar subqueries (uncorrelated aggregates without
  * GROUP BY) are collected into cx->subs; everything else is reported. */
 Expr *bind_sublink_expr(ExprCtx *cx, Ast *a);
 /* LEFT joins of cur with the scalar subqueries subs[from..], rewriting their
- * placeholders in exprs[0..n). */
-PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, SubList *subs, int from, Expr **exprs, int n);
+ * placeholders in exprs[0..n). from_plan: the outer FROM clause's finished plan, the
+ * source of correlated subqueries' domains. */
+PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, const PlanNode *from_plan, SubList *subs, int from,
+                            Expr **exprs, int n);
+/* The column a reference to outer FROM-row column `index` becomes in a domain-mode
+ * correlated SELECT (see CorrSink): recorded in dcols. */
+int bind_domain_col(Binder *b, CorrSink *cs, int index);
 /* In a correlated SELECT (b->corr->sel == the SELECT): moves the conjuncts holding
  * correlated references out of v (WHERE conjuncts) into b->corr; reports the ones
  * that are not `inner = outer` equalities. False after reporting. */

@@ -517,7 +517,7 @@ PlanNode *bind_join_tree(Binder *b, Ast *item, const CteEnv *env, Scope *scope, 
     s.input = top;
 
     if (item->quals) {
-        ExprCtx cx = {b, &s, AGGS_FORBIDDEN, "JOIN conditions", NULL, NULL, 0, false, NULL, NULL, env};
+        ExprCtx cx = {b, &s, AGGS_FORBIDDEN, "JOIN conditions", NULL, NULL, 0, false, NULL, NULL, env, NULL};
         Expr *cond = bind_condition(&cx, item->quals, "JOIN/ON");
         if (!cond) return NULL;
         pending_conj(b, pj, cond);
@@ -546,4 +546,131 @@ PlanNode *bind_join_tree(Binder *b, Ast *item, const CteEnv *env, Scope *scope, 
     }
     *scope = s;
     return top;
+}
+
+/* ---- comma lists: join order ------------------------------------------------------------------- */
+
+typedef struct ItemScan {
+    const CommaList *cl;
+    int ncols;
+    uint64_t mask;
+    bool other;              /* reads a placeholder: stays above the FROM clause */
+} ItemScan;
+
+static void item_of(int col, void *ud)
+{
+    ItemScan *s = ud;
+    if (col < 0 || col >= s->ncols) {
+        s->other = true;
+        return;
+    }
+    int i = s->cl->n - 1;
+    while (i > 0 && s->cl->base[i] > col) i--;
+    s->mask |= (uint64_t)1 << i;
+}
+
+static uint64_t items_of(const CommaList *cl, int ncols, const Expr *e, bool *other)
+{
+    ItemScan s = {cl, ncols, 0, false};
+    bind_expr_cols(e, item_of, &s);
+    *other = s.other;
+    return s.mask;
+}
+
+static int map_col(int col, void *ud)
+{
+    const CommaList *cl = ud;
+    return col >= 0 ? cl->map[col] : col;
+}
+
+PlanNode *bind_comma_order(Binder *b, FromInfo *fi, PlanNode *root, Expr *const *conj, int n)
+{
+    CommaList *cl = &fi->comma;
+    if (cl->n < 3 || cl->n > 64 || cl->chain || root != cl->cross[cl->n - 1]) return root;
+    int ncols = root->ncols;
+    uint64_t *masks = ARENA_ARRAY(b->arena, uint64_t, n + 1);
+    bool *equality = ARENA_ARRAY(b->arena, bool, n + 1);
+    for (int i = 0; i < n; i++) {
+        bool other;
+        masks[i] = items_of(cl, ncols, conj[i], &other);
+        if (other || __builtin_popcountll(masks[i]) < 2) masks[i] = 0;
+        equality[i] = conj[i]->kind == EX_OP && conj[i]->op == OP_EQ && conj[i]->nargs == 2;
+    }
+    int *order = ARENA_ARRAY(b->arena, int, cl->n);
+    uint64_t joined = 0, all = cl->n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << cl->n) - 1);
+    for (int k = 0; k < cl->n; k++) {
+        int pick = -1;
+        /* 0: an equality connects it to the joined items; 1: any condition does;
+         * 2: it starts a new connected group (has an equality at all); 3: the next one */
+        for (int pass = 0; pass < 4 && pick < 0; pass++) {
+            if (k == 0 && pass < 2) continue;
+            for (int c = 0; c < cl->n && pick < 0; c++) {
+                uint64_t bit = (uint64_t)1 << c;
+                if (joined & bit) continue;
+                if (pass == 3) {
+                    pick = c;
+                    break;
+                }
+                for (int i = 0; i < n && pick < 0; i++) {
+                    if (!(masks[i] & bit)) continue;
+                    if (pass == 2) {
+                        if (equality[i]) pick = c;
+                        continue;
+                    }
+                    if (pass == 0 && !equality[i]) continue;
+                    if ((masks[i] & ~(joined | bit)) == 0 && (masks[i] & joined)) pick = c;
+                }
+            }
+        }
+        order[k] = pick;
+        joined |= (uint64_t)1 << pick;
+    }
+    (void)all;
+    bool same = true;
+    for (int k = 0; k < cl->n; k++) same = same && order[k] == k;
+    if (same) return root;
+
+    /* drop the FROM-order cross joins from the pending list */
+    int kept = 0;
+    for (int i = 0; i < fi->n; i++) {
+        bool old = false;
+        for (int k = 1; k < cl->n && !old; k++) old = fi->joins[i].node == cl->cross[k];
+        if (!old) fi->joins[kept++] = fi->joins[i];
+    }
+    fi->n = kept;
+    cl->map = ARENA_ARRAY(b->arena, int, ncols + 1);
+    PlanNode *chain = NULL;
+    int at = 0;
+    for (int k = 0; k < cl->n; k++) {
+        int it = order[k];
+        PlanNode *p = cl->items[it];
+        for (int c = 0; c < p->ncols; c++) cl->map[cl->base[it] + c] = at + c;
+        at += p->ncols;
+        chain = chain ? bind_cross_join(b, fi, chain, p, cl->cross[it > 0 ? it : 1]->loc) : p;
+    }
+    Expr **exprs = ARENA_ARRAY(b->arena, Expr *, ncols + 1);
+    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, ncols + 1);
+    for (int c = 0; c < ncols; c++) {
+        exprs[c] = plan_expr_column(b->arena, cl->map[c], root->cols[c].type);
+        cols[c] = root->cols[c];
+    }
+    cl->chain = chain;
+    cl->top = bind_project_node(b, chain, exprs, cols, ncols, root->loc);
+    return cl->top;
+}
+
+bool bind_where_push(Binder *b, FromInfo *fi, PlanNode *root, Expr *conj)
+{
+    const CommaList *cl = &fi->comma;
+    if (fi->djoin && root == fi->djoin) {
+        /* a correlated subquery's FROM clause, cross joined with its domain */
+        if (sides(conj, root->inputs[0]->ncols) == SIDE_LEFT && bind_where_push(b, fi, root->inputs[0], conj))
+            return true;
+        return bind_join_push(b, fi, root, conj);
+    }
+    if (cl->top && root == cl->top) {
+        if (sides(conj, root->ncols) & SIDE_OTHER) return false;
+        return bind_join_push(b, fi, cl->chain, bind_expr_mapped(b, conj, map_col, (void *)cl));
+    }
+    return bind_join_push(b, fi, root, conj);
 }

@@ -316,6 +316,10 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
     int rk = rank_kind(a);
     int ak = bind_agg_kind(a);
     AggKind vk = value_kind(a);
+    if (ak == AGG_STRING_AGG || bind_is_stats_agg(a)) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s() as a window function", a->name));
+        return NULL;
+    }
     if (bind_func_unqualified(a) && a->name && strcmp(a->name, "lead") == 0) {
         bind_error(b, a->loc, "unsupported", "a stream cannot wait for rows that have not arrived; use lag, ordered the other way",
                    "window function lead() is not supported yet");

@@ -204,6 +204,7 @@ typedef struct Regroup {
     Expr **keys;
     int nkeys;
     bool reported;
+    int grp_base;             /* grouping sets: the column of GROUPING() call 0 */
 } Regroup;
 
 static void ungrouped_error(Regroup *rg, const Expr *e)
@@ -223,6 +224,11 @@ static void ungrouped_error(Regroup *rg, const Expr *e)
 static Expr *regroup(Regroup *rg, const Expr *e)
 {
     Arena *a = rg->b->arena;
+    if (e->kind == EX_COLUMN && BIND_IS_GRP_COL(e->col)) {
+        Expr *c = plan_expr_column(a, rg->grp_base + BIND_PH_INDEX(e->col), e->type);
+        c->loc = e->loc;
+        return c;
+    }
     if (e->kind == EX_COLUMN && BIND_IS_AGG_COL(e->col)) {
         Expr *c = plan_expr_column(a, rg->nkeys + BIND_AGG_INDEX(e->col), e->type);
         c->loc = e->loc;
@@ -234,6 +240,8 @@ static Expr *regroup(Regroup *rg, const Expr *e)
             c->loc = e->loc;
             return c;
         }
+    if (e->kind == EX_COLUMN && (BIND_IS_OUTER_COL(e->col) || BIND_IS_SUB_COL(e->col)))
+        return plan_expr_copy(a, e); /* discovering; a subquery's column (joined above the Aggregate) */
     if (e->kind == EX_COLUMN) {
         ungrouped_error(rg, e);
         return NULL;
@@ -453,12 +461,28 @@ static ExprCtx order_ctx(const ExprCtx *cx, const char *clause)
     return oc;
 }
 
+/* A domain-mode correlated subquery's SELECT (see CorrSink), while it is bound for good. */
+static bool in_domain(const SelectCtx *sc)
+{
+    return sc->corr && sc->corr->domain;
+}
+
+/* Domain mode: cross joins the FROM clause with the domain placeholder (WHERE
+ * conjuncts over both become its keys and condition). */
+static void add_domain(SelectCtx *sc, PlanNode **pcur)
+{
+    CorrSink *cs = sc->corr;
+    if (!cs || !cs->domain || cs->discover || !cs->dnode) return;
+    *pcur = bind_cross_join(sc->b, &sc->fi, *pcur, cs->dnode, sc->sel->loc);
+    sc->fi.djoin = *pcur;
+}
+
 static PlanNode *bind_plain(SelectCtx *sc, PlanNode *cur)
 {
     Binder *b = sc->b;
     Ast *sel = sc->sel;
-    ExprCtx cx = {b, &sc->scope, AGGS_FORBIDDEN, "SELECT", NULL, sc->aliases, sc->naliases, false, &sc->subs,
-                  &sc->wins, sc->env};
+    ExprCtx cx = {b, &sc->scope, AGGS_FORBIDDEN, "SELECT", NULL, sc->aliases, sc->naliases, in_domain(sc), &sc->subs,
+                  &sc->wins, sc->env, NULL};
     Expr **exprs = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     bool ok = true;
     for (int i = 0; i < sc->nt; i++) {
@@ -480,12 +504,227 @@ static PlanNode *bind_plain(SelectCtx *sc, PlanNode *cur)
         cur = bind_window_node(b, &sc->wins, cur, exprs, sc->nt);
         if (!cur) return NULL;
     }
-    cur = bind_scalar_joins(b, cur, &sc->subs, sc->nsubs_where, exprs, sc->nt);
+    cur = bind_scalar_joins(b, cur, sc->scope.input, &sc->subs, sc->nsubs_where, exprs, sc->nt);
     if (sel->distinct_on.n) {
         cur = distinct_on(sc, cur, exprs, don, sel->distinct_on.n);
         if (!cur) return NULL;
     }
     return finish(sc, cur, exprs);
+}
+
+/* ---- grouping sets ------------------------------------------------------------------------ */
+
+#define MAX_GROUPING_SETS 4096
+
+typedef struct GSet {
+    Ast **e;
+    int n;
+} GSet;
+typedef struct GSets {
+    GSet *v;
+    int n, cap;
+} GSets;
+
+static bool gsets_add(Binder *b, GSets *s, Ast *const *e1, int n1, Ast *const *e2, int n2, int loc)
+{
+    if (s->n >= MAX_GROUPING_SETS) {
+        bind_error(b, loc, "grouping", NULL, "too many grouping sets present (maximum %d)", MAX_GROUPING_SETS);
+        return false;
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 8;
+        GSet *v = ARENA_ARRAY(b->arena, GSet, cap);
+        if (s->n) memcpy(v, s->v, sizeof(GSet) * (size_t)s->n);
+        s->v = v;
+        s->cap = cap;
+    }
+    GSet *g = &s->v[s->n++];
+    g->n = n1 + n2;
+    g->e = ARENA_ARRAY(b->arena, Ast *, g->n + 1);
+    if (n1) memcpy(g->e, e1, sizeof(Ast *) * (size_t)n1);
+    if (n2) memcpy(g->e + n1, e2, sizeof(Ast *) * (size_t)n2);
+    return true;
+}
+
+/* The elements of a ROLLUP / CUBE argument: an expression or a parenthesised list. */
+static void gset_elems(Ast *a, Ast ***e, int *n)
+{
+    if (a->kind == AST_GROUPING_SET && a->gset == AST_GSET_LIST) {
+        *e = a->args.items;
+        *n = a->args.n;
+    } else if (a->kind == AST_GROUPING_SET && a->gset == AST_GSET_EMPTY) {
+        *e = NULL;
+        *n = 0;
+    } else {
+        *e = &a->args.items[0]; /* replaced below */
+        *n = -1;
+    }
+}
+
+/* The grouping sets one GROUP BY item stands for (PostgreSQL's expansion). */
+static bool gsets_of(Binder *b, Ast *item, GSets *out)
+{
+    memset(out, 0, sizeof *out);
+    if (item->kind != AST_GROUPING_SET) return gsets_add(b, out, &item, 1, NULL, 0, item->loc);
+    switch (item->gset) {
+    case AST_GSET_EMPTY: return gsets_add(b, out, NULL, 0, NULL, 0, item->loc);
+    case AST_GSET_LIST: return gsets_add(b, out, item->args.items, item->args.n, NULL, 0, item->loc);
+    case AST_GSET_ROLLUP:
+    case AST_GSET_CUBE: {
+        int n = item->args.n;
+        Ast ***el = ARENA_ARRAY(b->arena, Ast **, n + 1);
+        int *nel = ARENA_ARRAY(b->arena, int, n + 1);
+        for (int i = 0; i < n; i++) {
+            Ast *a = item->args.items[i];
+            if (a->kind == AST_GROUPING_SET && a->gset != AST_GSET_LIST && a->gset != AST_GSET_EMPTY) {
+                bind_unsupported(b, a->loc, "a grouping set nested inside ROLLUP or CUBE");
+                return false;
+            }
+            gset_elems(a, &el[i], &nel[i]);
+            if (nel[i] < 0) {
+                el[i] = &item->args.items[i];
+                nel[i] = 1;
+            }
+        }
+        if (item->gset == AST_GSET_CUBE && n > 12) {
+            bind_error(b, item->loc, "grouping", NULL, "CUBE is limited to 12 elements");
+            return false;
+        }
+        int count = item->gset == AST_GSET_ROLLUP ? n + 1 : 1 << n;
+        for (int k = 0; k < count; k++) {
+            Ast **e = ARENA_ARRAY(b->arena, Ast *, 1);
+            int ne = 0;
+            GSets tmp = {NULL, 0, 0};
+            if (!gsets_add(b, &tmp, NULL, 0, NULL, 0, item->loc)) return false;
+            for (int i = 0; i < n; i++) {
+                bool in = item->gset == AST_GSET_ROLLUP ? i < n - k : ((k >> (n - 1 - i)) & 1) == 0;
+                if (!in) continue;
+                GSet *g = &tmp.v[0];
+                Ast **v = ARENA_ARRAY(b->arena, Ast *, g->n + nel[i] + 1);
+                if (g->n) memcpy(v, g->e, sizeof(Ast *) * (size_t)g->n);
+                memcpy(v + g->n, el[i], sizeof(Ast *) * (size_t)nel[i]);
+                g->e = v;
+                g->n += nel[i];
+            }
+            e = tmp.v[0].e;
+            ne = tmp.v[0].n;
+            if (!gsets_add(b, out, e, ne, NULL, 0, item->loc)) return false;
+        }
+        return true;
+    }
+    case AST_GSET_SETS:
+        for (int i = 0; i < item->args.n; i++) {
+            GSets sub;
+            if (!gsets_of(b, item->args.items[i], &sub)) return false;
+            for (int k = 0; k < sub.n; k++)
+                if (!gsets_add(b, out, sub.v[k].e, sub.v[k].n, NULL, 0, item->loc)) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* All grouping sets of a GROUP BY clause: the cross product of its items' sets. */
+static bool expand_grouping_sets(Binder *b, const AstList *group_by, GSets *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!gsets_add(b, out, NULL, 0, NULL, 0, -1)) return false;
+    for (int i = 0; i < group_by->n; i++) {
+        GSets item, next = {NULL, 0, 0};
+        if (!gsets_of(b, group_by->items[i], &item)) return false;
+        for (int x = 0; x < out->n; x++)
+            for (int y = 0; y < item.n; y++)
+                if (!gsets_add(b, &next, out->v[x].e, out->v[x].n, item.v[y].e, item.v[y].n, group_by->items[i]->loc))
+                    return false;
+        *out = next;
+    }
+    return true;
+}
+
+static bool has_grouping_sets(const AstList *group_by)
+{
+    for (int i = 0; i < group_by->n; i++)
+        if (group_by->items[i]->kind == AST_GROUPING_SET) return true;
+    return false;
+}
+
+/* GROUPING SETS: one Aggregate per set (over its own copy of the input), each projected
+ * onto the full layout (every key, NULL where the set lacks it; the aggregates; one
+ * column per GROUPING() call, a constant per set), under one UnionAll. */
+static PlanNode *grouping_union(SelectCtx *sc, PlanNode *cur, Expr **keys, int nkeys, const uint64_t *masks, int nsets,
+                                AggList *aggs, int naggs, const GroupingList *gl, int loc)
+{
+    Binder *b = sc->b;
+    /* GROUPING() arguments: which key each is */
+    int **argkey = ARENA_ARRAY(b->arena, int *, gl->n + 1);
+    for (int g = 0; g < gl->n; g++) {
+        argkey[g] = ARENA_ARRAY(b->arena, int, gl->items[g].nargs + 1);
+        for (int i = 0; i < gl->items[g].nargs; i++) {
+            int k = -1;
+            for (int j = 0; j < nkeys && k < 0; j++)
+                if (plan_expr_equal(keys[j], gl->items[g].args[i])) k = j;
+            if (k < 0) {
+                bind_error(b, gl->items[g].args[i]->loc >= 0 ? gl->items[g].args[i]->loc : gl->items[g].loc, "grouping",
+                           NULL, "arguments to GROUPING must be grouping expressions of the associated query level");
+                return NULL;
+            }
+            argkey[g][i] = k;
+        }
+    }
+    int ncols = nkeys + naggs + gl->n;
+    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, ncols + 1);
+    for (int i = 0; i < nkeys; i++) {
+        cols[i].type = keys[i]->type;
+        cols[i].name = keys[i]->kind == EX_COLUMN ? cur->cols[keys[i]->col].name : sql_text(b, keys[i], NULL, cur);
+    }
+    for (int i = 0; i < naggs; i++) {
+        cols[nkeys + i].type = aggs->items[i].type;
+        cols[nkeys + i].name = sql_text(b, NULL, &aggs->items[i], cur);
+    }
+    for (int g = 0; g < gl->n; g++) {
+        cols[nkeys + naggs + g].type = type_make(T_INT4);
+        cols[nkeys + naggs + g].name = "grouping";
+    }
+    PlanNode **branches = ARENA_ARRAY(b->arena, PlanNode *, nsets + 1);
+    for (int si = 0; si < nsets; si++) {
+        PlanNode *in = si == 0 ? cur : plan_node_copy(b->arena, cur);
+        PlanNode *agg = bind_unary_node(b, PL_AGGREGATE, in, loc);
+        int *pos = ARENA_ARRAY(b->arena, int, nkeys + 1);
+        agg->group = ARENA_ARRAY(b->arena, Expr *, nkeys + 1);
+        for (int i = 0; i < nkeys; i++) {
+            pos[i] = -1;
+            if (!((masks[si] >> i) & 1)) continue;
+            pos[i] = agg->ngroup;
+            agg->group[agg->ngroup++] = plan_expr_copy(b->arena, keys[i]);
+        }
+        agg->aggs = naggs ? aggs->items : NULL;
+        agg->naggs = naggs;
+        agg->ncols = agg->ngroup + naggs;
+        agg->cols = ARENA_ARRAY(b->arena, PlanColumn, agg->ncols + 1);
+        for (int i = 0; i < nkeys; i++)
+            if (pos[i] >= 0) agg->cols[pos[i]] = cols[i];
+        for (int i = 0; i < naggs; i++) agg->cols[agg->ngroup + i] = cols[nkeys + i];
+        if (!bind_window_aggregate(b, agg, loc)) return NULL;
+        Expr **ex = ARENA_ARRAY(b->arena, Expr *, ncols + 1);
+        for (int i = 0; i < nkeys; i++)
+            ex[i] = pos[i] >= 0 ? plan_expr_column(b->arena, pos[i], keys[i]->type)
+                                : plan_expr_const(b->arena, keys[i]->type, value_null());
+        for (int i = 0; i < naggs; i++) ex[nkeys + i] = plan_expr_column(b->arena, agg->ngroup + i, aggs->items[i].type);
+        for (int g = 0; g < gl->n; g++) {
+            int64_t v = 0;
+            for (int i = 0; i < gl->items[g].nargs; i++) v = (v << 1) | (((masks[si] >> argkey[g][i]) & 1) ? 0 : 1);
+            ex[nkeys + naggs + g] = plan_expr_const(b->arena, type_make(T_INT4), value_int(v));
+        }
+        branches[si] = bind_project_node(b, agg, ex, cols, ncols, loc);
+    }
+    if (nsets == 1) return branches[0];
+    PlanNode *u = plan_node_new(b->arena, PL_UNION_ALL, loc);
+    u->inputs = branches;
+    u->ninputs = nsets;
+    u->ncols = ncols;
+    u->cols = ARENA_ARRAY(b->arena, PlanColumn, ncols + 1);
+    memcpy(u->cols, cols, sizeof(PlanColumn) * (size_t)ncols);
+    return u;
 }
 
 static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
@@ -495,23 +734,56 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     bool ok = true;
 
     /* group keys, over the input */
-    ExprCtx gc = {b, &sc->scope, AGGS_FORBIDDEN, "GROUP BY", NULL, NULL, 0, false, NULL, NULL, sc->env};
-    Expr **keys = ARENA_ARRAY(b->arena, Expr *, sel->group_by.n + 1);
+    ExprCtx gc = {b, &sc->scope, AGGS_FORBIDDEN, "GROUP BY", NULL, NULL, 0, in_domain(sc), NULL, NULL, sc->env, NULL};
+    bool sets = has_grouping_sets(&sel->group_by);
+    GSets gs = {NULL, 0, 0};
+    if (sets && !expand_grouping_sets(b, &sel->group_by, &gs)) return NULL;
+    int nitems = sel->group_by.n;
+    Ast **items = sel->group_by.items;
+    if (sets) {
+        nitems = 0;
+        for (int i = 0; i < gs.n; i++) nitems += gs.v[i].n;
+        items = ARENA_ARRAY(b->arena, Ast *, nitems + 1);
+        nitems = 0;
+        for (int i = 0; i < gs.n; i++)
+            for (int k = 0; k < gs.v[i].n; k++) items[nitems++] = gs.v[i].e[k];
+    }
+    Expr **keys = ARENA_ARRAY(b->arena, Expr *, nitems + 1);
+    int *keyof = ARENA_ARRAY(b->arena, int, nitems + 1); /* item -> key */
     int nkeys = 0;
-    for (int i = 0; i < sel->group_by.n; i++) {
-        Expr *k = bind_default_unknown(b, group_item(sc, &gc, sel->group_by.items[i]));
+    for (int i = 0; i < nitems; i++) {
+        keyof[i] = -1;
+        /* the same AST node in several sets binds once */
+        for (int j = 0; j < i && keyof[i] < 0; j++)
+            if (items[j] == items[i]) keyof[i] = keyof[j];
+        if (keyof[i] >= 0) continue;
+        Expr *k = bind_default_unknown(b, group_item(sc, &gc, items[i]));
         if (!k) {
             ok = false;
             continue;
         }
-        bool dup = false;
-        for (int j = 0; j < nkeys && !dup; j++) dup = plan_expr_equal(keys[j], k);
-        if (!dup) keys[nkeys++] = k;
+        for (int j = 0; j < nkeys && keyof[i] < 0; j++)
+            if (plan_expr_equal(keys[j], k)) keyof[i] = j;
+        if (keyof[i] < 0) {
+            keyof[i] = nkeys;
+            keys[nkeys++] = k;
+        }
     }
+    if (ok && nkeys > 60 && sets) {
+        bind_unsupported(b, bind_ast_start(items[0]), "grouping sets over more than 60 distinct expressions");
+        return NULL;
+    }
+    uint64_t *masks = ARENA_ARRAY(b->arena, uint64_t, gs.n + 1);
+    for (int i = 0, at = 0; ok && i < gs.n; i++)
+        for (int k = 0; k < gs.v[i].n; k++, at++) masks[i] |= (uint64_t)1 << keyof[at];
+    int nuser = nkeys;
+    GroupingList gl = {NULL, 0, 0};
 
     /* select list and HAVING with aggregates collected */
     AggList aggs = {NULL, 0, 0};
-    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, false, NULL, NULL, sc->env};
+    SubList gsubs = {NULL, 0, 0};
+    ExprCtx tc = {b, &sc->scope, AGGS_COLLECT, "SELECT", &aggs, sc->aliases, sc->naliases, in_domain(sc), &gsubs, NULL,
+                  sc->env, &gl};
     Expr **raw = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     for (int i = 0; i < sc->nt; i++) {
         raw[i] = bind_target(sc, &tc, &sc->t[i]);
@@ -525,7 +797,24 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         if (!having) ok = false;
     }
     int naggs = aggs.n;
-    Regroup rg = {b, &sc->scope, keys, nkeys, false};
+    if (in_domain(sc) && !sc->corr->discover) {
+        /* a correlated subquery's SELECT is grouped by the domain columns too (after the
+         * binding above: outer references may add domain columns) */
+        CorrSink *cs = sc->corr;
+        Expr **k2 = ARENA_ARRAY(b->arena, Expr *, nkeys + cs->nd + 1);
+        memcpy(k2, keys, sizeof(Expr *) * (size_t)nkeys);
+        keys = k2;
+        cs->inner = ARENA_ARRAY(b->arena, Expr *, cs->nd + 1);
+        for (int j = 0; j < cs->nd; j++) {
+            Expr *dk = plan_expr_column(b->arena, cs->dbase + j, cs->dnode->cols[j].type);
+            cs->inner[j] = plan_expr_column(b->arena, nkeys, dk->type);
+            for (int i = 0; i < gs.n; i++) masks[i] |= (uint64_t)1 << nkeys;
+            keys[nkeys++] = dk;
+        }
+        cs->n = cs->nd;
+    }
+    (void)nuser;
+    Regroup rg = {b, &sc->scope, keys, nkeys, false, 0};
     if (sc->flags & (QF_CHECK_ORDER | QF_TOPN)) {
         ExprCtx oc = order_ctx(&tc, "ORDER BY");
         if (!order_items(sc, &oc, &sel->order_by, &sc->ord)) ok = false;
@@ -539,8 +828,20 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     }
     if (!ok) return NULL;
 
+    PlanNode *agg;
+    int aloc = sel->group_by.n ? bind_ast_start(sel->group_by.items[0]) : sel->loc;
+    if (sets || gl.n) {
+        if (!sets) { /* GROUPING() over a plain GROUP BY: one set of every key */
+            gs.n = 1;
+            masks[0] = nkeys >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nkeys) - 1);
+        }
+        agg = grouping_union(sc, cur, keys, nkeys, masks, gs.n, &aggs, naggs, &gl, aloc < 0 ? sel->loc : aloc);
+        if (!agg) return NULL;
+        rg.grp_base = nkeys + naggs;
+        goto grouped_output;
+    }
     /* the Aggregate: keys first, then one column per aggregate call */
-    PlanNode *agg = bind_unary_node(b, PL_AGGREGATE, cur, sel->group_by.n ? bind_ast_start(sel->group_by.items[0]) : sel->loc);
+    agg = bind_unary_node(b, PL_AGGREGATE, cur, aloc);
     agg->group = keys;
     agg->ngroup = nkeys;
     agg->aggs = naggs ? aggs.items : NULL;
@@ -556,6 +857,7 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         agg->cols[nkeys + i].name = sql_text(b, NULL, &aggs.items[i], cur);
     }
     if (!bind_window_aggregate(b, agg, agg->loc)) return NULL;
+grouped_output:;
 
     Expr **exprs = ARENA_ARRAY(b->arena, Expr *, sc->nt + 1);
     int failed_star = -2; /* one error per * is enough */
@@ -597,7 +899,36 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
     }
 
     PlanNode *top = agg;
-    if (having) top = bind_filter_node(b, agg, having, bind_ast_start(sel->having));
+    if (gsubs.n) {
+        /* subqueries of the select list and HAVING: joined above the Aggregate, matching
+         * their outer columns through the group keys holding them */
+        for (int k = 0; k < gsubs.n; k++) {
+            SubItem *it = &gsubs.items[k];
+            if (!it->domain) continue;
+            int *lc = ARENA_ARRAY(b->arena, int, it->nd + 1);
+            for (int d = 0; d < it->nd; d++) {
+                lc[d] = -1;
+                for (int g = 0; g < nkeys && lc[d] < 0; g++)
+                    if (keys[g]->kind == EX_COLUMN && keys[g]->col == it->dcols[d]) lc[d] = g;
+                if (lc[d] < 0) {
+                    const ScopeCol *c = NULL;
+                    for (int i = 0; i < sc->scope.ncols && !c; i++)
+                        if (sc->scope.cols[i].index == it->dcols[d]) c = &sc->scope.cols[i];
+                    bind_error(b, it->loc, "grouping", "add the column to GROUP BY",
+                               "subquery uses ungrouped column \"%s%s%s\" from outer query",
+                               c && c->rel ? c->rel : "", c && c->rel ? "." : "", c ? c->name : "?");
+                    return NULL;
+                }
+            }
+            it->lcols = lc;
+        }
+        Expr **all = ARENA_ARRAY(b->arena, Expr *, sc->nt + 2);
+        memcpy(all, exprs, sizeof(Expr *) * (size_t)sc->nt);
+        int n = sc->nt;
+        if (having) all[n++] = having;
+        top = bind_scalar_joins(b, agg, sc->scope.input, &gsubs, 0, all, n);
+    }
+    if (having) top = bind_filter_node(b, top, having, bind_ast_start(sel->having));
     return finish(sc, top, exprs);
 }
 
@@ -611,7 +942,7 @@ static bool bind_where(SelectCtx *sc, PlanNode **pcur)
     Binder *b = sc->b;
     Ast *w = sc->sel->where;
     ExprCtx wc = {b, &sc->scope, AGGS_FORBIDDEN, "WHERE", NULL, sc->aliases, sc->naliases, sc->corr != NULL,
-                  &sc->subs, NULL, sc->env};
+                  &sc->subs, NULL, sc->env, NULL};
     Ast **items = &w;
     int nitems = 1;
     const char *what = "WHERE";
@@ -636,16 +967,29 @@ static bool bind_where(SelectCtx *sc, PlanNode **pcur)
     /* per item: its conjuncts, minus those moved into joins or correlation keys */
     Expr **keep = NULL;
     int nkeep = 0, capkeep = 0;
+    Expr ***vs = ARENA_ARRAY(b->arena, Expr **, nitems + 1);
+    int *ns = ARENA_ARRAY(b->arena, int, nitems + 1), *befores = ARENA_ARRAY(b->arena, int, nitems + 1);
+    Expr **all = NULL;
+    int nall = 0, capall = 0;
     for (int i = 0; i < nitems; i++) {
         if (!bound[i]) continue;
-        Expr **v = NULL;
-        int n = 0, cap = 0;
-        bind_conjuncts(b, bound[i], &v, &n, &cap);
-        int before = n;
-        if (sc->corr && !bind_extract_correlation(b, v, &n)) ok = false;
+        int cap = 0;
+        bind_conjuncts(b, bound[i], &vs[i], &ns[i], &cap);
+        befores[i] = ns[i];
+        if (sc->corr && !sc->corr->domain && !bind_extract_correlation(b, vs[i], &ns[i])) ok = false;
+        for (int k = 0; k < ns[i]; k++) bind_push(b, (void ***)&all, &nall, &capall, vs[i][k]);
+    }
+    /* a comma list is joined in an order its conditions connect */
+    PlanNode *reordered = bind_comma_order(b, &sc->fi, *pcur, all, nall);
+    if (reordered != *pcur) sc->scope.input = *pcur = reordered;
+    add_domain(sc, pcur);
+    for (int i = 0; i < nitems; i++) {
+        if (!bound[i]) continue;
+        Expr **v = vs[i];
+        int n = ns[i], before = befores[i];
         int kept = 0;
         for (int k = 0; k < n; k++)
-            if (!bind_join_push(b, &sc->fi, *pcur, v[k])) v[kept++] = v[k];
+            if (!bind_where_push(b, &sc->fi, *pcur, v[k])) v[kept++] = v[k];
         if (kept == before) {
             bind_push(b, (void ***)&keep, &nkeep, &capkeep, bound[i]);
         } else {
@@ -656,12 +1000,21 @@ static bool bind_where(SelectCtx *sc, PlanNode **pcur)
     if (!ok) return false;
     PlanNode *cur = *pcur;
     for (int i = 0; i < nsemi; i++) {
-        PlanNode *j = bind_semi_join(b, cur, &sc->scope, sc->env, semi[i]);
-        if (!j) ok = false;
-        else cur = j;
+        bool retry;
+        PlanNode *j = bind_semi_join(b, cur, &sc->scope, sc->env, semi[i], &retry);
+        if (retry) {
+            /* a correlation the semi join cannot take: the general form, a condition */
+            Expr *c = bind_condition(&wc, semi[i], what);
+            if (!c) ok = false;
+            else bind_push(b, (void ***)&keep, &nkeep, &capkeep, c);
+        } else if (!j) {
+            ok = false;
+        } else {
+            cur = j;
+        }
     }
     if (!ok) return false;
-    cur = bind_scalar_joins(b, cur, &sc->subs, 0, keep, nkeep);
+    cur = bind_scalar_joins(b, cur, sc->scope.input, &sc->subs, 0, keep, nkeep);
     sc->nsubs_where = sc->subs.n;
     if (nkeep) cur = bind_filter_node(b, cur, bind_and(b, keep, nkeep, w->loc), bind_ast_start(w));
     *pcur = cur;
@@ -679,6 +1032,13 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     sc.corr = b->corr && b->corr->sel == sel ? b->corr : NULL;
     PlanNode *cur = bind_from(b, sel, env, &sc.scope, &sc.fi);
     if (!cur) return NULL;
+    if (in_domain(&sc) && !sc.corr->discover) {
+        CorrSink *cs = sc.corr;
+        cs->dbase = cur->ncols;
+        cs->inner = ARENA_ARRAY(b->arena, Expr *, cs->nd + 1);
+        for (int j = 0; j < cs->nd; j++) cs->inner[j] = plan_expr_column(b->arena, cs->dbase + j, cs->dnode->cols[j].type);
+        cs->n = cs->nd;
+    }
     bool ok = true;
     sc.wins.named = &sel->windows;
     if (!expand_targets(&sc)) ok = false;
@@ -687,6 +1047,7 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     if (sel->where) {
         if (!bind_where(&sc, &cur)) ok = false;
     } else {
+        add_domain(&sc, &cur);
         bind_join_finish(b, &sc.fi);
     }
     bool grouped = sel->group_by.n > 0 || sel->having != NULL;
@@ -697,7 +1058,11 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
         bind_unsupported(b, bind_ast_start(sel->distinct_on.items[0]), "DISTINCT ON in a query with GROUP BY or aggregates");
         ok = false;
     }
-    if (sc.corr && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN))) {
+    if (sc.corr && !sc.corr->domain && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN)) &&
+        sc.corr->soft) {
+        sc.corr->retry = true;
+        ok = false;
+    } else if (sc.corr && !sc.corr->domain && sc.corr->n && (grouped || sel->distinct || sel->distinct_on.n || (flags & QF_TOPN))) {
         bind_error(b, sel->loc, "unsupported", "correlate a plain SELECT ... FROM ... WHERE subquery",
                    "a correlated subquery with GROUP BY, aggregates, DISTINCT or LIMIT is not supported yet");
         ok = false;

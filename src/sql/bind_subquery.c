@@ -82,6 +82,11 @@ bool bind_extract_correlation(Binder *b, Expr **v, int *n)
                 outer = e->args[0];
             }
         }
+        if (!inner && cs->soft) {
+            cs->retry = true; /* bound again over a domain (bind_where) */
+            ok = false;
+            continue;
+        }
         if (!inner) {
             bind_error(b, e->loc, "unsupported",
                        "correlate with equalities in the subquery's WHERE, e.g. WHERE b.order_id = o.order_id",
@@ -115,8 +120,9 @@ static int unshift(int col, void *ud)
     return col - *(const int *)ud;
 }
 
-PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj)
+PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const CteEnv *env, Ast *conj, bool *retry)
 {
+    *retry = false;
     bool negated = conj->kind == AST_NOT;
     Ast *sl = negated ? conj->expr : conj;
     JoinType jt;
@@ -130,7 +136,7 @@ PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const Cte
         jt = negated ? JOIN_SEMI : JOIN_ANTI;
         null_aware = !negated;
     }
-    ExprCtx cx = {b, scope, AGGS_FORBIDDEN, "WHERE", NULL, NULL, 0, false, NULL, NULL, env};
+    ExprCtx cx = {b, scope, AGGS_FORBIDDEN, "WHERE", NULL, NULL, 0, false, NULL, NULL, env, NULL};
     Expr *x = NULL;
     if (has_test) {
         x = bind_expr(&cx, sl->lexpr);
@@ -144,9 +150,14 @@ PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const Cte
     CorrSink *save_corr = b->corr;
     b->outer = scope;
     b->corr = &sink;
+    sink.soft = true;
     PlanNode *sp = bind_query(b, sub, env, 0);
     b->outer = save_outer;
     b->corr = save_corr;
+    if (sink.retry) {
+        *retry = true;
+        return NULL;
+    }
     if (!sp) return NULL;
     int visible = sink.n ? sink.ncols : sp->ncols;
     if (has_test && visible != 1) {
@@ -201,49 +212,116 @@ static bool one_row_aggregate(const Ast *q)
     return bind_ast_has_agg(t->kind == AST_RES_TARGET ? t->expr : t);
 }
 
-Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
+/* ---- correlated subqueries over a domain ------------------------------------------------ */
+
+int bind_domain_col(Binder *b, CorrSink *cs, int index)
 {
-    Binder *b = cx->b;
-    if (a->sublink != AST_SUBLINK_EXPR) {
-        const char *what = a->sublink == AST_SUBLINK_ANY && !op_is(a, "=")
-                               ? arena_printf(b->arena, "%s ANY (subquery)", a->sublink_op ? a->sublink_op : "")
-                           : a->sublink == AST_SUBLINK_ALL && !(op_is(a, "<>") || op_is(a, "!="))
-                               ? arena_printf(b->arena, "%s ALL (subquery)", a->sublink_op ? a->sublink_op : "")
-                               : arena_printf(b->arena, "%s outside a top-level WHERE condition",
-                                              a->sublink == AST_SUBLINK_EXISTS ? "EXISTS (subquery)"
-                                              : a->sublink == AST_SUBLINK_ANY  ? "IN (subquery)"
-                                                                               : "<> ALL (subquery)");
-        bind_error(b, a->loc, "unsupported",
-                   "use it as a condition of its own in WHERE, combined with AND: WHERE x IN (SELECT ...) AND ...",
-                   "%s is not supported yet", what);
-        return NULL;
+    int j = 0;
+    while (j < cs->nd && cs->dcols[j] != index) j++;
+    if (j == cs->nd) {
+        if (!cs->discover) return BIND_OUTER_COL(index); /* not seen the first time: cannot happen */
+        if (cs->nd == cs->dcap) {
+            int cap = cs->dcap ? cs->dcap * 2 : 4;
+            int *v = ARENA_ARRAY(b->arena, int, cap);
+            if (cs->nd) memcpy(v, cs->dcols, sizeof(int) * (size_t)cs->nd);
+            cs->dcols = v;
+            cs->dcap = cap;
+        }
+        cs->dcols[cs->nd++] = index;
     }
-    if (!cx->subs) {
-        bind_unsupported(b, a->loc, arena_printf(b->arena, "a scalar subquery in %s",
-                                                 cx->agg_mode == AGGS_COLLECT && strcmp(cx->clause, "SELECT") == 0
-                                                     ? "the select list of a query with GROUP BY or aggregates"
-                                                     : cx->clause ? cx->clause : "this context"));
-        return NULL;
-    }
-    if (!one_row_aggregate(a->subquery)) {
-        bind_error(b, a->loc, "unsupported",
-                   "a scalar subquery must be an aggregate without GROUP BY, e.g. (SELECT max(amount) FROM source('x'))",
-                   "a scalar subquery other than an uncorrelated aggregate without GROUP BY is not supported yet");
-        return NULL;
-    }
+    return cs->discover ? BIND_OUTER_COL(index) : cs->dbase + j;
+}
+
+static Type outer_type(const Scope *outer, int index)
+{
+    for (int i = 0; i < outer->ncols; i++)
+        if (outer->cols[i].index == index) return outer->cols[i].type;
+    return outer->input && index < outer->input->ncols ? outer->input->cols[index].type : type_make(T_TEXT);
+}
+
+/* Binds subquery q in domain mode (CorrSink): a first pass finds the outer columns it
+ * reads (plus pre[0..npre)), a second binds it cross joined with their domain. The
+ * plan's output is q's columns ++ the domain columns; sink->nd == 0: q is uncorrelated
+ * and its plan the first pass's. */
+static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *env, Ast *q, CorrSink *sink,
+                                   const int *pre, int npre)
+{
+    memset(sink, 0, sizeof *sink);
+    sink->sel = q && q->kind == AST_SELECT && q->setop == AST_SETOP_NONE ? q : NULL;
+    sink->domain = true;
+    sink->discover = true;
+    for (int i = 0; i < npre; i++) bind_domain_col(b, sink, pre[i]);
     const Scope *save_outer = b->outer;
     CorrSink *save_corr = b->corr;
-    b->outer = cx->scope;
-    b->corr = NULL;
-    PlanNode *sp = bind_query(b, a->subquery, cx->env, 0);
+    b->outer = outer;
+    b->corr = sink;
+    PlanNode *p = bind_query(b, q, env, 0);
     b->outer = save_outer;
     b->corr = save_corr;
-    if (!sp) return NULL;
-    if (sp->ncols != 1) {
-        bind_error(b, a->loc, "invalid-subquery", NULL, "subquery must return only one column");
-        return NULL;
+    if (!p || sink->nd == 0) return p;
+    PlanNode *d = plan_node_new(b->arena, PL_SETOP, q->loc); /* placeholder: see bind_scalar_joins */
+    d->ncols = sink->nd;
+    d->cols = ARENA_ARRAY(b->arena, PlanColumn, sink->nd + 1);
+    for (int j = 0; j < sink->nd; j++) {
+        d->cols[j].name = arena_printf(b->arena, "__outer%d", j + 1);
+        d->cols[j].type = outer_type(outer, sink->dcols[j]);
     }
-    SubList *l = cx->subs;
+    sink->discover = false;
+    sink->dnode = d;
+    sink->n = 0;
+    sink->inner = NULL;
+    b->outer = outer;
+    b->corr = sink;
+    /* the same text again: its warnings were reported the first time */
+    int ndiag = b->dl->count, nerr = b->dl->errors;
+    p = bind_query(b, q, env, 0);
+    if (b->dl->count > ndiag && b->dl->errors == nerr) {
+        b->dl->warnings -= b->dl->count - ndiag;
+        b->dl->count = ndiag;
+    }
+    b->outer = save_outer;
+    b->corr = save_corr;
+    return p;
+}
+
+typedef struct EmptyMap {
+    const PlanNode *agg;     /* the subquery's Aggregate */
+    const CorrSink *sink;
+    Arena *arena;
+} EmptyMap;
+
+/* e (over the Aggregate's output) as it reads for an outer row no inner row matches:
+ * the aggregates of no rows (count 0, others NULL), the domain columns the outer row's. */
+static Expr *empty_value(const EmptyMap *m, const Expr *e)
+{
+    if (e->kind == EX_COLUMN && e->col >= 0) {
+        const PlanNode *agg = m->agg;
+        if (e->col < agg->ngroup) {
+            const Expr *k = agg->group[e->col];
+            int j = k->kind == EX_COLUMN ? k->col - m->sink->dbase : -1;
+            if (j < 0 || j >= m->sink->nd) return NULL;
+            Expr *c = plan_expr_column(m->arena, m->sink->dcols[j], e->type);
+            c->loc = e->loc;
+            return c;
+        }
+        const AggCall *ac = &agg->aggs[e->col - agg->ngroup];
+        bool count = ac->kind == AGG_COUNT || ac->kind == AGG_COUNT_STAR;
+        return plan_expr_const(m->arena, e->type, count ? value_int(0) : value_null());
+    }
+    Expr *c = ARENA_NEW(m->arena, Expr);
+    *c = *e;
+    if (e->nargs) {
+        c->args = ARENA_ARRAY(m->arena, Expr *, e->nargs);
+        for (int i = 0; i < e->nargs; i++) {
+            c->args[i] = empty_value(m, e->args[i]);
+            if (!c->args[i]) return NULL;
+        }
+    }
+    return c;
+}
+
+static SubItem *sub_add(Binder *b, SubList *l)
+{
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 4;
         SubItem *v = ARENA_ARRAY(b->arena, SubItem, cap);
@@ -251,12 +329,311 @@ Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
         l->items = v;
         l->cap = cap;
     }
-    l->items[l->n].plan = sp;
-    l->items[l->n].loc = a->loc;
-    Expr *ref = plan_expr_column(b->arena, BIND_SUB_COL(l->n), sp->cols[0].type);
-    ref->loc = a->loc;
-    l->n++;
-    return ref;
+    SubItem *it = &l->items[l->n++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* Registers a decorrelated subquery: value (over sp's output, which ends with the
+ * domain columns) and the value for unmatched outer rows (over the outer row). Returns
+ * CASE WHEN <no match> THEN empty ELSE value END with placeholders. */
+static Expr *add_correlated(ExprCtx *cx, PlanNode *sp, Expr *value, Expr *empty, const CorrSink *sink, int loc)
+{
+    Binder *b = cx->b;
+    int nd = sink->nd, first = sp->ncols - nd;
+    int n = 2 + nd;
+    Expr **ex = ARENA_ARRAY(b->arena, Expr *, n);
+    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, n);
+    ex[0] = value;
+    cols[0].name = "__value";
+    cols[0].type = value->type;
+    ex[1] = plan_expr_const(b->arena, type_make(T_BOOL), value_bool(true));
+    cols[1].name = "__matched";
+    cols[1].type = type_make(T_BOOL);
+    for (int j = 0; j < nd; j++) {
+        ex[2 + j] = plan_expr_column(b->arena, first + j, sp->cols[first + j].type);
+        cols[2 + j] = sp->cols[first + j];
+    }
+    PlanNode *r = bind_project_node(b, sp, ex, cols, n, loc);
+    SubList *l = cx->subs;
+    int k = l->n;
+    SubItem *it = sub_add(b, l);
+    it->plan = r;
+    it->loc = loc;
+    it->domain = sink->dnode;
+    it->dcols = sink->dcols;
+    it->nd = nd;
+    sub_add(b, l)->loc = loc; /* the marker column */
+    Expr *val = plan_expr_column(b->arena, BIND_SUB_COL(k), value->type);
+    Expr *mark = plan_expr_column(b->arena, BIND_SUB_COL(k + 1), type_make(T_BOOL));
+    Expr *isnull = plan_expr_new(b->arena, EX_IS_NULL, type_make(T_BOOL), loc);
+    isnull->args = ARENA_ARRAY(b->arena, Expr *, 1);
+    isnull->args[0] = mark;
+    isnull->nargs = 1;
+    Expr *c = plan_expr_new(b->arena, EX_CASE, value->type, loc);
+    c->args = ARENA_ARRAY(b->arena, Expr *, 3);
+    c->args[0] = isnull;
+    c->args[1] = empty;
+    c->args[2] = val;
+    c->nargs = 3;
+    c->has_else = true;
+    return c;
+}
+
+static bool plain_select(const Ast *q)
+{
+    return q && q->kind == AST_SELECT && q->setop == AST_SETOP_NONE && !q->group_by.n && !q->having &&
+           !q->distinct && !q->distinct_on.n && !q->limit && !q->offset && !q->windows.n;
+}
+
+/* A scalar subquery that is an aggregate without GROUP BY (one row), correlated or not. */
+static Expr *scalar_aggregate(ExprCtx *cx, Ast *q, int loc)
+{
+    Binder *b = cx->b;
+    CorrSink sink;
+    PlanNode *sp = bind_domain_query(b, cx->scope, cx->env, q, &sink, NULL, 0);
+    if (!sp) return NULL;
+    int visible = sink.nd ? sp->ncols - sink.nd : sp->ncols;
+    if (visible != 1) {
+        bind_error(b, loc, "invalid-subquery", NULL, "subquery must return only one column");
+        return NULL;
+    }
+    SubList *l = cx->subs;
+    if (sink.nd == 0) {
+        int k = l->n;
+        SubItem *it = sub_add(b, l);
+        it->plan = sp;
+        it->loc = loc;
+        Expr *ref = plan_expr_column(b->arena, BIND_SUB_COL(k), sp->cols[0].type);
+        ref->loc = loc;
+        return ref;
+    }
+    if (sp->kind != PL_PROJECT || sp->inputs[0]->kind != PL_AGGREGATE) {
+        bind_unsupported(b, loc, "this correlated scalar subquery");
+        return NULL;
+    }
+    EmptyMap m = {sp->inputs[0], &sink, b->arena};
+    Expr *empty = empty_value(&m, sp->exprs[0]);
+    if (!empty) {
+        bind_unsupported(b, loc, "this correlated scalar subquery");
+        return NULL;
+    }
+    Expr *value = plan_expr_column(b->arena, 0, sp->cols[0].type);
+    return add_correlated(cx, sp, value, empty, &sink, loc);
+}
+
+static Expr *const_bool(Binder *b, bool v)
+{
+    return plan_expr_const(b->arena, type_make(T_BOOL), value_bool(v));
+}
+
+static Expr *bool_test(Binder *b, Expr *x, int bt)
+{
+    Expr *e = plan_expr_new(b->arena, EX_BOOL_TEST, type_make(T_BOOL), x->loc);
+    e->op = bt;
+    e->args = ARENA_ARRAY(b->arena, Expr *, 1);
+    e->args[0] = x;
+    e->nargs = 1;
+    return e;
+}
+
+static Expr *gt_zero(Binder *b, Expr *x)
+{
+    Expr *e = plan_expr_new(b->arena, EX_OP, type_make(T_BOOL), x->loc);
+    e->op = OP_GT;
+    e->args = ARENA_ARRAY(b->arena, Expr *, 2);
+    e->args[0] = x;
+    e->args[1] = plan_expr_const(b->arena, x->type, value_int(0));
+    e->nargs = 2;
+    return e;
+}
+
+static void collect_col(int col, void *ud)
+{
+    int **v = ud;
+    int *n = &(*v)[0];
+    if (col < 0) {
+        *n = -1000000;
+        return;
+    }
+    if (*n < 0) return;
+    for (int i = 1; i <= *n; i++)
+        if ((*v)[i] == col) return;
+    (*v)[++*n] = col;
+}
+
+typedef struct DomMap {
+    const int *dcols;
+    int nd, first;
+} DomMap;
+
+static int to_domain(int col, void *ud)
+{
+    const DomMap *m = ud;
+    for (int j = 0; j < m->nd; j++)
+        if (m->dcols[j] == col) return m->first + j;
+    return col;
+}
+
+static int op_kind_of(const char *op)
+{
+    if (!op) return -1;
+    if (strcmp(op, "=") == 0) return OP_EQ;
+    if (strcmp(op, "<>") == 0 || strcmp(op, "!=") == 0) return OP_NE;
+    if (strcmp(op, "<") == 0) return OP_LT;
+    if (strcmp(op, "<=") == 0) return OP_LE;
+    if (strcmp(op, ">") == 0) return OP_GT;
+    if (strcmp(op, ">=") == 0) return OP_GE;
+    return -1;
+}
+
+/* x op ANY (q) / x op ALL (q) inside an expression, with PostgreSQL's three-valued
+ * result: per outer value (the domain, including x's columns) the subquery's rows are
+ * counted by whether x op y is TRUE (ANY; FALSE for ALL) or NULL:
+ *   ANY: CASE WHEN t > 0 THEN TRUE WHEN u > 0 THEN NULL ELSE FALSE END (no rows: FALSE)
+ *   ALL: CASE WHEN f > 0 THEN FALSE WHEN u > 0 THEN NULL ELSE TRUE END (no rows: TRUE) */
+static Expr *quantified(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    bool all = a->sublink == AST_SUBLINK_ALL;
+    int op = op_kind_of(a->sublink_op);
+    if (op < 0) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s %s (subquery)", a->sublink_op ? a->sublink_op : "",
+                                                 all ? "ALL" : "ANY"));
+        return NULL;
+    }
+    ExprCtx xc = *cx;
+    xc.subs = NULL;
+    Expr *x = bind_expr(&xc, a->lexpr);
+    if (!x) return NULL;
+    int *cols = ARENA_ARRAY(b->arena, int, cx->scope->ncols + 2);
+    bind_expr_cols(x, collect_col, &cols);
+    if (cols[0] < 0) {
+        bind_unsupported(b, a->loc, "a subquery on the left of IN / ANY / ALL");
+        return NULL;
+    }
+    CorrSink sink;
+    PlanNode *sp = bind_domain_query(b, cx->scope, cx->env, a->subquery, &sink, cols + 1, cols[0]);
+    if (!sp) return NULL;
+    int nd = sink.nd;
+    int visible = sp->ncols - nd;
+    if (visible != 1) {
+        bind_error(b, a->loc, "invalid-subquery", "select exactly one column in the subquery",
+                   visible > 1 ? "subquery has too many columns" : "subquery has too few columns");
+        return NULL;
+    }
+    /* x op y over sp's output: x reads the domain columns */
+    DomMap dm = {sink.dcols, nd, 1};
+    Expr *xd = bind_expr_mapped(b, x, to_domain, &dm);
+    Expr *y = plan_expr_column(b->arena, 0, sp->cols[0].type);
+    y->loc = a->loc;
+    Scope sps;
+    memset(&sps, 0, sizeof sps);
+    sps.input = sp;
+    ExprCtx oc = xc;
+    oc.scope = &sps;
+    Expr *cmp = bind_binary_op(&oc, op, xd, y, a->loc);
+    if (!cmp) return NULL;
+    PlanNode *agg = bind_unary_node(b, PL_AGGREGATE, sp, a->loc);
+    agg->ngroup = nd;
+    agg->group = ARENA_ARRAY(b->arena, Expr *, nd + 1);
+    for (int j = 0; j < nd; j++) agg->group[j] = plan_expr_column(b->arena, 1 + j, sp->cols[1 + j].type);
+    agg->naggs = 2;
+    agg->aggs = ARENA_ARRAY(b->arena, AggCall, 2);
+    memset(agg->aggs, 0, sizeof(AggCall) * 2);
+    for (int i = 0; i < 2; i++) {
+        agg->aggs[i].kind = AGG_COUNT_STAR;
+        agg->aggs[i].type = type_make(T_INT8);
+        agg->aggs[i].loc = a->loc;
+    }
+    agg->aggs[0].filter = bool_test(b, cmp, all ? BT_IS_FALSE : BT_IS_TRUE);
+    agg->aggs[1].filter = bool_test(b, plan_expr_copy(b->arena, cmp), BT_IS_UNKNOWN);
+    agg->window_start_key = agg->window_end_key = -1;
+    agg->ncols = nd + 2;
+    agg->cols = ARENA_ARRAY(b->arena, PlanColumn, nd + 3);
+    for (int j = 0; j < nd; j++) agg->cols[j] = sp->cols[1 + j];
+    agg->cols[nd].name = "__decisive";
+    agg->cols[nd + 1].name = "__unknown";
+    agg->cols[nd].type = agg->cols[nd + 1].type = type_make(T_INT8);
+    /* over agg: [value, domain...] for add_correlated */
+    Expr *cs = plan_expr_new(b->arena, EX_CASE, type_make(T_BOOL), a->loc);
+    cs->args = ARENA_ARRAY(b->arena, Expr *, 5);
+    cs->args[0] = gt_zero(b, plan_expr_column(b->arena, nd, type_make(T_INT8)));
+    cs->args[1] = const_bool(b, !all);
+    cs->args[2] = gt_zero(b, plan_expr_column(b->arena, nd + 1, type_make(T_INT8)));
+    cs->args[3] = plan_expr_const(b->arena, type_make(T_BOOL), value_null());
+    cs->args[4] = const_bool(b, all);
+    cs->nargs = 5;
+    cs->has_else = true;
+    int n = nd + 1;
+    Expr **ex = ARENA_ARRAY(b->arena, Expr *, n);
+    PlanColumn *pc = ARENA_ARRAY(b->arena, PlanColumn, n);
+    ex[0] = cs;
+    pc[0].name = "__value";
+    pc[0].type = type_make(T_BOOL);
+    for (int j = 0; j < nd; j++) {
+        ex[1 + j] = plan_expr_column(b->arena, j, agg->cols[j].type);
+        pc[1 + j] = agg->cols[j];
+    }
+    PlanNode *top = bind_project_node(b, agg, ex, pc, n, a->loc);
+    Expr *value = plan_expr_column(b->arena, 0, type_make(T_BOOL));
+    return add_correlated(cx, top, value, const_bool(b, all), &sink, a->loc);
+}
+
+Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    if (!cx->subs) {
+        const char *what = a->sublink == AST_SUBLINK_EXPR ? "a scalar subquery" : "a subquery expression";
+        if (cx->agg_mode == AGGS_INSIDE) {
+            bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in an aggregate's argument", what));
+            return NULL;
+        }
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s in %s", what,
+                                                 cx->agg_mode == AGGS_COLLECT && strcmp(cx->clause, "SELECT") == 0
+                                                     ? "the select list of a query with GROUP BY or aggregates"
+                                                     : cx->clause ? cx->clause : "this context"));
+        return NULL;
+    }
+    if (a->sublink == AST_SUBLINK_EXISTS) {
+        /* EXISTS (SELECT ... FROM f WHERE w) is (SELECT count(*) FROM f WHERE w) > 0 */
+        if (!plain_select(a->subquery)) {
+            bind_error(b, a->loc, "unsupported",
+                       "write the EXISTS subquery as a plain SELECT ... FROM ... WHERE ... (its rows exist or not "
+                       "whatever it groups), or correlate it through equalities inner = outer only",
+                       "EXISTS over a subquery with GROUP BY, HAVING, DISTINCT or LIMIT is not supported yet here");
+            return NULL;
+        }
+        Ast *q = ARENA_NEW(b->arena, Ast);
+        *q = *a->subquery;
+        Ast *fc = ARENA_NEW(b->arena, Ast);
+        memset(fc, 0, sizeof *fc);
+        fc->kind = AST_FUNC_CALL;
+        fc->name = "count";
+        fc->names = ARENA_ARRAY(b->arena, const char *, 1);
+        fc->names[0] = "count";
+        fc->nnames = 1;
+        fc->agg_star = true;
+        fc->loc = a->loc;
+        q->targets.items = ARENA_ARRAY(b->arena, Ast *, 1);
+        q->targets.items[0] = fc;
+        q->targets.n = 1;
+        q->order_by.n = 0;
+        Expr *cnt = scalar_aggregate(cx, q, a->loc);
+        return cnt ? gt_zero(b, cnt) : NULL;
+    }
+    if (a->sublink == AST_SUBLINK_ANY || a->sublink == AST_SUBLINK_ALL) return quantified(cx, a);
+    if (a->sublink != AST_SUBLINK_EXPR) {
+        bind_unsupported(b, a->loc, "this kind of subquery");
+        return NULL;
+    }
+    if (!one_row_aggregate(a->subquery)) {
+        bind_error(b, a->loc, "unsupported",
+                   "a scalar subquery must be an aggregate without GROUP BY, e.g. (SELECT max(amount) FROM source('x'))",
+                   "a scalar subquery other than an aggregate without GROUP BY is not supported yet");
+        return NULL;
+    }
+    return scalar_aggregate(cx, a->subquery, a->loc);
 }
 
 typedef struct SubMap {
@@ -272,13 +649,51 @@ static int sub_col(int col, void *ud)
     return k >= m->from && k < m->n ? m->pos[k - m->from] : col;
 }
 
-PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, SubList *subs, int from, Expr **exprs, int n)
+PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, const PlanNode *from_plan, SubList *subs, int from,
+                            Expr **exprs, int n)
 {
     if (from >= subs->n) return cur;
     int *pos = ARENA_ARRAY(b->arena, int, subs->n - from);
     for (int k = from; k < subs->n; k++) {
+        SubItem *it = &subs->items[k];
+        if (!it->plan) { /* the marker: the column after the value */
+            pos[k - from] = pos[k - from - 1] + 1;
+            continue;
+        }
         pos[k - from] = cur->ncols;
-        cur = bind_join_node(b, JOIN_LEFT, cur, subs->items[k].plan, subs->items[k].loc);
+        PlanNode *j = bind_join_node(b, JOIN_LEFT, cur, it->plan, it->loc);
+        if (it->domain) {
+            /* the domain: the distinct outer values, from a copy of the FROM clause */
+            Expr **ex = ARENA_ARRAY(b->arena, Expr *, it->nd);
+            for (int d = 0; d < it->nd; d++) ex[d] = plan_expr_column(b->arena, it->dcols[d], it->domain->cols[d].type);
+            PlanNode *proj = bind_project_node(b, plan_node_copy(b->arena, from_plan), ex, it->domain->cols, it->nd, it->loc);
+            PlanNode *dist = bind_unary_node(b, PL_DISTINCT, proj, it->loc);
+            *it->domain = *dist;
+            /* outer columns = domain columns, a NULL matching a NULL: (x IS NULL, COALESCE(x, zero)) */
+            j->nkeys = 2 * it->nd;
+            j->left_keys = ARENA_ARRAY(b->arena, Expr *, j->nkeys);
+            j->right_keys = ARENA_ARRAY(b->arena, Expr *, j->nkeys);
+            for (int d = 0; d < it->nd; d++) {
+                Type t = it->domain->cols[d].type;
+                for (int side = 0; side < 2; side++) {
+                    Expr *c = plan_expr_column(b->arena, side ? 2 + d : it->lcols ? it->lcols[d] : it->dcols[d], t);
+                    Expr *isn = plan_expr_new(b->arena, EX_IS_NULL, type_make(T_BOOL), -1);
+                    isn->args = ARENA_ARRAY(b->arena, Expr *, 1);
+                    isn->args[0] = c;
+                    isn->nargs = 1;
+                    Value zero = t.id == T_TEXT ? value_text("", 0) : value_int(0);
+                    Expr *co = plan_expr_new(b->arena, EX_COALESCE, t, -1);
+                    co->args = ARENA_ARRAY(b->arena, Expr *, 2);
+                    co->args[0] = plan_expr_copy(b->arena, c);
+                    co->args[1] = plan_expr_const(b->arena, t, zero);
+                    co->nargs = 2;
+                    Expr **keys = side ? j->right_keys : j->left_keys;
+                    keys[2 * d] = isn;
+                    keys[2 * d + 1] = co;
+                }
+            }
+        }
+        cur = j;
     }
     SubMap m = {pos, from, subs->n};
     for (int i = 0; i < n; i++) bind_expr_remap(exprs[i], sub_col, &m);

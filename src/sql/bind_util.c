@@ -133,7 +133,17 @@ int bind_agg_kind(const Ast *fc)
     if (strcmp(n, "max") == 0) return AGG_MAX;
     if (strcmp(n, "bool_and") == 0 || strcmp(n, "every") == 0) return AGG_BOOL_AND;
     if (strcmp(n, "bool_or") == 0) return AGG_BOOL_OR;
+    if (strcmp(n, "string_agg") == 0) return AGG_STRING_AGG;
     return -1;
+}
+
+bool bind_is_stats_agg(const Ast *fc)
+{
+    static const char *const names[] = {"variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop"};
+    if (!fc || fc->kind != AST_FUNC_CALL || !fc->name || !bind_func_unqualified(fc)) return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(fc->name, names[i]) == 0) return true;
+    return false;
 }
 
 static bool list_has_agg(const AstList *l)
@@ -153,7 +163,7 @@ bool bind_ast_has_agg(const Ast *a)
     case AST_CTE:
         return false; /* a subquery's aggregates belong to the subquery */
     case AST_FUNC_CALL:
-        if (!a->over && bind_agg_kind(a) >= 0) return true;
+        if (!a->over && (bind_agg_kind(a) >= 0 || bind_is_stats_agg(a))) return true;
         break;
     default: break;
     }

@@ -89,7 +89,7 @@ static const char *upper_name(Binder *b, const char *s)
 /* A size argument: a positive fixed-length interval constant; -1 after reporting. */
 static int64_t size_arg(Binder *b, Ast *a, const char *fn, const char *what)
 {
-    ExprCtx cx = {b, NULL, AGGS_FORBIDDEN, "window size", NULL, NULL, 0, false, NULL, NULL, NULL};
+    ExprCtx cx = {b, NULL, AGGS_FORBIDDEN, "window size", NULL, NULL, 0, false, NULL, NULL, NULL, NULL};
     Expr *e = bind_expr(&cx, a);
     if (!e) return -1;
     int loc = bind_ast_start(a);

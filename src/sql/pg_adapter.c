@@ -710,6 +710,17 @@ static Ast *expr_node(Ctx *c, const PNode *n, int near)
     case PG_QUERY__NODE__NODE_A_EXPR: return a_expr(c, n->a_expr, near);
     case PG_QUERY__NODE__NODE_BOOL_EXPR: return bool_expr(c, n->bool_expr, near);
     case PG_QUERY__NODE__NODE_FUNC_CALL: return func_call(c, n->func_call, near);
+    case PG_QUERY__NODE__NODE_GROUPING_FUNC: {
+        const PgQuery__GroupingFunc *gf = n->grouping_func;
+        Ast *a = node_new(c, AST_FUNC_CALL, pick_loc(gf->location, near));
+        a->name = "grouping";
+        a->names = ARENA_ARRAY(c->arena, const char *, 1);
+        a->names[0] = "grouping";
+        a->nnames = 1;
+        a->grouping_func = true;
+        a->args = expr_list(c, gf->args, gf->n_args, a->loc);
+        return a;
+    }
     case PG_QUERY__NODE__NODE_CASE_EXPR: return case_expr(c, n->case_expr, near);
     case PG_QUERY__NODE__NODE_SUB_LINK: return sub_link(c, n->sub_link, near);
     case PG_QUERY__NODE__NODE_NULL_TEST: {
@@ -920,6 +931,33 @@ static const char *grouping_set_name(PgQuery__GroupingSetKind k)
     }
 }
 
+/* A GROUP BY item that is a grouping set, or (inside one) a parenthesised list. */
+static Ast *grouping_item(Ctx *c, const PNode *g, int near, bool inside)
+{
+    if (g && g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET && g->grouping_set) {
+        const PgQuery__GroupingSet *gs = g->grouping_set;
+        Ast *a = node_new(c, AST_GROUPING_SET, pick_loc(gs->location, near));
+        switch (gs->kind) {
+        case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_ROLLUP: a->gset = AST_GSET_ROLLUP; break;
+        case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_CUBE: a->gset = AST_GSET_CUBE; break;
+        case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY: a->gset = AST_GSET_EMPTY; break;
+        case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SETS: a->gset = AST_GSET_SETS; break;
+        default: return unsupported(c, grouping_set_name(gs->kind), a->loc);
+        }
+        a->args = list_alloc(c, gs->n_content);
+        for (size_t i = 0; i < gs->n_content; i++) a->args.items[i] = grouping_item(c, gs->content[i], a->loc, true);
+        return a;
+    }
+    if (inside && g && g->node_case == PG_QUERY__NODE__NODE_ROW_EXPR && g->row_expr) {
+        const PgQuery__RowExpr *r = g->row_expr;
+        Ast *a = node_new(c, AST_GROUPING_SET, pick_loc(r->location, near));
+        a->gset = AST_GSET_LIST;
+        a->args = expr_list(c, r->args, r->n_args, a->loc);
+        return a;
+    }
+    return expr(c, g, near);
+}
+
 static const char *locking_name(const PNode *n)
 {
     if (!n || n->node_case != PG_QUERY__NODE__NODE_LOCKING_CLAUSE || !n->locking_clause) return "locking clause";
@@ -995,12 +1033,7 @@ static Ast *select_node(Ctx *c, const PgQuery__SelectStmt *s, int near)
     if (s->where_clause) a->where = expr(c, s->where_clause, loc);
     a->group_by = list_alloc(c, s->n_group_clause);
     for (size_t i = 0; i < s->n_group_clause; i++) {
-        const PNode *g = s->group_clause[i];
-        if (g && g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET && g->grouping_set)
-            a->group_by.items[i] =
-                unsupported(c, grouping_set_name(g->grouping_set->kind), pick_loc(g->grouping_set->location, loc));
-        else
-            a->group_by.items[i] = expr(c, g, loc);
+        a->group_by.items[i] = grouping_item(c, s->group_clause[i], loc, false);
     }
     if (s->having_clause) a->having = expr(c, s->having_clause, loc);
     a->windows = list_alloc(c, s->n_window_clause);
@@ -1199,6 +1232,39 @@ static size_t stack_room(void)
     return lo && sp > lo ? (size_t)(sp - lo) : 0;
 }
 
+/* Flink's window table functions, TABLE(TUMBLE(TABLE rel, DESCRIPTOR(t), size)) (also
+ * HOP, SESSION, CUMULATE), are not PostgreSQL syntax: the outer TABLE( and its closing
+ * parenthesis and the TABLE before the relation are blanked out in a copy of the text,
+ * which leaves weir's TUMBLE(rel, DESCRIPTOR(t), size) with every position unchanged.
+ * Returns true when the text was rewritten (c->sql is then the copy). */
+static bool rewrite_flink_windows(Ctx *c)
+{
+    static const char *const fns[] = {"tumble", "hop", "session", "cumulate", NULL};
+    char *rw = NULL;
+    for (int i = 0; i + 3 < c->ntok; i++) {
+        if (!tok_is(c, i, "table") || !tok_is(c, i + 1, "(") || !tok_in(c, i + 2, fns) || !tok_is(c, i + 3, "("))
+            continue;
+        int depth = 0, close = -1;
+        for (int k = i + 1; k < c->ntok && close < 0; k++) {
+            if (tok_is(c, k, "(")) depth++;
+            else if (tok_is(c, k, ")") && --depth == 0) close = k;
+        }
+        if (close < 0) continue;
+        if (!rw) {
+            size_t len = strlen(c->sql);
+            rw = arena_alloc(c->arena, len + 1);
+            memcpy(rw, c->sql, len + 1);
+        }
+        int blank[3] = {i, i + 1, close};
+        for (int k = 0; k < 3; k++) memset(rw + c->tstart[blank[k]], ' ', (size_t)(c->tend[blank[k]] - c->tstart[blank[k]]));
+        if (tok_is(c, i + 4, "table"))
+            memset(rw + c->tstart[i + 4], ' ', (size_t)(c->tend[i + 4] - c->tstart[i + 4]));
+    }
+    if (!rw) return false;
+    c->sql = rw;
+    return true;
+}
+
 SqlParseResult sql_parse(Arena *arena, const char *sql)
 {
     if (!sql) sql = "";
@@ -1208,6 +1274,7 @@ SqlParseResult sql_parse(Arena *arena, const char *sql)
                     -1);
     Ctx c = {arena, sql, NULL, NULL, 0, 0, -2};
     int levels = load_tokens(&c);
+    if (levels <= MAX_LEVEL_TOKENS && rewrite_flink_windows(&c)) levels = load_tokens(&c);
     if (levels > MAX_LEVEL_TOKENS)
         return fail(arena,
                     arena_printf(arena, "SQL text is too complex (%d operators, keywords and brackets; "
@@ -1269,6 +1336,7 @@ const char *ast_kind_name(AstKind k)
         [AST_SORT_BY] = "ORDER BY item",
         [AST_WINDOW_DEF] = "window definition",
         [AST_UNSUPPORTED] = "unsupported construct",
+        [AST_GROUPING_SET] = "grouping set",
     };
     if ((unsigned)k >= sizeof names / sizeof names[0] || !names[k]) return "unknown AST node";
     return names[k];

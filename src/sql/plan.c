@@ -139,6 +139,7 @@ const char *agg_kind_name(AggKind k)
     case AGG_MAX: return "max";
     case AGG_BOOL_AND: return "bool_and";
     case AGG_BOOL_OR: return "bool_or";
+    case AGG_STRING_AGG: return "string_agg";
     case AGG_LAG: return "lag";
     case AGG_FIRST_VALUE: return "first_value";
     case AGG_LAST_VALUE: return "last_value";
@@ -800,6 +801,13 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
     } else {
         if (a->distinct) sb_puts(out, "DISTINCT ");
         put_expr(out, a->arg, incols, nincols);
+        if (a->kind == AGG_STRING_AGG) {
+            sb_puts(out, ", ");
+            put_expr(out, a->dflt, incols, nincols);
+            sb_puts(out, " ORDER BY ");
+            put_expr(out, a->arg, incols, nincols);
+            if (a->offset) sb_puts(out, " DESC");
+        }
         if (a->kind == AGG_LAG && (a->offset != 1 || a->dflt)) sb_printf(out, ", %lld", (long long)a->offset);
         if (a->kind == AGG_LAG && a->dflt) {
             sb_puts(out, ", ");

@@ -101,6 +101,9 @@ struct Expr {
 
 typedef enum AggKind {
     AGG_COUNT_STAR, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX, AGG_BOOL_AND, AGG_BOOL_OR,
+    /* string_agg(arg, dflt): the text values joined by the constant separator `dflt`, in
+     * the order of the values (offset = 1: descending) */
+    AGG_STRING_AGG,
     /* window-only value functions (PL_OVER_AGG): the value of `arg` at another row */
     AGG_LAG,         /* `offset` rows before the current one in the partition, else `dflt` */
     AGG_FIRST_VALUE, /* at the frame's first row */
@@ -115,8 +118,9 @@ typedef struct AggCall {
     Expr *filter;        /* FILTER (WHERE ...) or NULL */
     Type type;           /* result type (PostgreSQL rules: SUM(int4) -> bigint, AVG(int) -> numeric ...) */
     int loc;
-    int64_t offset;      /* AGG_LAG: how many rows back (>= 0) */
-    Expr *dflt;          /* AGG_LAG: the value without such a row (over the current row), or NULL */
+    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); AGG_STRING_AGG: 1 for descending order */
+    Expr *dflt;          /* AGG_LAG: the value without such a row (over the current row), or NULL;
+                            AGG_STRING_AGG: the separator (a text constant) */
 } AggCall;
 
 typedef enum PlanKind {

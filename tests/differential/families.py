@@ -126,7 +126,7 @@ class World:
         if not isinstance(updating, list):
             updating = [r.random() < updating for _ in range(nsrc)]
         for i in range(nsrc):
-            short = 'abc'[i]
+            short = 'abcdefgh'[i]
             ts_base = self.clock.base_dt
             cols = [{'name': 'id', 'decl': 'bigint', 'ty': 'bigint', 'mag': 10 ** 6,
                      'null_rate': 0.0, 'domain': None}]
@@ -1056,7 +1056,12 @@ class WinQ(FQ):
         if pg:
             t += self.tvf_pg()
         else:
-            t += '%s(%s, %s, %s)' % (self.kind, self.rel, self.tcol_weir, self.args_weir)
+            if getattr(self, 'flink', False):
+                t += 'TABLE(%s(TABLE %s, DESCRIPTOR(%s), %s))' % (self.kind, self.rel,
+                                                                  self.tcol_weir.replace('DESCRIPTOR(', '').rstrip(')'),
+                                                                  self.args_weir)
+            else:
+                t += '%s(%s, %s, %s)' % (self.kind, self.rel, self.tcol_weir, self.args_weir)
             if self.alias:
                 t += ' AS ' + self.alias
         if self.s('where') and not (pg and self.kind == 'SESSION'):
@@ -1313,6 +1318,11 @@ def gen_window(case, r, qr):
     else:
         kind = r.choice(['TUMBLE', 'TUMBLE', 'HOP', 'SESSION', 'SESSION'])
         q = make_winq(w, r, 0, kind, models, shape)
+    if isinstance(q, WinQ) and q.kind != 'SESSION' and (case.seed // 20) % 3 == 1:
+        # Flink's spelling, TABLE(TUMBLE(TABLE rel, DESCRIPTOR(t), size)); decided by the
+        # seed, not by r, so the rest of the case stays as it was
+        q.flink = True
+        shape.append('flink')
     if s.updating:
         shape.append('updating')
     case.label = 'window:' + ', '.join(shape)
@@ -1864,6 +1874,14 @@ BUILDERS = {
     'setop': gen_setop,
     'running': gen_running,
 }
+
+
+def _sqlext(case, r, qr):
+    import families_sql
+    families_sql.gen_sqlext(case, r, qr)
+
+
+BUILDERS['sqlext'] = _sqlext
 
 
 def build(case, r, qr):

@@ -88,6 +88,8 @@ MODELS = {
         "age(ts, timestamp '2000-02-29 12:00:00')", "age(timestamp '2024-03-01', ts)",
         "age(tz, tz - interval '1 mon 3 days 01:00')", "age(d, date '2000-01-31')", "justify_days(iv)",
         "justify_hours(iv)", "justify_interval(iv)", "isfinite(ts)", "isfinite(d)", "isfinite(iv)",
+        "ts AT TIME ZONE 'UTC'", "tz AT TIME ZONE 'utc'", "d AT TIME ZONE 'GMT'", "ts AT TIME ZONE INTERVAL '+02:00'",
+        "tz AT TIME ZONE INTERVAL '-05:30'", "(ts AT TIME ZONE 'UTC') AT TIME ZONE 'Z'",
     ],
     'formatting': [
         "to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US')", "to_char(ts, 'Day, DD Month YYYY HH12:MI AM')",

@@ -1,0 +1,349 @@
+"""The `sqlext` family of the differential tester (seeds 20001-29999, see README.md):
+SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(SHAPES)] (in this order):
+
+  comma   FROM of 3-8 sources separated by commas, their join conditions in WHERE
+          (a spanning tree of equalities over `id` and `k1`, in an order unrelated to
+          the FROM order, plus filters and non-equality conditions): the cross product
+          of the inputs would be far too large, a join in a connected order is small.
+
+  corr    correlated subqueries decorrelated over the outer values: scalar aggregates
+          (count/sum/min/max, count of no rows is 0) in the select list, in CASE, in
+          COALESCE and in WHERE, correlated by equalities and by other comparisons
+          (i.k1 < a.k1, i.id <> a.id), outer columns in the subquery's select list;
+          EXISTS / NOT EXISTS under OR, NOT and CASE; x op ANY / ALL (subquery) and
+          [NOT] IN under OR with NULL keys on either side (three-valued results)
+
+  stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop over integer,
+          numeric and double precision columns, grouped or not, with FILTER, in HAVING;
+          string_agg(x, sep ORDER BY x [DESC]) and string_agg(DISTINCT x, ...)
+
+  gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
+          GROUPING(), HAVING, over an insert-only or updating source
+
+Queries follow families.py's conventions (FQ, markers, slots for the minimiser)."""
+
+import difftest as D
+from difftest import X, Col
+import families as F
+
+
+class CommaQ(F.FQ):
+    family = 'sqlext'
+
+    def __init__(self):
+        super().__init__()
+        self.froms = []
+        self.conds = []
+        self.group = None
+
+    def sql(self, pg):
+        t = 'SELECT %s FROM %s' % (self.items_sql(), ', '.join(self.froms))
+        w = F.conj([self.s(c) for c in self.conds])
+        if w:
+            t += ' WHERE ' + w
+        if self.group:
+            t += ' GROUP BY ' + ', '.join(x.sql() for x in self.group)
+        return t
+
+
+def gen_comma(case, r, qr):
+    n = r.randint(3, 8)
+    w = F.World(r, case, n, None, r.choice([0.0, 0.3, 1.0]), k2=False, nvalue=(1, 2))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = CommaQ()
+    aliases = ['a%d' % (i + 1) for i in range(n)]
+    # a spanning tree over the sources, in a random order
+    perm = list(range(n))
+    r.shuffle(perm)
+    k1_edges = 0
+    for j in range(1, n):
+        x, y = perm[j], perm[r.randrange(j)]
+        ax, ay = aliases[x], aliases[y]
+        if k1_edges == 0 and r.random() < 0.25:
+            c = '%s.k1 = %s.k1' % (ax, ay)
+            k1_edges += 1
+        elif r.random() < 0.15:
+            c = '%s.id = %s.id + 1' % (ax, ay)
+        else:
+            c = '%s.id = %s.id' % ((ax, ay) if r.random() < 0.5 else (ay, ax))
+        name = 'j%d' % j
+        q.slots[name] = X('boolean', raw=c)
+        q.conds.append(name)
+    # filters and conditions over two sources that are not equalities
+    for k in range(r.randint(0, 3)):
+        i = r.randrange(n)
+        if r.random() < 0.5:
+            g = w.gen(w.scope(i, aliases[i]))
+            x = g.expr('bool', r.randint(1, 2), need_col=True)
+        else:
+            o = r.randrange(n)
+            x = X('boolean', raw='%s.k1 %s %s.k1' % (aliases[i], r.choice(['<', '<=', '<>', '>']), aliases[o]))
+        name = 'f%d' % k
+        q.slots[name] = x
+        q.conds.append(name)
+        q.optional.add(name)
+    r.shuffle(q.conds)
+    order = list(range(n))
+    r.shuffle(order)
+    q.froms = ['%s %s' % (F.src(w.sources[i].name), aliases[i]) for i in order]
+    scope = [c for i in range(n) for c in w.scope(i, aliases[i])]
+    g = w.gen(scope)
+    if r.random() < 0.3:
+        keys = F.group_keys(r, g, scope, 1, prefer=('k1',))
+        q.group = keys
+        _, aggs = F.agg_items(r, g, keys, case.nrows, w.sources[0].schema)
+        q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(keys + aggs)]
+    else:
+        items = [Col('%s.id' % aliases[i], 'bigint', 10 ** 6).x() for i in r.sample(range(n), min(n, 3))]
+        items += F.pick_items(g, r, r.randint(1, 2))
+        q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:comma %d%s%s' % (n, ' grouped' if q.group else '',
+                                         ' (updating)' if any(s.updating for s in w.sources) else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+class CorrQ(F.FQ):
+    family = 'sqlext'
+
+    def __init__(self):
+        super().__init__()
+        self.outer = ''
+        self.conds = []
+        self.group = None
+        self.having = None
+
+    def sql(self, pg):
+        t = 'SELECT %s FROM %s' % (self.items_sql(), self.outer)
+        w = F.conj([self.s(c) for c in self.conds])
+        if w:
+            t += ' WHERE ' + w
+        if self.group:
+            t += ' GROUP BY ' + self.group
+        if self.having:
+            t += ' HAVING ' + self.having
+        return t
+
+
+def corr_where(w, r, si, ia):
+    """The correlation of a subquery over source si (alias ia) with the outer `a`."""
+    conds = []
+    keys = [k for k in ('k1', 'k2') if w.has(si, k) and w.has(0, k)]
+    if keys and r.random() < 0.8:
+        k = r.choice(keys)
+        conds.append('%s.%s = a.%s' % (ia, k, k) if r.random() < 0.7 else 'a.%s = %s.%s' % (k, ia, k))
+    if not conds or r.random() < 0.4:
+        conds.append(r.choice(['%s.k1 < a.k1', '%s.k1 <> a.k1', '%s.id <= a.id', 'a.k1 >= %s.k1 + 1',
+                               '(%s.k1 = a.k1 OR a.k1 IS NULL)']).replace('%s', ia))
+    if r.random() < 0.4:
+        g = w.gen(w.scope(si, ia))
+        conds.append(g.expr('bool', 1, need_col=True).sql())
+    return ' AND '.join(conds)
+
+
+def scalar_sub(w, r, si, ia):
+    S = F.src(w.sources[si].name)
+    agg, ty = r.choice([('count(*)', 'bigint'), ('count(%s.k1)', 'bigint'), ('sum(%s.k1)', 'numeric'),
+                        ('max(%s.k1)', 'numeric'), ('min(%s.id)', 'bigint'), ('count(*) + a.k1', 'numeric'),
+                        ('max(%s.k1) - min(a.id)', 'numeric')])
+    agg = agg.replace('%s', ia)
+    if 'min(a.id)' in agg:
+        agg = agg.replace('min(a.id)', 'a.id')
+    return X(ty, raw='(SELECT %s FROM %s %s WHERE %s)' % (agg, S, ia, corr_where(w, r, si, ia))), ty
+
+
+def quantified(w, r, si, ia):
+    S = F.src(w.sources[si].name)
+    op = r.choice(['= ANY', 'IN', '< ANY', '>= ANY', '<> ALL', '= ALL', '> ALL', 'NOT IN'])
+    where = ''
+    if r.random() < 0.5:
+        where = ' WHERE ' + corr_where(w, r, si, ia)
+    elif r.random() < 0.5:
+        g = w.gen(w.scope(si, ia))
+        where = ' WHERE ' + g.expr('bool', 1, need_col=True).sql()
+    return '(a.k1 %s (SELECT %s.k1 FROM %s %s%s))' % (op, ia, S, ia, where)
+
+
+def exists_sub(w, r, si, ia):
+    S = F.src(w.sources[si].name)
+    return '%sEXISTS (SELECT 1 FROM %s %s WHERE %s)' % ('NOT ' if r.random() < 0.4 else '', S, ia,
+                                                        corr_where(w, r, si, ia))
+
+
+def gen_corr(case, r, qr):
+    nsrc = 2
+    w = F.World(r, case, nsrc, None, r.choice([0.0, 0.5, 1.0]))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = CorrQ()
+    q.outer = '%s a' % F.src(w.sources[0].name)
+    cols = w.scope(0, 'a')
+    g = w.gen(cols)
+    if r.random() < 0.25:
+        # a grouped outer query: subqueries over the group key in the select list and HAVING
+        si = 1
+        S = F.src(w.sources[si].name)
+        corr = r.choice(['i.k1 = a.k1', 'i.k1 < a.k1', 'i.k1 <> a.k1', '(i.k1 = a.k1 OR a.k1 IS NULL)'])
+        sub = '(SELECT %s FROM %s i WHERE %s)' % (r.choice(['count(*)', 'sum(i.k1)', 'max(i.id)']), S, corr)
+        q.items = [(Col('a.k1', 'numeric', 100).x(), 'c1'), (X('bigint', raw='count(*)'), 'c2'),
+                   (X('numeric', raw=sub), 'c3')]
+        q.group = 'a.k1'
+        if r.random() < 0.6:
+            corr2 = r.choice(['i.k1 = a.k1', 'i.k1 >= a.k1', 'a.k1 = i.k1 + 1'])
+            if r.random() < 0.4:
+                corr2 += ' AND ' + w.gen(w.scope(si, 'i')).expr('bool', 1, need_col=True).sql()
+            sub2 = '(SELECT count(*) FROM %s i WHERE %s)' % (S, corr2)
+            q.having = 'count(*) %s %s' % (r.choice(['>', '<=', '<>']), sub2)
+        case.label = 'sqlext:corr grouped%s' % (' (updating)' if any(s.updating for s in w.sources) else '')
+        case.models = [(D.FINAL_MODEL, q, 'retract')]
+        return
+    items = [Col('a.id', 'bigint', 10 ** 6).x()]
+    kinds = []
+    for n in range(r.randint(1, 2)):
+        ia = 'i%d' % (n + 1)
+        si = 1 if r.random() < 0.8 else 0
+        kind = r.choice(['scalar', 'scalar', 'case', 'where', 'exists-or', 'exists-case', 'quant', 'quant-or'])
+        kinds.append(kind)
+        if kind == 'scalar':
+            x, ty = scalar_sub(w, r, si, ia)
+            items.append(X(ty, 'COALESCE({0}, -1)', [x]) if r.random() < 0.3 else x)
+        elif kind == 'case':
+            x, ty = scalar_sub(w, r, si, ia)
+            items.append(X('text', "CASE WHEN {0} > %d THEN 'many' WHEN {0} IS NULL THEN 'none' ELSE 'few' END"
+                           % r.choice([0, 1, 3]), [x]))
+        elif kind == 'where':
+            x, ty = scalar_sub(w, r, si, ia)
+            name = 'w%d' % n
+            q.slots[name] = X('boolean', '({0} %s a.k1)' % r.choice(['>', '<=', '=', '<>']), [x])
+            q.conds.append(name)
+        elif kind == 'exists-or':
+            name = 'w%d' % n
+            other = g.expr('bool', 1, need_col=True)
+            q.slots[name] = X('boolean', '(%s OR {0})' % exists_sub(w, r, si, ia), [other])
+            q.conds.append(name)
+        elif kind == 'exists-case':
+            items.append(X('text', "CASE WHEN %s THEN 'yes' ELSE 'no' END" % exists_sub(w, r, si, ia)))
+        elif kind == 'quant':
+            items.append(X('boolean', raw=quantified(w, r, si, ia)))
+        else:
+            name = 'w%d' % n
+            other = g.expr('bool', 1, need_col=True)
+            tmpl = r.choice(['(%s OR {0})', '(NOT %s OR {0})', '(%s IS NOT TRUE AND {0})'])
+            q.slots[name] = X('boolean', tmpl % quantified(w, r, si, ia), [other])
+            q.conds.append(name)
+    if r.random() < 0.3:
+        items += F.pick_items(g, r, 1)
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:corr %s%s' % (', '.join(kinds), ' (updating)' if any(s.updating for s in w.sources) else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+class StatsQ(F.FQ):
+    family = 'sqlext'
+
+    def __init__(self):
+        super().__init__()
+        self.rel = ''
+        self.group = None
+        self.having = None
+
+    def sql(self, pg):
+        t = 'SELECT %s FROM %s' % (self.items_sql(), self.rel)
+        if self.group:
+            t += ' GROUP BY ' + self.group
+        if self.having:
+            t += ' HAVING ' + self.having
+        return t
+
+
+def gen_stats(case, r, qr):
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(2, 4))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    # squares of values beyond 10^9 would overflow weir's 38-digit numeric (a documented limit)
+    cols = [c for c in w.sources[0].cols if c['ty'] in ('bigint', 'integer', 'smallint', 'numeric', 'double precision')
+            and (c.get('mag') or 0) <= 10 ** 9
+            and (c['ty'] != 'numeric' or (c['decl'].startswith('numeric(') and (c.get('sc') or 0) <= 3))]
+    if not cols:
+        cols = [c for c in w.sources[0].cols if c['name'] == 'id']
+    items = []
+    if r.random() < 0.7:
+        q.group = 'a.k1'
+        items.append(Col('a.k1', 'numeric', 100).x())
+    for _ in range(r.randint(1, 3)):
+        c = r.choice(cols)
+        fn = r.choice(['variance', 'var_samp', 'var_pop', 'stddev', 'stddev_samp', 'stddev_pop'])
+        flt = c['ty'] == 'double precision'
+        filt = ''
+        if r.random() < 0.25:
+            filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3])
+        items.append(X('double precision' if flt else 'numeric', raw='%s(a.%s)%s' % (fn, c['name'], filt),
+                       inexact=flt))
+    texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text']
+    if texts and r.random() < 0.6:
+        t = r.choice(texts)
+        sep = r.choice(["','", "' | '", "''", 'NULL'])
+        if r.random() < 0.3:
+            items.append(X('text', raw="string_agg(DISTINCT a.%s, %s ORDER BY a.%s)" % (t, sep, t)))
+        else:
+            items.append(X('text', raw="string_agg(a.%s, %s ORDER BY a.%s%s)" % (t, sep, t, r.choice(['', ' DESC', ' ASC']))))
+    if q.group and r.random() < 0.3:
+        c = r.choice([c for c in cols if c['ty'] != 'double precision'] or cols)
+        q.having = 'var_pop(a.%s) %s %d' % (c['name'], r.choice(['>', '<=']), r.choice([0, 1, 100]))
+    items.append(X('bigint', raw='count(*)'))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:stats%s%s' % (' grouped' if q.group else '', ' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+def gen_gsets(case, r, qr):
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(1, 3))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    keys = ['a.k1'] + (['a.k2'] if w.has(0, 'k2') else [])
+    others = [c['name'] for c in w.sources[0].cols if c['ty'] in ('boolean', 'text', 'integer', 'smallint')
+              and c['name'] not in ('k1', 'k2')]
+    if others:
+        keys.append('a.' + r.choice(others))
+    r.shuffle(keys)
+    kind = r.choice(['rollup', 'cube', 'sets', 'mixed'])
+    keys = keys[:r.randint(1, min(3, len(keys)))]
+    if kind == 'rollup':
+        q.group = 'ROLLUP (%s)' % ', '.join(keys)
+    elif kind == 'cube':
+        q.group = 'CUBE (%s)' % ', '.join(keys)
+    elif kind == 'sets':
+        sets = ['(%s)' % ', '.join(keys)] + ['(%s)' % ', '.join(r.sample(keys, r.randint(0, len(keys))))
+                                             for _ in range(r.randint(0, 2))]
+        r.shuffle(sets)
+        q.group = 'GROUPING SETS (%s)' % ', '.join(sets)
+    else:
+        q.group = '%s, ROLLUP (%s)' % (keys[0], ', '.join(keys[1:])) if len(keys) > 1 else '%s, ()' % keys[0]
+    items = [X('numeric', raw=k) for k in keys]
+    g = w.gen(w.scope(0, 'a'))
+    _, aggs = F.agg_items(r, g, [], case.nrows, w.sources[0].schema)
+    items += aggs
+    items.append(X('bigint', raw='count(*)'))
+    if r.random() < 0.6:
+        ks = r.sample(keys, r.randint(1, len(keys)))
+        items.append(X('integer', raw='GROUPING(%s)' % ', '.join(ks)))
+    if r.random() < 0.3:
+        q.having = 'count(*) %s %d' % (r.choice(['>', '<=']), r.choice([1, 2, 5]))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:gsets %s%s' % (kind, ' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
+
+
+def gen_sqlext(case, r, qr):
+    SHAPES[case.seed % len(SHAPES)](case, r, qr)
