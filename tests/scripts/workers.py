@@ -29,8 +29,13 @@ def fail(msg):
     sys.exit(1)
 
 
+SINK = {'connector': 'sqlite', 'path': 'target/workers.db', 'flush_interval': '0s'}
+
+
 def with_sqlite_sinks(p):
-    """Every model of project p gets a SQLite sink (other sinks are replaced)."""
+    """Every model of project p gets a SQLite sink (other sinks are replaced), flushed at
+    every step: a coalesced sink's flushes would otherwise follow the clock (flush_interval),
+    and with them its row order and the summary's per-sink counts."""
     models = sorted(os.path.splitext(os.path.basename(f))[0]
                     for f in glob.glob(os.path.join(p, 'models', '**', '*.sql'), recursive=True))
     files = sorted(glob.glob(os.path.join(p, 'models', '**', '*.yml'), recursive=True))
@@ -42,13 +47,13 @@ def with_sqlite_sinks(p):
             continue
         for name, cfg in ms.items():
             cfg = cfg if isinstance(cfg, dict) else {}
-            cfg['sink'] = {'connector': 'sqlite', 'path': 'target/workers.db'}
+            cfg['sink'] = dict(SINK)
             ms[name] = cfg
             seen.add(name)
         yaml.safe_dump(doc, open(f, 'w'), sort_keys=False)
     rest = [m for m in models if m not in seen]
     if rest:
-        doc = {'models': {m: {'sink': {'connector': 'sqlite', 'path': 'target/workers.db'}} for m in rest}}
+        doc = {'models': {m: {'sink': dict(SINK)} for m in rest}}
         yaml.safe_dump(doc, open(os.path.join(p, 'models', 'zz_workers_sinks.yml'), 'w'), sort_keys=False)
 
 
