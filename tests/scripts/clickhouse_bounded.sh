@@ -46,31 +46,7 @@ check() {
     ok "$1"
   else bad "$1" "$TMP/apply"; fi
 }
-weir apply --yes > "$TMP/apply" 2>&1 || { bad "first apply" "$TMP/apply"; # reconcile: a changed WHERE clause whose table stays the same is adopted as it runs
-V='{"min_id": 95, "kind_expr": "length(kind)", "at": ""}'
-before=$(chq "SELECT count() FROM bnd.recent")
-weir --vars "$V" reconcile > "$TMP/rec1" 2>&1
-rc=$?
-if [ $rc -eq 0 ] && grep -q "model recent .*adopted" "$TMP/rec1" && grep -q "preview: rerun with --yes" "$TMP/rec1" &&
-   weir --vars "$V" plan > "$TMP/plan1" 2>&1 && grep -q "model  recent  *rebuild" "$TMP/plan1"; then
-  ok "reconcile previews the adoption and records nothing"
-else bad "reconcile preview (rc $rc)" "$TMP/rec1"; fi
-weir --vars "$V" reconcile --yes > "$TMP/rec2" 2>&1
-rc=$?
-weir --vars "$V" plan > "$TMP/plan2" 2>&1
-weir --vars "$V" apply --yes > "$TMP/apply2" 2>&1
-weir doctor > "$TMP/doctor" 2>&1
-drc=$?
-if [ $rc -eq 0 ] && grep -q "model  recent  *unchanged" "$TMP/plan2" && grep -q "nothing to apply: target ch runs this version" "$TMP/apply2" &&
-   [ $drc -eq 0 ] && [ "$(chq "SELECT count() FROM bnd.recent")" = "$before" ]; then
-  ok "reconcile --yes: plan takes the running objects as the project's SQL, nothing rebuilt, doctor healthy"
-else bad "reconcile --yes (rc $rc, doctor $drc)" "$TMP/rec2"; cat "$TMP/plan2" "$TMP/apply2" "$TMP/doctor" >&2; fi
-weir --vars '{"min_id": 95, "at": ""}' reconcile --yes > "$TMP/rec3" 2>&1
-if grep -q "model recent .*not adopted: its live table differs" "$TMP/rec3" && ! grep -q "^reconciled" "$TMP/rec3"; then
-  ok "reconcile refuses a model whose live table differs (a type changed)"
-else bad "reconcile of a changed table" "$TMP/rec3"; fi
-
-echo "$passed passed, $failed failed"; exit 1; }
+weir apply --yes > "$TMP/apply" 2>&1 || { bad "first apply" "$TMP/apply"; echo "$passed passed, $failed failed"; exit 1; }
 check "greenfield: the whole history" 200 1 101
 # a lookup join (clickhouse: {lookup: true}): history replayed through the join, then
 # only new events trigger it: a label added later changes no earlier row
