@@ -40,6 +40,12 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
             sp->sep = d && d->kind == EX_CONST && !d->cval.isnull ? d->cval : value_text("", 0);
             sp->desc = c->offset != 0;
         }
+        if (aggacc_is_ordered_set(c->kind)) {
+            sp->desc = c->offset != 0;
+            const Expr *f = c->dflt;
+            sp->frac_null = c->kind != AGG_MODE && (!f || f->kind != EX_CONST || f->cval.isnull);
+            sp->frac = sp->frac_null || c->kind == AGG_MODE ? 0.0 : f->cval.f;
+        }
         bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG;
         sp->track_scale = sumavg && sp->cls == AC_NUM && !insert_only;
         sp->exact_float = sumavg && sp->cls == AC_FLOAT && !insert_only;
@@ -125,7 +131,7 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
         acc->u.f.exact = NULL;
         x->extra_bytes -= AGGACC_XLIMBS * (int64_t)sizeof(uint64_t);
     }
-    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG) {
+    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG || aggacc_is_ordered_set(sp->kind)) {
         if (sp->extreme_only) {
             if (sp->argt.id == T_TEXT && acc->n > 0 && !acc->u.ext.isnull) {
                 x->extra_bytes -= acc->u.ext.len;
@@ -357,6 +363,81 @@ static Value string_agg_value(const AggSpec *sp, const Acc *acc, Arena *arena)
     return value_text(buf, (uint32_t)total);
 }
 
+/* ---------- ordered-set aggregates (PostgreSQL's orderedsetaggs.c over the multiset) ---------- */
+
+typedef struct ModeWalk {
+    const Value *best;
+    int64_t best_count;
+    bool desc;
+} ModeWalk;
+
+/* Ascending walk: the most frequent value, ties to the first in the aggregate's order
+ * (ascending: the smallest, so only a strictly larger count wins; descending: the
+ * largest, so an equal count later in the ascending walk wins). */
+static void mode_entry(void *ctx, const Value *v, int64_t count)
+{
+    ModeWalk *w = ctx;
+    if (!w->best || count > w->best_count || (w->desc && count == w->best_count)) {
+        w->best = v;
+        w->best_count = count;
+    }
+}
+
+typedef struct PosWalk {
+    int64_t k[2];            /* 0-based positions in ascending order */
+    const Value *v[2];
+    int64_t seen;
+} PosWalk;
+
+static void pos_entry(void *ctx, const Value *v, int64_t count)
+{
+    PosWalk *w = ctx;
+    for (int i = 0; i < 2; i++)
+        if (!w->v[i] && w->k[i] >= w->seen && w->k[i] < w->seen + count) w->v[i] = v;
+    w->seen += count;
+}
+
+/* The values at 0-based positions a and b of the aggregate's order (descending counts
+ * from the largest value) among acc->n values. */
+static void ordered_pos(const AggSpec *sp, const Acc *acc, int64_t a, int64_t b, const Value **va, const Value **vb)
+{
+    PosWalk w = {{sp->desc ? acc->n - 1 - a : a, sp->desc ? acc->n - 1 - b : b}, {NULL, NULL}, 0};
+    oset_walk(&acc->u.set, pos_entry, &w);
+    *va = w.v[0];
+    *vb = w.v[1];
+}
+
+static Value ordered_set_value(const AggSpec *sp, const Acc *acc)
+{
+    if (acc->n <= 0 || sp->frac_null) return value_null();
+    const Value *lo = NULL, *hi = NULL;
+    switch (sp->kind) {
+    case AGG_MODE: {
+        ModeWalk w = {NULL, 0, sp->desc};
+        oset_walk(&acc->u.set, mode_entry, &w);
+        return w.best ? *w.best : value_null();
+    }
+    case AGG_PERCENTILE_DISC: {
+        /* the first value whose position (1-based) reaches ceil(frac * N) */
+        int64_t rownum = (int64_t)ceil(sp->frac * (double)acc->n);
+        if (rownum < 1) rownum = 1;
+        if (rownum > acc->n) rownum = acc->n;
+        ordered_pos(sp, acc, rownum - 1, rownum - 1, &lo, &hi);
+        return lo ? *lo : value_null();
+    }
+    case AGG_PERCENTILE_CONT: {
+        double pos = sp->frac * (double)(acc->n - 1);
+        int64_t first = (int64_t)floor(pos), second = (int64_t)ceil(pos);
+        ordered_pos(sp, acc, first, second, &lo, &hi);
+        if (!lo || !hi) return value_null();
+        if (second <= first) return value_float(lo->f);
+        return value_float(lo->f + (hi->f - lo->f) * (pos - (double)first));
+    }
+    default:
+        return value_null();
+    }
+}
+
 /* Only converting to an unexpected result type can fail (a safety net for
  * binder/engine disagreement). */
 bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
@@ -448,6 +529,15 @@ bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, c
     case AGG_STRING_AGG:
         if (acc->n > 0) v = string_agg_value(sp, acc, arena);
         natural = type_make(T_TEXT);
+        break;
+    case AGG_MODE:
+    case AGG_PERCENTILE_DISC:
+        v = ordered_set_value(sp, acc);
+        natural = sp->argt;
+        break;
+    case AGG_PERCENTILE_CONT:
+        v = ordered_set_value(sp, acc);
+        natural = type_make(T_FLOAT8);
         break;
     case AGG_LAG:
     case AGG_FIRST_VALUE:
@@ -551,6 +641,9 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *d
         }
         break;
     case AGG_STRING_AGG:
+    case AGG_MODE:
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
     case AGG_MIN:
     case AGG_MAX:
         if (sp->extreme_only) {
@@ -615,6 +708,9 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
         }
         break;
     case AGG_STRING_AGG:
+    case AGG_MODE:
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
     case AGG_MIN:
     case AGG_MAX:
         if (sp->extreme_only) {

@@ -71,7 +71,9 @@ typedef struct AggSpec {
     int dgroup;              /* DISTINCT: the group of calls sharing this argument, else -1 */
     uint32_t dpos;           /* DISTINCT: this call's counter in the group's set */
     Value sep;               /* STRING_AGG: the separator (text) */
-    bool desc;               /* STRING_AGG: values in descending order */
+    bool desc;               /* STRING_AGG, ordered-set aggregates: values in descending order */
+    bool frac_null;          /* PERCENTILE_*: the fraction is NULL (the result is NULL) */
+    double frac;             /* PERCENTILE_*: the fraction, 0 <= frac <= 1 */
 } AggSpec;
 
 /* DISTINCT calls over one argument share one value set per group (held by the Acc of
@@ -100,7 +102,7 @@ typedef struct Acc {
         } f;                                                    /* float */
         struct { i128_a8 micros; int64_t months, days; } iv;    /* interval */
         struct { int64_t ntrue, nfalse; } b;                    /* bool */
-        OSet set;                                               /* MIN/MAX multiset */
+        OSet set;                                               /* MIN/MAX, STRING_AGG, ordered-set multiset */
         Value ext;                                              /* MIN/MAX extreme (text malloc'd) */
     } u;
 } Acc;
@@ -157,6 +159,11 @@ static inline const DSet *aggacc_dist(const AggAccs *x, const Acc *accs, int g)
 
 /* Set up the calls (the plan must outlive x). insert_only: the input never retracts,
  * so MIN/MAX keep only the extreme. */
+/* mode / percentile_cont / percentile_disc: accumulate the multiset of their values. */
+static inline bool aggacc_is_ordered_set(AggKind k)
+{
+    return k == AGG_MODE || k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC;
+}
 void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, const char *state_id);
 void aggacc_fini(AggAccs *x);
 /* Release the memory owned by the n accumulators of one group (they become empty). */
@@ -358,6 +365,9 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
         }
         break;
     case AGG_STRING_AGG:
+    case AGG_MODE:
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
     case AGG_MIN:
     case AGG_MAX:
         if (!sp->extreme_only) {

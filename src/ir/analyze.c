@@ -237,7 +237,10 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
             ir_col_add_fp(v, a, arena_printf(a, "%s.%s", name, extreme_only ? "extreme" : "multiset"),
                           arena_printf(a, "%s.multiset", name), argt);
             break;
-        case AGG_STRING_AGG: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_STRING_AGG:
+        case AGG_MODE:
+        case AGG_PERCENTILE_CONT:
+        case AGG_PERCENTILE_DISC: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
         case AGG_BOOL_AND:
         case AGG_BOOL_OR:
             ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));

@@ -128,7 +128,8 @@ struct Ast {
     bool agg_star;            /* count(*) */
     bool agg_distinct;
     Ast *agg_filter;
-    AstList agg_order;        /* aggregate ORDER BY (unsupported for now) */
+    AstList agg_order;        /* aggregate ORDER BY, or the WITHIN GROUP (ORDER BY ...) list */
+    bool agg_within_group;    /* agg_order came from WITHIN GROUP (ordered-set aggregates) */
     Ast *over;                /* AST_WINDOW_DEF or NULL */
     bool func_variadic;
     bool grouping_func;       /* GROUPING(args): the grouping-set bits of its arguments */

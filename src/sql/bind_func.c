@@ -10,6 +10,7 @@
 
 #include "base/regex.h"
 
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -173,6 +174,9 @@ static bool agg_type(AggKind k, Type t, Type *out)
         if (id != T_TEXT) return false;
         *out = type_make(T_TEXT);
         return true;
+    case AGG_MODE:
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC: /* typed by ordered_set_call */
     case AGG_LAG:
     case AGG_FIRST_VALUE:
     case AGG_LAST_VALUE: /* window value functions: typed by bind_over.c */
@@ -237,6 +241,85 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
     return true;
 }
 
+static bool is_ordered_set_kind(AggKind k)
+{
+    return k == AGG_MODE || k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC;
+}
+
+/* mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x [DESC]):
+ * x is the accumulated value (percentile_cont: cast to double precision, as
+ * PostgreSQL's percentile_cont(float8) takes it); the fraction f must be a constant
+ * (double precision, NULL allowed) between 0 and 1, checked here as PostgreSQL checks
+ * it when the group's result is computed. */
+static bool ordered_set_call(ExprCtx *cx, Ast *a, AggKind kind, AggCall *ac)
+{
+    Binder *b = cx->b;
+    int ndirect = kind == AGG_MODE ? 0 : 1;
+    ExprCtx in = *cx;
+    in.agg_mode = AGGS_INSIDE;
+    int n = a->args.n + a->agg_order.n;
+    Expr **args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
+    for (int i = 0; i < a->args.n; i++) {
+        Ast *d = a->args.items[i];
+        if (d->kind == AST_UNSUPPORTED && d->name && strstr(d->name, "ARRAY")) {
+            bind_unsupported(b, d->loc, arena_printf(b->arena, "%s with an array of fractions", a->name));
+            return false;
+        }
+        if (!(args[i] = bind_expr(&in, d))) return false;
+    }
+    for (int i = 0; i < a->agg_order.n; i++) {
+        Ast *sb = a->agg_order.items[i];
+        if (!(args[a->args.n + i] = bind_expr(&in, sb->kind == AST_SORT_BY ? sb->expr : sb))) return false;
+    }
+    if (a->args.n != ndirect || a->agg_order.n != 1 || a->agg_star) {
+        no_such_function(b, a->name, args, n, a->loc, a->agg_star);
+        return false;
+    }
+    if (a->agg_distinct) {
+        bind_error(b, a->loc, "invalid-aggregate", NULL, "cannot use DISTINCT with WITHIN GROUP");
+        return false;
+    }
+    Expr **orig = saved_args(b, args, n);
+    Expr *x = args[ndirect];
+    if (ndirect) {
+        Expr *f = args[0];
+        if (!bind_can_implicit(f->type, type_make(T_FLOAT8)) && f->type.id != T_UNKNOWN) {
+            no_such_function(b, a->name, orig, n, a->loc, false);
+            return false;
+        }
+        if (!(f = bind_coerce(b, f, type_make(T_FLOAT8)))) return false;
+        if (f->kind != EX_CONST) {
+            bind_unsupported(b, f->loc >= 0 ? f->loc : a->loc,
+                             arena_printf(b->arena, "a %s fraction computed per group", a->name));
+            return false;
+        }
+        if (!f->cval.isnull && (isnan(f->cval.f) || f->cval.f < 0 || f->cval.f > 1)) {
+            bind_error(b, f->loc >= 0 ? f->loc : a->loc, "invalid-argument", NULL,
+                       "percentile value %g is not between 0 and 1", f->cval.f);
+            return false;
+        }
+        ac->dflt = f;
+    }
+    if (kind == AGG_PERCENTILE_CONT) {
+        if (x->type.id == T_INTERVAL) {
+            bind_unsupported(b, x->loc >= 0 ? x->loc : a->loc, "percentile_cont over interval values");
+            return false;
+        }
+        if (!bind_can_implicit(x->type, type_make(T_FLOAT8)) && x->type.id != T_UNKNOWN) {
+            no_such_function(b, a->name, orig, n, a->loc, false);
+            return false;
+        }
+        if (!(x = bind_coerce(b, x, type_make(T_FLOAT8)))) return false;
+    } else if (bind_is_unknown_literal(x)) {
+        if (!(x = bind_coerce(b, x, type_make(T_TEXT)))) return false;
+    }
+    ac->arg = x;
+    ac->type = kind == AGG_PERCENTILE_CONT ? type_make(T_FLOAT8) : x->type;
+    Ast *sb = a->agg_order.items[0];
+    ac->offset = sb->kind == AST_SORT_BY && sb->desc ? 1 : 0;
+    return true;
+}
+
 Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
 {
     Binder *b = cx->b;
@@ -250,7 +333,16 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         bind_error(b, a->loc, "invalid-aggregate", NULL, "aggregate function calls cannot be nested");
         return NULL;
     }
-    if (a->agg_order.n && kind != AGG_STRING_AGG) {
+    if (is_ordered_set_kind(kind) != a->agg_within_group) {
+        if (a->agg_within_group)
+            bind_error(b, a->loc, "invalid-aggregate", NULL,
+                       "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", a->name);
+        else
+            bind_error(b, a->loc, "invalid-aggregate", NULL,
+                       "WITHIN GROUP is required for ordered-set aggregate %s", a->name);
+        return NULL;
+    }
+    if (a->agg_order.n && kind != AGG_STRING_AGG && !is_ordered_set_kind(kind)) {
         bind_unsupported(b, a->agg_order.items[0]->loc, "ORDER BY inside an aggregate call");
         return NULL;
     }
@@ -258,9 +350,14 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         bind_unsupported(b, a->loc, "VARIADIC");
         return NULL;
     }
+    AggCall ac;
+    memset(&ac, 0, sizeof ac);
+    ac.kind = kind;
+    ac.distinct = a->agg_distinct;
+    ac.loc = a->loc;
     ExprCtx in = *cx;
     in.agg_mode = AGGS_INSIDE;
-    int n = a->args.n;
+    int n = is_ordered_set_kind(kind) ? 0 : a->args.n;
     Expr **args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
     bool ok = true;
     for (int i = 0; i < n; i++) {
@@ -269,12 +366,9 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
     }
     if (!ok) return NULL;
 
-    AggCall ac;
-    memset(&ac, 0, sizeof ac);
-    ac.kind = kind;
-    ac.distinct = a->agg_distinct;
-    ac.loc = a->loc;
-    if (kind == AGG_COUNT_STAR) {
+    if (is_ordered_set_kind(kind)) {
+        if (!ordered_set_call(cx, a, kind, &ac)) return NULL;
+    } else if (kind == AGG_COUNT_STAR) {
         if (n != 0) {
             no_such_function(b, a->name, args, n, a->loc, false);
             return NULL;
@@ -1119,6 +1213,12 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
     Binder *b = cx->b;
     const char *name = a->name ? a->name : "";
     if (a->over) return bind_window_call(cx, a);
+    if (a->agg_within_group && bind_func_unqualified(a) &&
+        (strcmp(name, "rank") == 0 || strcmp(name, "dense_rank") == 0 || strcmp(name, "percent_rank") == 0 ||
+         strcmp(name, "cume_dist") == 0)) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "the hypothetical-set aggregate %s() WITHIN GROUP", a->name));
+        return NULL;
+    }
     if (bind_func_unqualified(a) && in_list(name, window_only_functions,
                                             sizeof window_only_functions / sizeof window_only_functions[0])) {
         bind_error(b, a->loc, "invalid-window", "e.g. ROW_NUMBER() OVER (PARTITION BY k ORDER BY t)",
@@ -1163,7 +1263,7 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
     if (ak >= 0) return bind_agg_call(cx, a, (AggKind)ak);
     if (bind_is_stats_agg(a)) return bind_stats_agg(cx, a);
     const char *misuse = a->agg_star ? "*" : a->agg_distinct ? "DISTINCT" : a->agg_filter ? "FILTER"
-                         : a->agg_order.n ? "ORDER BY" : NULL;
+                         : a->agg_within_group ? "WITHIN GROUP" : a->agg_order.n ? "ORDER BY" : NULL;
     if (misuse && bind_func_unqualified(a)) {
         if (a->agg_star)
             bind_error(b, a->loc, "invalid-aggregate", NULL, "%s(*) specified, but %s is not an aggregate function",
@@ -1202,7 +1302,8 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
 
 static int bind_agg_kind_name(const char *n)
 {
-    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg"};
+    static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg",
+                                       "mode", "percentile_cont", "percentile_disc"};
     for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
         if (strcmp(n, aggs[i]) == 0) return (int)i;
     return -1;

@@ -316,6 +316,10 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
     int rk = rank_kind(a);
     int ak = bind_agg_kind(a);
     AggKind vk = value_kind(a);
+    if (ak == AGG_MODE || ak == AGG_PERCENTILE_CONT || ak == AGG_PERCENTILE_DISC) {
+        bind_error(b, a->loc, "invalid-window", NULL, "OVER is not supported for ordered-set aggregate %s", a->name);
+        return NULL;
+    }
     if (ak == AGG_STRING_AGG || bind_is_stats_agg(a)) {
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s() as a window function", a->name));
         return NULL;

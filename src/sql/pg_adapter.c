@@ -571,7 +571,6 @@ static Ast *window_def(Ctx *c, const PgQuery__WindowDef *w, int near)
 static Ast *func_call(Ctx *c, const PgQuery__FuncCall *f, int near)
 {
     int loc = pick_loc(f->location, near);
-    if (f->agg_within_group) return unsupported(c, "WITHIN GROUP", loc);
     Ast *a = node_new(c, AST_FUNC_CALL, loc);
     a->names = str_list(c, f->funcname, f->n_funcname, &a->nnames);
     a->name = dup(c, last_name(f->funcname, f->n_funcname));
@@ -581,6 +580,7 @@ static Ast *func_call(Ctx *c, const PgQuery__FuncCall *f, int near)
     a->func_variadic = f->func_variadic;
     if (f->agg_filter) a->agg_filter = expr(c, f->agg_filter, loc);
     a->agg_order = sort_list(c, f->agg_order, f->n_agg_order, loc);
+    a->agg_within_group = f->agg_within_group;
     if (f->over) {
         /* OVER w arrives as a WindowDef named w; OVER (w ...) as one with refname w */
         a->over = window_def(c, f->over, loc);

@@ -140,6 +140,9 @@ const char *agg_kind_name(AggKind k)
     case AGG_BOOL_AND: return "bool_and";
     case AGG_BOOL_OR: return "bool_or";
     case AGG_STRING_AGG: return "string_agg";
+    case AGG_MODE: return "mode";
+    case AGG_PERCENTILE_CONT: return "percentile_cont";
+    case AGG_PERCENTILE_DISC: return "percentile_disc";
     case AGG_LAG: return "lag";
     case AGG_FIRST_VALUE: return "first_value";
     case AGG_LAST_VALUE: return "last_value";
@@ -796,7 +799,12 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
 {
     sb_puts(out, agg_kind_name(a->kind));
     sb_putc(out, '(');
-    if (a->kind == AGG_COUNT_STAR) {
+    if (a->kind == AGG_MODE || a->kind == AGG_PERCENTILE_CONT || a->kind == AGG_PERCENTILE_DISC) {
+        if (a->kind != AGG_MODE) put_expr(out, a->dflt, incols, nincols);
+        sb_puts(out, ") WITHIN GROUP (ORDER BY ");
+        put_expr(out, a->arg, incols, nincols);
+        if (a->offset) sb_puts(out, " DESC");
+    } else if (a->kind == AGG_COUNT_STAR) {
         sb_putc(out, '*');
     } else {
         if (a->distinct) sb_puts(out, "DISTINCT ");

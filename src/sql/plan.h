@@ -104,6 +104,11 @@ typedef enum AggKind {
     /* string_agg(arg, dflt): the text values joined by the constant separator `dflt`, in
      * the order of the values (offset = 1: descending) */
     AGG_STRING_AGG,
+    /* ordered-set aggregates over the multiset of `arg`'s values (`arg` WITHIN GROUP
+     * (ORDER BY arg), offset = 1: DESC): the most frequent value (ties: the first in that
+     * order); the value interpolated at fraction `dflt` (a float8 constant, may be
+     * NULL; arg cast to float8); the first value whose cumulative fraction >= dflt */
+    AGG_MODE, AGG_PERCENTILE_CONT, AGG_PERCENTILE_DISC,
     /* window-only value functions (PL_OVER_AGG): the value of `arg` at another row */
     AGG_LAG,         /* `offset` rows before the current one in the partition, else `dflt` */
     AGG_FIRST_VALUE, /* at the frame's first row */
@@ -118,9 +123,11 @@ typedef struct AggCall {
     Expr *filter;        /* FILTER (WHERE ...) or NULL */
     Type type;           /* result type (PostgreSQL rules: SUM(int4) -> bigint, AVG(int) -> numeric ...) */
     int loc;
-    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); AGG_STRING_AGG: 1 for descending order */
+    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); AGG_STRING_AGG and the
+                            ordered-set aggregates: 1 for descending order */
     Expr *dflt;          /* AGG_LAG: the value without such a row (over the current row), or NULL;
-                            AGG_STRING_AGG: the separator (a text constant) */
+                            AGG_STRING_AGG: the separator (a text constant);
+                            AGG_PERCENTILE_*: the fraction (a float8 constant) */
 } AggCall;
 
 typedef enum PlanKind {
