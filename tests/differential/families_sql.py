@@ -20,6 +20,11 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
   gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
           GROUPING(), HAVING, over an insert-only or updating source
 
+From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
+
+  ordset  mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x
+          [ASC|DESC]) with FILTER, grouped or not, over an insert-only or updating source
+
 Queries follow families.py's conventions (FQ, markers, slots for the minimiser)."""
 
 import difftest as D
@@ -342,8 +347,50 @@ def gen_gsets(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
+def gen_ordset(case, r, qr):
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(2, 4))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    cols = w.sources[0].cols
+    # values whose order and equality have one representation (a numeric of a declared
+    # scale, not 1.5 and 1.50); percentile_cont takes any number as double precision
+    exact = [c for c in cols if c['ty'] in ('bigint', 'integer', 'smallint', 'text', 'boolean', 'date', 'timestamp')
+             or (c['ty'] == 'numeric' and c['decl'].startswith('numeric('))]
+    nums = [c for c in cols if c['ty'] in ('bigint', 'integer', 'smallint', 'numeric', 'double precision')]
+    items = []
+    if r.random() < 0.7:
+        q.group = 'a.k1'
+        items.append(Col('a.k1', 'numeric', 100).x())
+    for _ in range(r.randint(1, 4)):
+        kind = r.choice(['mode', 'cont', 'disc'])
+        desc = r.choice(['', '', ' DESC', ' ASC'])
+        filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3]) if r.random() < 0.25 else ''
+        frac = r.choice(['0', '0.1', '0.25', '0.5', '0.5', '0.75', '0.9', '1', '0.333'])
+        if kind == 'cont' and nums:
+            c = r.choice(nums)
+            items.append(X('double precision', raw='percentile_cont(%s) WITHIN GROUP (ORDER BY a.%s%s)%s'
+                           % (frac, c['name'], desc, filt), inexact=True))
+        elif exact:
+            c = r.choice(exact)
+            if kind == 'mode':
+                t = 'mode() WITHIN GROUP (ORDER BY a.%s%s)%s' % (c['name'], desc, filt)
+            else:
+                t = 'percentile_disc(%s) WITHIN GROUP (ORDER BY a.%s%s)%s' % (frac, c['name'], desc, filt)
+            items.append(X(c['ty'], raw=t))
+    items.append(X('bigint', raw='count(*)'))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:ordset%s%s' % (' grouped' if q.group else '', ' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
 SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
+# Seeds from 21000 on also draw the shapes added later (older seeds keep their queries).
+SHAPES_2 = SHAPES + [gen_ordset]
 
 
 def gen_sqlext(case, r, qr):
-    SHAPES[case.seed % len(SHAPES)](case, r, qr)
+    shapes = SHAPES_2 if case.seed >= 21000 else SHAPES
+    shapes[case.seed % len(shapes)](case, r, qr)
