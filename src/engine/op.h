@@ -299,6 +299,8 @@ Op *op_window_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs, char *
 Op *op_topn_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
 Op *op_setop_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
 Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize);
+/* PL_VALUES: a constant relation, emitted once (op_values.c). */
+Op *op_values_new(EngPipeline *p, const IrNode *n);
 
 /* Changelog normalize for a keyed updating source: the latest row per primary key.
  * `out` is the source's batch (borrowed; the pipeline clears it per step); state_id

@@ -147,6 +147,7 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
         case PL_TOPN: op = op_topn_new(p, n, in, err, errsize); break;
         case PL_SETOP: op = op_setop_new(p, n, in, err, errsize); break;
         case PL_OVER_AGG: op = op_over_agg_new(p, n, in, err, errsize); break;
+        case PL_VALUES: op = op_values_new(p, n); break;
         default:
             snprintf(err, errsize, "operator %d is not supported by the engine yet (model '%s')", (int)n->plan->kind, model_name);
             goto fail;

@@ -96,6 +96,10 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
     case PL_REF: h = hash_str(p->name, h); break;
     case PL_FILTER: h = p->pred ? plan_expr_hash(p->pred, h) : h; break;
     case PL_PROJECT: h = hash_exprs(p->exprs, p->nexprs, h); break;
+    case PL_VALUES:
+        h = hash_u64((uint64_t)p->nrows, h);
+        h = hash_exprs(p->exprs, p->nexprs, h);
+        break;
     case PL_AGGREGATE:
         h = hash_exprs(p->group, p->ngroup, h);
         h = hash_aggs(p->aggs, p->naggs, h);
@@ -396,6 +400,7 @@ static void analyze_node(IrGraph *g, IrNode *n, Arena *a)
     case PL_UNION_ALL:
         n->mode = all_insert_only(n) ? CL_INSERT_ONLY : CL_RETRACT;
         break;
+    case PL_VALUES: n->mode = CL_INSERT_ONLY; break;
     case PL_SETOP:
     case PL_JOIN:
     case PL_OVER_AGG:

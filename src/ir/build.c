@@ -13,7 +13,7 @@ typedef struct Builder {
     IrGraph *g;
     int cap;
     /* per-model counters of operator kinds, for stable ids */
-    int kind_count[PL_OVER_AGG + 1];
+    int kind_count[PL_VALUES + 1];
     int model_start;         /* index in g->nodes of the model's first node */
 } Builder;
 
@@ -32,6 +32,7 @@ static const char *op_kind_slug(PlanKind k)
     case PL_TOPN: return "topn";
     case PL_SETOP: return "setop";
     case PL_OVER_AGG: return "over_agg";
+    case PL_VALUES: return "values";
     }
     return "op";
 }

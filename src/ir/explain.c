@@ -56,6 +56,20 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
         if (n->source >= 0) sb_printf(&sb, " (%s)", data_format_name(g->project->sources[n->source].format));
         break;
     case PL_REF: sb_printf(&sb, " %s", p->name); break;
+    case PL_VALUES:
+        if (!p->ncols) {
+            sb_puts(&sb, " (one row, no columns)");
+            break;
+        }
+        for (int r = 0; r < p->nrows; r++) {
+            sb_puts(&sb, r ? ", (" : " (");
+            for (int c = 0; c < p->ncols; c++) {
+                if (c) sb_puts(&sb, ", ");
+                plan_expr_sql(p->exprs[r * p->ncols + c], NULL, 0, &sb);
+            }
+            sb_putc(&sb, ')');
+        }
+        break;
     case PL_FILTER:
         sb_puts(&sb, " ");
         plan_expr_sql(p->pred, ic, nic, &sb);

@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-enum { K_SOURCE = 1, K_FILTER, K_AGG, K_DISTINCT, K_UNION, K_SETOP, K_JOIN, K_WTVF, K_TOPN, K_OVER, K_RANK };
+enum { K_SOURCE = 1, K_FILTER, K_AGG, K_DISTINCT, K_UNION, K_SETOP, K_JOIN, K_WTVF, K_TOPN, K_OVER, K_RANK, K_VALUES };
 
 static uint64_t hash_type(Type t, uint64_t h)
 {
@@ -99,6 +99,16 @@ void ir_lineage(const IrGraph *g, IrNode *n, Arena *a)
     case PL_REF:
         n->rows_fp = in->rows_fp;
         memcpy(n->col_fp, in->col_fp, sizeof(uint64_t) * (size_t)nc);
+        break;
+    case PL_VALUES:
+        /* the rows are the constants: each column holds what its expressions say */
+        h = hash_u64((uint64_t)p->nrows, K_VALUES);
+        for (int i = 0; i < p->nexprs; i++) h = plan_expr_hash(p->exprs[i], h);
+        n->rows_fp = h;
+        for (int c = 0; c < nc; c++) {
+            uint64_t ch = hash_type(p->cols[c].type, hash_u64((uint64_t)c, h));
+            n->col_fp[c] = ch;
+        }
         break;
     case PL_FILTER:
         n->rows_fp = expr_fp(p->pred, in, hash_u64(in->rows_fp, K_FILTER));

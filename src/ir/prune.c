@@ -290,6 +290,7 @@ static PlanNode *prune(Pruner *pr, PlanNode *n, const bool *need, int **map_out)
         break;
     case PL_SOURCE:
     case PL_REF:
+    case PL_VALUES:
         break;
     }
     *map_out = identity_map(pr, n->ncols);

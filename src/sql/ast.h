@@ -98,6 +98,9 @@ struct Ast {
     AstList windows;          /* named WINDOW clause (AST_WINDOW_DEF with name) */
     AstSetOp setop;
     bool setop_all;
+    AstList *values;          /* VALUES (...), (...): nvalues rows of expressions (a SELECT
+                                 node with values has no targets, FROM, WHERE ...) */
+    int nvalues;
     Ast *larg, *rarg;         /* set operation operands; AST_JOIN operands */
 
     /* common expression fields */

@@ -457,12 +457,80 @@ PlanNode *bind_from_item(Binder *b, Ast *item, const CteEnv *env, const char **a
     return plan;
 }
 
+/* ---- constant relations ------------------------------------------------------------- */
+
+static void find_sublink(Ast *a, void *ud)
+{
+    Ast **found = ud;
+    if (!*found && (a->kind == AST_SUBLINK || a->kind == AST_SELECT)) *found = a;
+}
+
+PlanNode *bind_values(Binder *b, Ast *q)
+{
+    int nrows = q->nvalues, ncols = q->values[0].n;
+    for (int r = 1; r < nrows; r++)
+        if (q->values[r].n != ncols) {
+            int loc = q->values[r].n ? bind_ast_start(q->values[r].items[0]) : q->loc;
+            bind_error(b, loc, "sql-syntax", NULL, "VALUES lists must all be the same length");
+            return NULL;
+        }
+    Scope empty;
+    memset(&empty, 0, sizeof empty);
+    ExprCtx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.b = b;
+    cx.scope = &empty;
+    cx.agg_mode = AGGS_FORBIDDEN;
+    cx.clause = "VALUES";
+    Expr **ex = ARENA_ARRAY(b->arena, Expr *, (size_t)nrows * (size_t)ncols + 1);
+    bool ok = true;
+    for (int r = 0; r < nrows; r++)
+        for (int c = 0; c < ncols; c++) {
+            Ast *e = q->values[r].items[c];
+            Ast *sub = NULL;
+            bind_ast_walk(e, find_sublink, &sub);
+            if (sub) {
+                bind_unsupported(b, sub->loc >= 0 ? sub->loc : bind_ast_start(e), "a subquery in VALUES");
+                ok = false;
+                continue;
+            }
+            if (!(ex[r * ncols + c] = bind_expr(&cx, e))) ok = false;
+        }
+    if (!ok) return NULL;
+    PlanColumn *cols = ARENA_ARRAY(b->arena, PlanColumn, ncols + 1);
+    Expr **col = ARENA_ARRAY(b->arena, Expr *, nrows + 1);
+    for (int c = 0; c < ncols && ok; c++) {
+        for (int r = 0; r < nrows; r++) col[r] = ex[r * ncols + c];
+        Type t;
+        if (!bind_common_type(b, col, nrows, "VALUES", &t)) {
+            ok = false;
+            break;
+        }
+        for (int r = 0; r < nrows && ok; r++)
+            if (!(ex[r * ncols + c] = bind_coerce(b, col[r], t))) ok = false;
+        cols[c].name = arena_printf(b->arena, "column%d", c + 1);
+        cols[c].type = t;
+    }
+    if (!ok) return NULL;
+    PlanNode *v = plan_node_new(b->arena, PL_VALUES, q->loc);
+    v->nrows = nrows;
+    v->exprs = ex;
+    v->nexprs = nrows * ncols;
+    v->cols = cols;
+    v->ncols = ncols;
+    return v;
+}
+
 PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromInfo *fi)
 {
     memset(scope, 0, sizeof *scope);
     if (sel->from.n == 0) {
-        bind_unsupported(b, sel->loc, "SELECT without FROM");
-        return NULL;
+        /* SELECT without FROM reads one row of no columns */
+        PlanNode *v = plan_node_new(b->arena, PL_VALUES, sel->loc);
+        v->nrows = 1;
+        v->cols = ARENA_ARRAY(b->arena, PlanColumn, 1);
+        scope->input = v;
+        return v;
     }
     PlanNode *plan = NULL;
     bool ok = true;

@@ -388,6 +388,10 @@ const ScopeCol *bind_resolve_column(ExprCtx *cx, const Ast *ref, bool *outer);
 int bind_expand_star(Binder *b, const Scope *scope, const Ast *ref, const ScopeCol ***out);
 /* Gives a plan's output columns new names (alias column lists, CTE column lists).
  * `what` names the relation in the error ("table \"x\"", "WITH query \"x\""). */
+/* VALUES (...), (...) (q->nvalues rows): a PL_VALUES node of columns column1..N whose
+ * types are resolved per column as PostgreSQL resolves them (unknown -> text, a common
+ * type, "VALUES types x and y cannot be matched"); subqueries are refused. */
+PlanNode *bind_values(Binder *b, Ast *q);
 PlanNode *bind_rename_columns(Binder *b, PlanNode *plan, const char *const *names, int n, int loc,
                               const char *what);
 

@@ -150,6 +150,12 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
         p = bind_setop(b, q, env, flags);
         if (p && drop_order) bind_setop_order(b, q, p, NULL);
         if (p && limit > 0) p = setop_topn(b, q, p, limit);
+    } else if (q->nvalues) {
+        if (limit > 0) {
+            bind_unsupported(b, bind_ast_start(q->limit), "LIMIT on VALUES");
+            ok = false;
+        }
+        p = bind_values(b, q);
     } else {
         p = bind_select(b, q, env, flags | (drop_order ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
     }

@@ -85,6 +85,11 @@ static bool expand_targets(SelectCtx *sc)
         Ast *rt = sel->targets.items[i];
         Ast *e = rt->kind == AST_RES_TARGET ? rt->expr : rt;
         if (rt->kind == AST_RES_TARGET && rt->name) sc->aliases[sc->naliases++] = rt->name;
+        if (e && e->kind == AST_COLUMN_REF && e->star && e->nnames <= 1 && sel->from.n == 0) {
+            bind_error(b, e->loc, "invalid-star", NULL, "SELECT * with no tables specified is not valid");
+            ok = false;
+            continue;
+        }
         if (e && e->kind == AST_COLUMN_REF && e->star) {
             const ScopeCol **cols;
             int n = bind_expand_star(b, &sc->scope, e, &cols);

@@ -44,7 +44,8 @@ bool bind_event_time(Binder *b, const PlanNode *n, int col)
         return n->ninputs > 0;
     case PL_TOPN:
     case PL_OVER_AGG: return col < n->inputs[0]->ncols && bind_event_time(b, n->inputs[0], col);
-    case PL_SETOP: return false;
+    case PL_SETOP:
+    case PL_VALUES: return false;
     }
     return false;
 }

@@ -1050,7 +1050,17 @@ static Ast *select_node(Ctx *c, const PgQuery__SelectStmt *s, int near)
         a->limit = expr(c, lc, loc);
     if (s->limit_offset) a->offset = expr(c, s->limit_offset, loc);
 
-    if (s->n_values_lists) return unsupported(c, "VALUES", loc);
+    if (s->n_values_lists) {
+        a->nvalues = (int)s->n_values_lists;
+        a->values = ARENA_ARRAY(c->arena, AstList, s->n_values_lists);
+        for (size_t i = 0; i < s->n_values_lists; i++) {
+            const PNode *row = s->values_lists[i];
+            if (row && row->node_case == PG_QUERY__NODE__NODE_LIST && row->list)
+                a->values[i] = expr_list(c, row->list->items, row->list->n_items, loc);
+            else
+                a->values[i] = expr_list(c, &s->values_lists[i], 1, loc);
+        }
+    }
     if (s->into_clause) return unsupported(c, "SELECT INTO", loc);
     if (s->n_locking_clause) return unsupported(c, locking_name(s->locking_clause[0]), loc);
     if (s->limit_option == PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_WITH_TIES)

@@ -62,6 +62,7 @@ const char *plan_kind_name(PlanKind k)
     case PL_TOPN: return "TopN";
     case PL_SETOP: return "SetOp";
     case PL_OVER_AGG: return "OverAgg";
+    case PL_VALUES: return "Values";
     }
     return "?";
 }
@@ -410,7 +411,7 @@ bool plan_node_local_equal(const PlanNode *a, const PlanNode *b)
             return false;
     return a->limit == b->limit && a->rank_kind == b->rank_kind && a->emit_rank == b->emit_rank &&
            a->frame_rows == b->frame_rows && a->frame_offset == b->frame_offset && a->setop == b->setop &&
-           a->all == b->all;
+           a->all == b->all && a->nrows == b->nrows;
 }
 
 static uint64_t hash_words(const uint64_t *w, size_t n, uint64_t seed)

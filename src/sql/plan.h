@@ -144,6 +144,7 @@ typedef enum PlanKind {
     PL_TOPN,        /* ROW_NUMBER/RANK/DENSE_RANK over partition, with a limit */
     PL_SETOP,       /* UNION/EXCEPT/INTERSECT (setop_kind, all) */
     PL_OVER_AGG,    /* running aggregate over a partition ordered by time */
+    PL_VALUES,      /* constant relation: nrows rows of exprs (no input), emitted once */
 } PlanKind;
 
 typedef enum JoinType { JOIN_INNER, JOIN_LEFT, JOIN_RIGHT, JOIN_FULL, JOIN_SEMI, JOIN_ANTI } JoinType;
@@ -250,6 +251,11 @@ struct PlanNode {
      * EXCEPT (l > 0 && r == 0 ? 1 : 0), EXCEPT ALL max(0, l - r). */
     SetOpKind setop;
     bool all;
+
+    /* PL_VALUES: `nrows` rows of ncols expressions each, row-major in exprs (nexprs =
+     * nrows * ncols), over no input (no column references, no subqueries): `VALUES
+     * (...), (...)`, and the one row of no columns a SELECT without FROM reads. */
+    int nrows;
 };
 
 /* Helpers used by the binder and the IR. All memory comes from the arena. */

@@ -336,6 +336,14 @@ static void print_plan(StrBuf *out, const PlanNode *n, int depth)
         sb_puts(out, " pred=");
         plan_expr_sql(n->pred, ic, nic, out);
         break;
+    case PL_VALUES:
+        sb_printf(out, " rows=%d [", n->nrows);
+        for (int i = 0; i < n->nexprs; i++) {
+            if (i) sb_puts(out, i % n->ncols ? ", " : "; ");
+            plan_expr_sql(n->exprs[i], NULL, 0, out);
+        }
+        sb_puts(out, "]");
+        break;
     case PL_PROJECT:
         sb_puts(out, " exprs=[");
         for (int i = 0; i < n->nexprs; i++) {
