@@ -25,6 +25,10 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
   ordset  mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x
           [ASC|DESC]) with FILTER, grouped or not, over an insert-only or updating source
 
+  constrel constant relations: VALUES in FROM with alias columns joined (inner, left,
+          right) with a source, under GROUP BY, in an IN subquery; a SELECT without
+          FROM cross joined; SELECT without FROM and VALUES as UNION ALL branches
+
 Queries follow families.py's conventions (FQ, markers, slots for the minimiser)."""
 
 import difftest as D
@@ -260,7 +264,7 @@ class StatsQ(F.FQ):
             t += ' GROUP BY ' + self.group
         if self.having:
             t += ' HAVING ' + self.having
-        return t
+        return t + getattr(self, 'suffix', '')
 
 
 def gen_stats(case, r, qr):
@@ -386,9 +390,62 @@ def gen_ordset(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
+def values_rows(r, nrows):
+    """Rows (k integer, label text, w numeric) with NULLs and repeated keys."""
+    keys = r.sample(range(0, 14), min(nrows, 14))
+    if r.random() < 0.3:
+        keys[-1] = keys[0]
+    rows = []
+    for k in keys:
+        label = 'NULL' if r.random() < 0.15 else "'%s'" % r.choice(['x', 'y', 'z', 'long label', ''])
+        wv = 'NULL' if r.random() < 0.15 else r.choice(['1.5', '2', '-3.25', '0', '10'])
+        rows.append('(%s, %s, %s)' % ('NULL' if r.random() < 0.1 else k, label, wv))
+    return 'VALUES ' + ', '.join(rows)
+
+
+def gen_constrel(case, r, qr):
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(1, 3))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    S = F.src(w.sources[0].name)
+    kind = r.choice(['join', 'left', 'union', 'in', 'cross', 'agg'])
+    vals = values_rows(r, r.randint(1, 6))
+    items = []
+    if kind in ('join', 'left'):
+        if r.random() < 0.5:
+            q.rel = '%s a %s (%s) AS t(k, label, w) ON t.k = a.k1' % (S, 'JOIN' if kind == 'join' else 'LEFT JOIN', vals)
+        else:
+            q.rel = '(%s) AS t(k, label, w) %s %s a ON a.k1 = t.k' % (vals, 'JOIN' if kind == 'join' else 'RIGHT JOIN', S)
+        items = [X('bigint', raw='a.id'), X('text', raw='t.label'), X('numeric', raw='t.w')]
+    elif kind == 'cross':
+        q.rel = "%s a, (SELECT %d AS m, 'c' AS tag) c" % (S, r.choice([2, 3]))
+        items = [X('bigint', raw='a.id'), X('text', raw='c.tag'), X('boolean', raw='a.id % c.m = 0')]
+    elif kind == 'in':
+        q.rel = '%s a WHERE a.k1 %sIN (SELECT t.k FROM (%s) AS t(k, label, w) WHERE t.k IS NOT NULL)' % (
+            S, r.choice(['', 'NOT ']), vals)
+        items = [X('bigint', raw='a.id'), X('numeric', raw='a.k1')]
+    elif kind == 'agg':
+        q.rel = '(%s) AS t(k, label, w) JOIN %s a ON a.k1 = t.k' % (vals, S)
+        q.group = 't.label'
+        items = [X('text', raw='t.label'), X('bigint', raw='count(*)'), X('numeric', raw='sum(t.w)')]
+    else:
+        q.rel = '%s a' % S
+        q.group = 'a.k1'
+        items = [X('numeric', raw='a.k1::numeric'), X('bigint', raw='count(*)')]
+        tail = [' UNION ALL SELECT %d, 0' % r.choice([-1, 99]),
+                ' UNION ALL SELECT k, 1 FROM (%s) AS t(k, label, w)' % vals,
+                ' UNION ALL VALUES (-5, 7), (NULL, 8)']
+        q.suffix = ''.join(r.sample(tail, r.randint(1, 3)))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:constrel %s%s' % (kind, ' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
 SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
 # Seeds from 21000 on also draw the shapes added later (older seeds keep their queries).
-SHAPES_2 = SHAPES + [gen_ordset]
+SHAPES_2 = SHAPES + [gen_ordset, gen_constrel]
 
 
 def gen_sqlext(case, r, qr):
