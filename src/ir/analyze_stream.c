@@ -539,6 +539,17 @@ static void check_state_ttl(const IrGraph *g, Arena *a, DiagList *dl)
     }
 }
 
+/* Whether n's rows are constants (computed from VALUES alone): a fixed set that never
+ * grows, however long the model runs. */
+static bool constant_rows(const IrNode *n)
+{
+    if (n->plan->kind == PL_VALUES) return true;
+    if (n->plan->kind == PL_SOURCE || n->ninputs == 0) return false;
+    for (int i = 0; i < n->ninputs; i++)
+        if (!constant_rows(n->inputs[i])) return false;
+    return true;
+}
+
 void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl)
 {
     check_state_ttl(g, a, dl);
@@ -558,7 +569,8 @@ void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl)
         }
         if (p->kind != PL_JOIN || m->state_ttl_us > 0) continue;
         if (p->interval_join || window_join(n)) continue;
-        bool l = n->inputs[0]->mode == CL_INSERT_ONLY, r = n->inputs[1]->mode == CL_INSERT_ONLY;
+        bool l = n->inputs[0]->mode == CL_INSERT_ONLY && !constant_rows(n->inputs[0]),
+             r = n->inputs[1]->mode == CL_INSERT_ONLY && !constant_rows(n->inputs[1]);
         if (!l && !r) continue;
         const char *grows = l && r ? "every row of both inputs"
                             : l    ? arena_printf(a, "every row of %s", input_text(n->inputs[0], a, "left"))
