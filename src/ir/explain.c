@@ -57,10 +57,6 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
         break;
     case PL_REF: sb_printf(&sb, " %s", p->name); break;
     case PL_VALUES:
-        if (!p->ncols) {
-            sb_puts(&sb, " (one row, no columns)");
-            break;
-        }
         for (int r = 0; r < p->nrows; r++) {
             sb_puts(&sb, r ? ", (" : " (");
             for (int c = 0; c < p->ncols; c++) {

@@ -525,10 +525,18 @@ PlanNode *bind_from(Binder *b, Ast *sel, const CteEnv *env, Scope *scope, FromIn
 {
     memset(scope, 0, sizeof *scope);
     if (sel->from.n == 0) {
-        /* SELECT without FROM reads one row of no columns */
+        /* SELECT without FROM reads one row, of no columns the query can name: the
+         * plan's row holds one column, `__row` (true), outside the scope, so that no
+         * operator ever keeps rows of no bytes */
         PlanNode *v = plan_node_new(b->arena, PL_VALUES, sel->loc);
         v->nrows = 1;
+        v->ncols = 1;
         v->cols = ARENA_ARRAY(b->arena, PlanColumn, 1);
+        v->cols[0].name = "__row";
+        v->cols[0].type = type_make(T_BOOL);
+        v->exprs = ARENA_ARRAY(b->arena, Expr *, 1);
+        v->exprs[0] = plan_expr_const(b->arena, type_make(T_BOOL), value_bool(true));
+        v->nexprs = 1;
         scope->input = v;
         return v;
     }

@@ -254,7 +254,8 @@ struct PlanNode {
 
     /* PL_VALUES: `nrows` rows of ncols expressions each, row-major in exprs (nexprs =
      * nrows * ncols), over no input (no column references, no subqueries): `VALUES
-     * (...), (...)`, and the one row of no columns a SELECT without FROM reads. */
+     * (...), (...)`, and the one row a SELECT without FROM reads (one column `__row`,
+     * true, that the query cannot name). */
     int nrows;
 };
 
