@@ -214,9 +214,9 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
     }
     if (r->model_dl[r->p->nmodels]) out->dead_letters += dl_count(r->model_dl[r->p->nmodels]);
     if (r->pipe) {
-        int n = eng_state_stats(r->pipe, NULL, 0);
+        int n = run_state_stats(r, NULL, 0);
         EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
-        n = eng_state_stats(r->pipe, st, n);
+        n = run_state_stats(r, st, n);
         out->state = xcalloc((size_t)n + 1, sizeof(RunStateSummary));
         for (int i = 0; i < n; i++) {
             out->state[i].id = xstrdup(st[i].id);
@@ -261,6 +261,7 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
             ok = false;
         }
     }
+    run_par_close(r);
     if (r->pipe) eng_pipeline_free(r->pipe);
     workpool_free(r->decode_pool);
     r->decode_pool = NULL;
@@ -366,6 +367,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     int workers = opts->workers > 0 ? opts->workers : workpool_default_lanes();
     out->workers = workers;
     if (workers > 1) r.decode_pool = workpool_new(workers);
+    if (!run_par_open(&r, &eo, workers, out, err, errsize)) {
+        code = 2;
+        goto done;
+    }
     bool stdin_taken = false;
     for (int s = 0; s < p->nsources; s++) {
         if (!eng_source_batch(r.pipe, s)) continue;
@@ -452,10 +457,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         finished = true;
         for (int i = 0; i < r.nsources; i++) {
             int64_t wm = src_watermark(r.sources[i]);
-            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
+            if (wm != INT64_MIN) run_set_watermark(&r, src_index(r.sources[i]), wm);
             if (!src_done(r.sources[i])) finished = false;
         }
-        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) {
+        if (!run_step(&r, err, errsize) || !commit_all(&r, err, errsize)) {
             ok = false;
             break;
         }
@@ -472,8 +477,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     if (ok && finished) {
         /* the end of every bounded input: close its windows */
         for (int i = 0; i < r.nsources; i++)
-            if (src_bounded(r.sources[i])) eng_source_watermark(r.pipe, src_index(r.sources[i]), INT64_MAX);
-        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, err, errsize)) ok = false;
+            if (src_bounded(r.sources[i])) run_set_watermark(&r, src_index(r.sources[i]), INT64_MAX);
+        if (!run_step(&r, err, errsize) || !commit_all(&r, err, errsize)) ok = false;
         else out->steps++;
     }
     /* a durable run ends with a checkpoint (also when stopped by a signal) */
@@ -528,8 +533,13 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)s->checkpoints, (double)s->checkpoint_bytes / (1024.0 * 1024.0), s->checkpoint_s,
                   s->restore_s);
     }
-    if (s->workers > 1)
-        sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread\n", s->workers);
+    if (s->workers > 1 && s->replicas > 1)
+        sb_printf(out, "  workers %d: %d model%s partitioned by %s over %d replicas; sources decoded in parallel\n",
+                  s->workers, s->partitioned_models, s->partitioned_models == 1 ? "" : "s", s->partition_by,
+                  s->replicas);
+    else if (s->workers > 1)
+        sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread (%s)\n", s->workers,
+                  s->one_thread_reason[0] ? s->one_thread_reason : "not partitioned");
     for (int i = 0; i < s->nsources; i++) {
         const RunSourceSummary *x = &s->sources[i];
         sb_printf(out, "  source %-28s %12lld events", x->name, (long long)x->events);
@@ -575,6 +585,13 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_kint(&w, "skipped", s->skipped);
     jw_kint(&w, "steps", s->steps);
     jw_kint(&w, "workers", s->workers > 0 ? s->workers : 1);
+    jw_kint(&w, "replicas", s->replicas > 0 ? s->replicas : 1);
+    if (s->replicas > 1) {
+        jw_kint(&w, "partitioned_models", s->partitioned_models);
+        jw_kstr(&w, "partitioned_by", s->partition_by);
+    } else if (s->workers > 1) {
+        jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
+    }
     char num[64];
     snprintf(num, sizeof num, "%.3f", s->elapsed_s);
     jw_key(&w, "elapsed_s");

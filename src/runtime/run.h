@@ -81,6 +81,10 @@ typedef struct RunSummary {
     int64_t skipped;
     int64_t steps;
     int workers;                 /* decoding threads the run used */
+    int replicas;                /* engine replicas the operators ran on (1: one thread) */
+    int partitioned_models;      /* replicas > 1: the models they ran */
+    char partition_by[160];      /* replicas > 1: the routing columns ("bid.auction") */
+    char one_thread_reason[256]; /* workers > 1, replicas 1: why ("q4: global aggregate") */
     double elapsed_s;
     double events_per_s;
     bool started;                /* the sources and sinks opened and the run began reading
