@@ -7,6 +7,7 @@
 #include "runtime/deployments.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,13 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
     out->checkpoint_s = r->ckpt_seconds;
     out->restore_s = r->restore_seconds;
     out->elapsed_s = now_s() - t0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        out->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                     (double)ru.ru_stime.tv_usec / 1e6;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        out->cpu_main_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                          (double)ru.ru_stime.tv_usec / 1e6;
     out->events_per_s = out->elapsed_s > 0 ? (double)out->events_in / out->elapsed_s : 0;
 }
 
@@ -598,6 +606,12 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_raw(&w, num);
     snprintf(num, sizeof num, "%.0f", s->events_per_s);
     jw_key(&w, "events_per_s");
+    jw_raw(&w, num);
+    snprintf(num, sizeof num, "%.3f", s->cpu_s);
+    jw_key(&w, "cpu_s");
+    jw_raw(&w, num);
+    snprintf(num, sizeof num, "%.3f", s->cpu_main_s);
+    jw_key(&w, "cpu_main_s");
     jw_raw(&w, num);
     jw_kbool(&w, "interrupted", s->interrupted);
     jw_kbool(&w, "durable", s->durable);

@@ -87,6 +87,8 @@ typedef struct RunSummary {
     char one_thread_reason[256]; /* workers > 1, replicas 1: why ("q4: global aggregate") */
     double elapsed_s;
     double events_per_s;
+    double cpu_s;                /* CPU time of the process (user + system) at the end */
+    double cpu_main_s;           /* of the calling thread alone (the rest: the pool's) */
     bool started;                /* the sources and sinks opened and the run began reading
                                     (false: it failed at start-up and read nothing) */
     bool interrupted;            /* stopped by SIGINT/SIGTERM */
