@@ -129,11 +129,14 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize);
  * models: the order one pipeline would present them in when a key's -- a row's --
  * changes are all in one replica); eng_step_end empties the step's batches. */
 bool eng_step_collect(EngPipeline *p, char *err, size_t errsize);
-bool eng_present_merged(EngPipeline *const *reps, int n, EngListener fn, void *fn_ctx, char *err, size_t errsize);
+/* models: per model, whether to present it (NULL: every running model). */
+bool eng_present_merged(EngPipeline *const *reps, int n, const bool *models, EngListener fn, void *fn_ctx, char *err,
+                        size_t errsize);
 void eng_step_end(EngPipeline *p);
-/* During a step (for a dead-letter callback): 2 * the index of the operator that runs,
- * + 1 while it handles the watermark; -1 outside a step. Dead letters of one step in
- * this order and then in their input order are the order eng_step emits them in. */
+/* During a step (for a dead-letter callback): 2 * the graph index (IrNode.index) of the
+ * operator that runs, + 1 while it handles the watermark; -1 outside a step. Dead
+ * letters of one step in this order and then in their input order are the order
+ * eng_step emits them in, also across pipelines of one graph running different models. */
 int eng_step_position(const EngPipeline *p);
 
 /* Current number of state entries and bytes per state descriptor id (for inspect), and

@@ -233,7 +233,7 @@ bool eng_partition_plan(const IrGraph *g, const bool *wanted, EngPartition *out)
         size_t len = 0;
         for (int k = 0; k < nread && len < sizeof out->by; k++) {
             const SourceDef *sd = &proj->sources[srcs[k]];
-            int w = snprintf(out->by + len, sizeof out->by - len, "%s%s.%s", k ? " = " : "", sd->name,
+            int w = snprintf(out->by + len, sizeof out->by - len, "%s%s.%s", k ? ", " : "", sd->name,
                              sd->columns[out->source_col[srcs[k]]].name);
             if (w > 0) len += (size_t)w;
         }
@@ -274,7 +274,7 @@ int eng_partition_route(const Batch *src, Type t, int col, int replica, int n, B
     int base = dst->n;
     for (int i = 0; i < src->n; i++) {
         const Value *row = batch_row(src, i);
-        if (eng_partition_replica(t, &row[col], n) != replica) continue;
+        if (n > 1 && eng_partition_replica(t, &row[col], n) != replica) continue;
         batch_append_row(dst, row, src->weights[i]);
         int k = dst->n - 1;
         if (src->origins) batch_set_origin(dst, k, &src->origins[i]);

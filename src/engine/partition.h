@@ -19,8 +19,8 @@ typedef struct EngPartition {
                                 running model reads the source */
     int nmodels;             /* running models (wanted and their upstreams) */
     int nstateful;           /* stateful operators, each keyed by the routing columns */
-    char by[160];            /* ok: the routing columns, "bid.auction" or
-                                "auction.id = bid.auction" */
+    char by[160];            /* ok: the routing column of each source read, in source
+                                order: "bid.auction", "auction.id, bid.auction" */
     char reason[256];        /* !ok: why one replica, naming the model
                                 ("q4: global aggregate", "no keyed state") */
 } EngPartition;
@@ -48,7 +48,8 @@ int eng_partition_replica(Type t, const Value *v, int n);
  * replica `replica` of n owns by column `col`, shallow (text keeps pointing where src's
  * does: src must outlive dst's use), with their weights, origins and frontiers; the
  * index in src of each appended row goes to *src_index (grown as needed, reused across
- * calls: no allocation once it is large enough). Returns the rows appended. */
+ * calls: no allocation once it is large enough). n = 1: every row (col unused).
+ * Returns the rows appended. */
 int eng_partition_route(const Batch *src, Type t, int col, int replica, int n, Batch *dst,
                         int **src_index, int *src_index_cap);
 

@@ -623,11 +623,12 @@ static bool run_ops(EngPipeline *p, char *err, size_t errsize)
         } else {
             wm = op->in_wm;
         }
-        p->pos = 2 * i;
+        int at = op->node ? op->node->index : i;
+        p->pos = 2 * at;
         ok = op->vt->step(op, &ctx);
         if (ok && wm > op->in_wm) {
             op->in_wm = wm;
-            p->pos = 2 * i + 1;
+            p->pos = 2 * at + 1;
             if (op->vt->on_watermark) ok = op->vt->on_watermark(op, &ctx, wm);
         }
         int64_t out = op->vt->out_watermark ? op->vt->out_watermark(op, op->in_wm) : op->in_wm;
@@ -712,12 +713,13 @@ static void merge_range(EngPipeline *const *reps, int n, int m, int64_t *from, c
     }
 }
 
-bool eng_present_merged(EngPipeline *const *reps, int n, EngListener fn, void *fn_ctx, char *err, size_t errsize)
+bool eng_present_merged(EngPipeline *const *reps, int n, const bool *models, EngListener fn, void *fn_ctx, char *err,
+                        size_t errsize)
 {
     EngPipeline *p0 = reps[0];
     int64_t from[n > 0 ? n : 1], mid[n > 0 ? n : 1], to[n > 0 ? n : 1];
     for (int m = 0; m < p0->g->nmodels; m++) {
-        if (!p0->running[m]) continue;
+        if (!p0->running[m] || (models && !models[m])) continue;
         int64_t total = 0;
         int nonempty = -1, count = 0;
         for (int r = 0; r < n; r++) {

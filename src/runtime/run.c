@@ -541,10 +541,13 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)s->checkpoints, (double)s->checkpoint_bytes / (1024.0 * 1024.0), s->checkpoint_s,
                   s->restore_s);
     }
-    if (s->workers > 1 && s->replicas > 1)
-        sb_printf(out, "  workers %d: %d model%s partitioned by %s over %d replicas; sources decoded in parallel\n",
-                  s->workers, s->partitioned_models, s->partitioned_models == 1 ? "" : "s", s->partition_by,
-                  s->replicas);
+    if (s->workers > 1 && s->replicas > 1) {
+        sb_printf(out, "  workers %d: %d model%s partitioned by %s over %d replicas", s->workers, s->partitioned_models,
+                  s->partitioned_models == 1 ? "" : "s", s->partition_by, s->replicas);
+        if (s->one_thread_models)
+            sb_printf(out, ", %d on one thread (%s)", s->one_thread_models, s->one_thread_reason);
+        sb_printf(out, "; sources decoded in parallel\n");
+    }
     else if (s->workers > 1)
         sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread (%s)\n", s->workers,
                   s->one_thread_reason[0] ? s->one_thread_reason : "not partitioned");
@@ -597,6 +600,8 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     if (s->replicas > 1) {
         jw_kint(&w, "partitioned_models", s->partitioned_models);
         jw_kstr(&w, "partitioned_by", s->partition_by);
+        jw_kint(&w, "one_thread_models", s->one_thread_models);
+        if (s->one_thread_models) jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
     } else if (s->workers > 1) {
         jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
     }

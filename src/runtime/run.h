@@ -82,9 +82,13 @@ typedef struct RunSummary {
     int64_t steps;
     int workers;                 /* decoding threads the run used */
     int replicas;                /* engine replicas the operators ran on (1: one thread) */
-    int partitioned_models;      /* replicas > 1: the models they ran */
+    int partitioned_models;      /* replicas > 1: the selected models they ran */
+    int one_thread_models;       /* replicas > 1: the selected models that ran on one
+                                    pipeline next to them (they do not partition with the
+                                    others; why: one_thread_reason) */
     char partition_by[160];      /* replicas > 1: the routing columns ("bid.auction") */
-    char one_thread_reason[256]; /* workers > 1, replicas 1: why ("q4: global aggregate") */
+    char one_thread_reason[256]; /* workers > 1: why models run on one thread ("q4: global
+                                    aggregate"), "" when none does */
     double elapsed_s;
     double events_per_s;
     double cpu_s;                /* CPU time of the process (user + system) at the end */

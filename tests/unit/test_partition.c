@@ -194,7 +194,7 @@ static void chain_and_join(void **state)
     assert_true(eng_partition_plan(l.g, NULL, &l.part));
     assert_int_equal(l.part.nmodels, 6);
     assert_int_equal(l.part.nstateful, 5); /* 2 aggregates, the join, the TopN, the window */
-    assert_string_equal(l.part.by, "s.customers.id = s.orders.customer_id"); /* source order */
+    assert_string_equal(l.part.by, "s.customers.id, s.orders.customer_id"); /* source order */
     unload(&l);
 }
 
