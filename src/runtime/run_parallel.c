@@ -201,7 +201,7 @@ bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, ch
     if (workers <= 1) return true;
     if (r->durable) {
         snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
-                 "a durable run (its checkpoints hold one pipeline's state)");
+                 "a durable run: its checkpoints hold one pipeline's state");
         return true;
     }
     int nm = r->g->nmodels;
