@@ -9,6 +9,7 @@
 #include "base/decimal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -346,26 +347,26 @@ static double fix_to_double(const Fix *a)
 
 /* ---- constants ---- */
 
+/* Made once for every thread that evaluates (weir run --workers N). */
+static Fix ln2_c, ln10_c;
+static pthread_once_t consts_once = PTHREAD_ONCE_INIT;
+
+static void consts_init(void)
+{
+    fix_from_text(&ln2_c, "0.693147180559945309417232121458176568075500134360255254120680009493393621969694715605863327");
+    fix_from_text(&ln10_c, "2.302585092994045684017991454684364207601101488628772976033327900967572609677352480235997205");
+}
+
 static const Fix *ln2(void)
 {
-    static Fix c;
-    static bool done;
-    if (!done) {
-        fix_from_text(&c, "0.693147180559945309417232121458176568075500134360255254120680009493393621969694715605863327");
-        done = true;
-    }
-    return &c;
+    pthread_once(&consts_once, consts_init);
+    return &ln2_c;
 }
 
 static const Fix *ln10(void)
 {
-    static Fix c;
-    static bool done;
-    if (!done) {
-        fix_from_text(&c, "2.302585092994045684017991454684364207601101488628772976033327900967572609677352480235997205");
-        done = true;
-    }
-    return &c;
+    pthread_once(&consts_once, consts_init);
+    return &ln10_c;
 }
 
 /* ---- ln and exp ---- */
@@ -402,18 +403,23 @@ static void fix_ln_near1(Fix *r, const Fix *mv)
 
 /* ln(k / 64) for k = 48 .. 96, computed once: the table that brings the argument of
  * the series within 1/128 of 1. */
-static const Fix *ln_k64(int k)
+static Fix ln_table[49];
+static pthread_once_t ln_table_once = PTHREAD_ONCE_INIT;
+
+static void ln_table_init(void)
 {
-    static Fix table[49];
-    static bool done[49];
-    if (!done[k - 48]) {
+    for (int k = 48; k <= 96; k++) {
         Fix c;
         fix_from_int(&c, k);
         fix_div_small(&c, &c, 64);
-        fix_ln_near1(&table[k - 48], &c);
-        done[k - 48] = true;
+        fix_ln_near1(&ln_table[k - 48], &c);
     }
-    return &table[k - 48];
+}
+
+static const Fix *ln_k64(int k)
+{
+    pthread_once(&ln_table_once, ln_table_init);
+    return &ln_table[k - 48];
 }
 
 /* ln(n / 10^scale) for n > 0: x = m * 2^j * 10^k with m in [0.75, 1.5), then

@@ -9,6 +9,7 @@
 #include <pcre2.h>
 
 #include <locale.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@
 
 struct Regex {
     pcre2_code *code;
-    pcre2_match_data *md;
     int groups;
 };
 
@@ -59,16 +59,19 @@ bool regex_parse_flags(const char *s, size_t n, int *opts, bool *global, char *e
  * as explicit code point ranges taken from that locale, built once per class. Without
  * the locale, PCRE2's Unicode classes stand in. */
 
+/* Lazily built state shared by every thread (`weir run --workers N` evaluates
+ * expressions on several): made once, under pthread_once or a lock. */
+static locale_t c_utf8_loc;
+static pthread_once_t c_utf8_once = PTHREAD_ONCE_INIT;
+static void c_utf8_init(void) { c_utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0); }
+
 static locale_t c_utf8(void)
 {
-    static locale_t loc;
-    static bool tried;
-    if (!tried) {
-        tried = true;
-        loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    }
-    return loc;
+    pthread_once(&c_utf8_once, c_utf8_init);
+    return c_utf8_loc;
 }
+
+static pthread_mutex_t class_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum { C_ALNUM, C_ALPHA, C_DIGIT, C_GRAPH, C_LOWER, C_PRINT, C_PUNCT, C_SPACE, C_UPPER, C_WORD, C__COUNT };
 
@@ -95,6 +98,7 @@ static const char *class_items(int cls)
     static char *items[C__COUNT];
     locale_t loc = c_utf8();
     if (!loc) return NULL;
+    pthread_mutex_lock(&class_lock);
     if (!items[cls]) {
         StrBuf sb = STRBUF_INIT;
         long start = -1;
@@ -110,7 +114,9 @@ static const char *class_items(int cls)
         items[cls] = xstrdup(sb.len ? sb_cstr(&sb) : "");
         sb_free(&sb);
     }
-    return items[cls];
+    const char *r = items[cls];
+    pthread_mutex_unlock(&class_lock);
+    return r;
 }
 
 /* Class items of a POSIX class name (the part between "[:" and ":]"), as PostgreSQL
@@ -430,14 +436,59 @@ static const char *pg_message(int code)
     }
 }
 
+static pcre2_compile_context *compile_ctx;
+static pthread_once_t compile_ctx_once = PTHREAD_ONCE_INIT;
+
+static void compile_ctx_init(void)
+{
+    compile_ctx = pcre2_compile_context_create(NULL);
+    if (compile_ctx) pcre2_set_newline(compile_ctx, PCRE2_NEWLINE_LF);
+}
+
 static pcre2_compile_context *compile_context(void)
 {
-    static pcre2_compile_context *cc;
-    if (!cc) {
-        cc = pcre2_compile_context_create(NULL);
-        if (cc) pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
+    pthread_once(&compile_ctx_once, compile_ctx_init);
+    return compile_ctx;
+}
+
+/* The match data a thread matches with: a compiled expression is shared by the threads
+ * that evaluate it, its results are not. Grown to the most groups seen; freed when the
+ * thread ends. */
+static pthread_key_t md_key;
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+
+typedef struct ThreadMatch {
+    pcre2_match_data *md;
+    uint32_t pairs;
+} ThreadMatch;
+
+static void md_free(void *p)
+{
+    ThreadMatch *t = p;
+    pcre2_match_data_free(t->md);
+    free(t);
+}
+
+static void md_init(void) { (void)pthread_key_create(&md_key, md_free); }
+
+static pcre2_match_data *thread_match_data(uint32_t pairs)
+{
+    pthread_once(&md_once, md_init);
+    ThreadMatch *t = pthread_getspecific(md_key);
+    if (!t) {
+        t = xcalloc(1, sizeof *t);
+        (void)pthread_setspecific(md_key, t);
     }
-    return cc;
+    if (t->pairs < pairs) {
+        pcre2_match_data_free(t->md);
+        t->md = pcre2_match_data_create(pairs, NULL);
+        if (!t->md) {
+            fprintf(stderr, "weir: out of memory (regular expression)\n");
+            abort();
+        }
+        t->pairs = pairs;
+    }
+    return t->md;
 }
 
 Regex *regex_compile(const char *pattern, size_t n, int opts, char *err, size_t errsize)
@@ -475,11 +526,6 @@ Regex *regex_compile(const char *pattern, size_t n, int opts, char *err, size_t 
     (void)pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);   /* interpreted when JIT is unavailable */
     Regex *re = xmalloc(sizeof *re);
     re->code = c;
-    re->md = pcre2_match_data_create_from_pattern(c, NULL);
-    if (!re->md) {
-        fprintf(stderr, "weir: out of memory (regular expression)\n");
-        abort();
-    }
     uint32_t groups = 0;
     pcre2_pattern_info(c, PCRE2_INFO_CAPTURECOUNT, &groups);
     re->groups = (int)groups;
@@ -498,7 +544,6 @@ Regex *regex_compile_in(Arena *a, const char *pattern, size_t n, int opts, char 
 void regex_free(Regex *re)
 {
     if (!re) return;
-    pcre2_match_data_free(re->md);
     pcre2_code_free(re->code);
     free(re);
 }
@@ -509,8 +554,8 @@ int regex_search(Regex *re, const char *s, size_t n, size_t start, bool checked,
                  char *err, size_t errsize)
 {
     if (start > n) return 0;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)(s ? s : ""), n, start, checked ? PCRE2_NO_UTF_CHECK : 0, re->md,
-                         NULL);
+    pcre2_match_data *md = thread_match_data((uint32_t)re->groups + 1);
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)(s ? s : ""), n, start, checked ? PCRE2_NO_UTF_CHECK : 0, md, NULL);
     if (rc == PCRE2_ERROR_NOMATCH) return 0;
     if (rc < 0) {
         if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21) {
@@ -522,7 +567,7 @@ int regex_search(Regex *re, const char *s, size_t n, size_t start, bool checked,
         }
         return -1;
     }
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(re->md);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
     int pairs = re->groups + 1;
     for (int k = 0; k < pairs && 2 * k + 1 < mcap; k++) {
         bool unset = ov[2 * k] == PCRE2_UNSET;

@@ -132,6 +132,26 @@ static inline bool eng_event_time(const SourceDef *d, const Value *row, int64_t 
 /* Run one step. Returns false on a fatal error (message in err). */
 bool eng_step(EngPipeline *p, char *err, size_t errsize);
 
+/* ---- replicas (weir run --workers N over a partitioned pipeline, see partition.h) ----
+ * A step in three parts, so that N pipelines of the same graph can run their operators
+ * on N threads and present their outputs together: eng_step_collect runs the step's
+ * operators and consolidates each running model's output into the pipeline's own list
+ * (no listener call; dead letters still go to opts.dead_letter, from the calling
+ * thread); eng_present_merged, on one thread, hands the listener each model's changes
+ * of all replicas merged into presentation order (by key, or by row for keyless
+ * models: the order one pipeline would present them in when a key's -- a row's --
+ * changes are all in one replica); eng_step_end empties the step's batches. */
+bool eng_step_collect(EngPipeline *p, char *err, size_t errsize);
+/* models: per model, whether to present it (NULL: every running model). */
+bool eng_present_merged(EngPipeline *const *reps, int n, const bool *models, EngListener fn, void *fn_ctx, char *err,
+                        size_t errsize);
+void eng_step_end(EngPipeline *p);
+/* During a step (for a dead-letter callback): 2 * the graph index (IrNode.index) of the
+ * operator that runs, + 1 while it handles the watermark; -1 outside a step. Dead
+ * letters of one step in this order and then in their input order are the order
+ * eng_step emits them in, also across pipelines of one graph running different models. */
+int eng_step_position(const EngPipeline *p);
+
 /* Current number of state entries and bytes per state descriptor id (for inspect), and
  * how many entries its state_ttl expired (0 without a TTL; counted since the pipeline was
  * made, plus what eng_seed_expired carried over). Writes at most max entries and returns

@@ -6,6 +6,7 @@
 #include "engine/eval_internal.h"
 
 #include <locale.h>
+#include <pthread.h>
 #include <string.h>
 #include <wctype.h>
 
@@ -15,15 +16,15 @@
  * ASCII weir asks glibc's C.UTF-8 tables directly. The tables below are the fallback
  * for a system without that locale (Latin-1, Latin Extended-A, Greek, Cyrillic). */
 
+/* made once for every thread that evaluates (weir run --workers N) */
+static locale_t c_utf8_loc;
+static pthread_once_t c_utf8_once = PTHREAD_ONCE_INIT;
+static void c_utf8_init(void) { c_utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0); }
+
 static locale_t c_utf8(void)
 {
-    static locale_t loc;
-    static int tried;
-    if (!tried) {
-        tried = 1;
-        loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    }
-    return loc;
+    pthread_once(&c_utf8_once, c_utf8_init);
+    return c_utf8_loc;
 }
 
 static uint32_t table_lower_cp(uint32_t c);

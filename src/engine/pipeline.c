@@ -44,6 +44,7 @@ EngPipeline *eng_pipeline_new(const IrGraph *g, const EngOptions *opts, char *er
     p->nsrc = proj->nsources;
     p->src = xcalloc((size_t)(p->nsrc > 0 ? p->nsrc : 1), sizeof(SourceSlot));
     for (int s = 0; s < p->nsrc; s++) p->src[s].wm = INT64_MIN;
+    p->pos = -1;
     p->running = xcalloc((size_t)(g->nmodels > 0 ? g->nmodels : 1), sizeof(bool));
     p->node_ops = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(Op *));
     p->ops = xcalloc((size_t)(g->nnodes > 0 ? g->nnodes : 1), sizeof(Op *));
@@ -202,6 +203,11 @@ void eng_pipeline_free(EngPipeline *p)
     free(p->ents);
     free(p->ents_tmp);
     free(p->ch);
+    if (p->mch)
+        for (int m = 0; m < p->g->nmodels; m++) free(p->mch[m]);
+    free(p->mch);
+    free(p->mnch);
+    free(p->mcap);
     free(p->seed_ids);
     free(p->seed_expired);
     arena_fini(&p->arena);
@@ -477,23 +483,29 @@ static void sort_ents(SortEnt *e, SortEnt *tmp, int n, SortCtx *sc, uint32_t his
     }
 }
 
-static void push_change(EngPipeline *p, int64_t *n, ChangeOp op, const Value *row, const Value *old)
+/* The list changes are built into: p->ch, or in collect mode the model's own list. */
+typedef struct ChangeBuf {
+    EngChange **ch;
+    int64_t *cap;
+} ChangeBuf;
+
+static void push_change(ChangeBuf *cb, int64_t *n, ChangeOp op, const Value *row, const Value *old)
 {
-    if (*n == p->chcap) {
-        p->chcap = p->chcap ? p->chcap * 2 : 256;
-        p->ch = xrealloc(p->ch, sizeof(EngChange) * (size_t)p->chcap);
+    if (*n == *cb->cap) {
+        *cb->cap = *cb->cap ? *cb->cap * 2 : 256;
+        *cb->ch = xrealloc(*cb->ch, sizeof(EngChange) * (size_t)*cb->cap);
     }
-    EngChange *c = &p->ch[(*n)++];
+    EngChange *c = &(*cb->ch)[(*n)++];
     c->op = op;
     c->row = row;
     c->old_row = old;
 }
 
-/* Consolidate model m's output batch (root's) and hand it to fn. */
-bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn_ctx, char *err, size_t errsize)
+/* Consolidate model m's output batch (root's) into cb's list; returns the changes. */
+static int64_t present_build(EngPipeline *p, int m, const Op *root, ChangeBuf *cb)
 {
     const Batch *b = root->out;
-    if (b->n == 0) return true;
+    if (b->n == 0) return 0;
     const IrModel *im = &p->g->models[m];
     if (b->n > p->idxcap) {
         p->idxcap = b->n;
@@ -569,33 +581,47 @@ bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn
                     else pi++;
                 }
                 if (nleft == 0 || pleft == 0) break;
-                push_change(p, &nch, CHANGE_UPDATE, batch_row(b, p->idx[pi]), batch_row(b, p->idx[ni]));
+                push_change(cb, &nch, CHANGE_UPDATE, batch_row(b, p->idx[pi]), batch_row(b, p->idx[ni]));
                 if (--nleft == 0) ni++;
                 if (--pleft == 0) pi++;
             }
             for (; ni < j; ni++, nleft = 0) {
                 if (nleft == 0 && p->wts[ni] < 0) nleft = -p->wts[ni];
-                for (; nleft > 0; nleft--) push_change(p, &nch, CHANGE_DELETE, batch_row(b, p->idx[ni]), NULL);
+                for (; nleft > 0; nleft--) push_change(cb, &nch, CHANGE_DELETE, batch_row(b, p->idx[ni]), NULL);
             }
             for (; pi < j; pi++, pleft = 0) {
                 if (pleft == 0 && p->wts[pi] > 0) pleft = p->wts[pi];
-                for (; pleft > 0; pleft--) push_change(p, &nch, CHANGE_INSERT, batch_row(b, p->idx[pi]), NULL);
+                for (; pleft > 0; pleft--) push_change(cb, &nch, CHANGE_INSERT, batch_row(b, p->idx[pi]), NULL);
             }
             i = j;
         }
     } else {
         for (int i = 0; i < nr; i++)
-            for (int64_t k = 0; k < -p->wts[i]; k++) push_change(p, &nch, CHANGE_DELETE, batch_row(b, p->idx[i]), NULL);
+            for (int64_t k = 0; k < -p->wts[i]; k++) push_change(cb, &nch, CHANGE_DELETE, batch_row(b, p->idx[i]), NULL);
         for (int i = 0; i < nr; i++)
-            for (int64_t k = 0; k < p->wts[i]; k++) push_change(p, &nch, CHANGE_INSERT, batch_row(b, p->idx[i]), NULL);
+            for (int64_t k = 0; k < p->wts[i]; k++) push_change(cb, &nch, CHANGE_INSERT, batch_row(b, p->idx[i]), NULL);
     }
+    return nch;
+}
+
+static bool call_listener(int m, EngListener fn, void *fn_ctx, const EngChange *ch, int64_t nch, char *err,
+                          size_t errsize)
+{
     if (nch == 0) return true;
     char lerr[512] = "";
-    if (!fn(fn_ctx, m, p->ch, (int)nch, lerr, sizeof lerr)) {
+    if (!fn(fn_ctx, m, ch, (int)nch, lerr, sizeof lerr)) {
         snprintf(err, errsize, "%s", lerr[0] ? lerr : "the output of the model failed");
         return false;
     }
     return true;
+}
+
+/* Consolidate model m's output batch (root's) and hand it to fn. */
+bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn_ctx, char *err, size_t errsize)
+{
+    ChangeBuf cb = {&p->ch, &p->chcap};
+    int64_t nch = present_build(p, m, root, &cb);
+    return call_listener(m, fn, fn_ctx, p->ch, nch, err, errsize);
 }
 
 /* ---------- steps ---------- */
@@ -630,7 +656,8 @@ static void stamp_first_rows(EngPipeline *p)
     }
 }
 
-bool eng_step(EngPipeline *p, char *err, size_t errsize)
+/* Run every operator once (the step's computation, without presentation). */
+static bool run_ops(EngPipeline *p, char *err, size_t errsize)
 {
     p->step++;
     if (p->ttl) stamp_first_rows(p);
@@ -648,14 +675,24 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize)
         } else {
             wm = op->in_wm;
         }
+        int at = op->node ? op->node->index : i;
+        p->pos = 2 * at;
         ok = op->vt->step(op, &ctx);
         if (ok && wm > op->in_wm) {
             op->in_wm = wm;
+            p->pos = 2 * at + 1;
             if (op->vt->on_watermark) ok = op->vt->on_watermark(op, &ctx, wm);
         }
         int64_t out = op->vt->out_watermark ? op->vt->out_watermark(op, op->in_wm) : op->in_wm;
         if (out > op->wm) op->wm = out;
     }
+    p->pos = -1;
+    return ok;
+}
+
+bool eng_step(EngPipeline *p, char *err, size_t errsize)
+{
+    bool ok = run_ops(p, err, errsize);
     if (ok && p->opts.listener) {
         for (int m = 0; m < p->g->nmodels && ok; m++) {
             if (!p->running[m]) continue;
@@ -665,6 +702,113 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize)
     }
     eng_reset_batches(p);
     return ok;
+}
+
+int eng_step_position(const EngPipeline *p) { return p->pos; }
+
+bool eng_step_collect(EngPipeline *p, char *err, size_t errsize)
+{
+    if (!p->mch) {
+        int nm = p->g->nmodels > 0 ? p->g->nmodels : 1;
+        p->mch = xcalloc((size_t)nm, sizeof(EngChange *));
+        p->mnch = xcalloc((size_t)nm, sizeof(int64_t));
+        p->mcap = xcalloc((size_t)nm, sizeof(int64_t));
+    }
+    if (!run_ops(p, err, errsize)) return false;
+    for (int m = 0; m < p->g->nmodels; m++) {
+        p->mnch[m] = 0;
+        if (!p->running[m]) continue;
+        ChangeBuf cb = {&p->mch[m], &p->mcap[m]};
+        p->mnch[m] = present_build(p, m, p->node_ops[p->g->models[m].root->index], &cb);
+    }
+    return true;
+}
+
+void eng_step_end(EngPipeline *p)
+{
+    eng_reset_batches(p);
+    if (p->mnch) memset(p->mnch, 0, sizeof(int64_t) * (size_t)(p->g->nmodels > 0 ? p->g->nmodels : 1));
+}
+
+/* Does change a come before change b in model m's presentation order? keyed: by key
+ * (a key's changes are all in one replica); keyless: by the whole row. */
+static int merge_cmp(const IrModel *im, const Type *types, int ncols, const EngChange *a, const EngChange *b)
+{
+    if (im->nout_key >= 0) {
+        for (int k = 0; k < im->nout_key; k++) {
+            int c = im->out_key[k];
+            int r = op_cell_cmp(types[c], &a->row[c], &b->row[c]);
+            if (r) return r;
+        }
+        return 0;
+    }
+    return op_row_order_inline(types, ncols, a->row, b->row);
+}
+
+/* Merge [from[r], to[r]) of every replica's list of model m into out (at *n). */
+static void merge_range(EngPipeline *const *reps, int n, int m, int64_t *from, const int64_t *to, EngChange *out,
+                        int64_t *nout)
+{
+    const IrModel *im = &reps[0]->g->models[m];
+    const Op *root = reps[0]->node_ops[im->root->index];
+    const Type *types = root->out_types;
+    int ncols = root->out->ncols;
+    for (;;) {
+        int best = -1;
+        for (int r = 0; r < n; r++) {
+            if (from[r] >= to[r]) continue;
+            if (best < 0 || merge_cmp(im, types, ncols, &reps[r]->mch[m][from[r]], &reps[best]->mch[m][from[best]]) < 0)
+                best = r;
+        }
+        if (best < 0) return;
+        out[(*nout)++] = reps[best]->mch[m][from[best]++];
+    }
+}
+
+bool eng_present_merged(EngPipeline *const *reps, int n, const bool *models, EngListener fn, void *fn_ctx, char *err,
+                        size_t errsize)
+{
+    EngPipeline *p0 = reps[0];
+    int64_t from[n > 0 ? n : 1], mid[n > 0 ? n : 1], to[n > 0 ? n : 1];
+    for (int m = 0; m < p0->g->nmodels; m++) {
+        if (!p0->running[m] || (models && !models[m])) continue;
+        int64_t total = 0;
+        int nonempty = -1, count = 0;
+        for (int r = 0; r < n; r++) {
+            total += reps[r]->mnch[m];
+            if (reps[r]->mnch[m] > 0) {
+                nonempty = r;
+                count++;
+            }
+        }
+        if (count == 0) continue;
+        if (count == 1) {
+            if (!call_listener(m, fn, fn_ctx, reps[nonempty]->mch[m], reps[nonempty]->mnch[m], err, errsize))
+                return false;
+            continue;
+        }
+        if (total > p0->chcap) {
+            p0->chcap = total;
+            p0->ch = xrealloc(p0->ch, sizeof(EngChange) * (size_t)p0->chcap);
+        }
+        int64_t nout = 0;
+        const IrModel *im = &p0->g->models[m];
+        for (int r = 0; r < n; r++) {
+            from[r] = 0;
+            to[r] = reps[r]->mnch[m];
+            mid[r] = 0;
+            /* keyless: each list is its deletes, then its inserts */
+            if (im->nout_key < 0)
+                while (mid[r] < to[r] && reps[r]->mch[m][mid[r]].op == CHANGE_DELETE) mid[r]++;
+        }
+        if (im->nout_key < 0) {
+            merge_range(reps, n, m, from, mid, p0->ch, &nout);
+            for (int r = 0; r < n; r++) from[r] = mid[r];
+        }
+        merge_range(reps, n, m, from, to, p0->ch, &nout);
+        if (!call_listener(m, fn, fn_ctx, p0->ch, nout, err, errsize)) return false;
+    }
+    return true;
 }
 
 int eng_state_stats(EngPipeline *p, EngStateStats *out, int max)

@@ -40,6 +40,11 @@ struct EngPipeline {
     Op **in_scratch;         /* construction: a node's input operators */
     EngChange *ch;
     int64_t chcap;
+    int pos;                 /* during a step: 2 * the running operator's IrNode index (+1
+                                in its on_watermark); -1 outside */
+    /* eng_step_collect: per model, this step's changes (rows valid until eng_step_end) */
+    EngChange **mch;
+    int64_t *mnch, *mcap;
     /* expired-entry counts carried over from an earlier run (eng_seed_expired) */
     const char **seed_ids;
     int64_t *seed_expired;

@@ -7,6 +7,7 @@
 #include "runtime/deployments.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,9 +264,9 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
     }
     if (r->model_dl[r->p->nmodels]) out->dead_letters += dl_count(r->model_dl[r->p->nmodels]);
     if (r->pipe) {
-        int n = eng_state_stats(r->pipe, NULL, 0);
+        int n = run_state_stats(r, NULL, 0);
         EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
-        n = eng_state_stats(r->pipe, st, n);
+        n = run_state_stats(r, st, n);
         out->state = xcalloc((size_t)n + 1, sizeof(RunStateSummary));
         for (int i = 0; i < n; i++) {
             out->state[i].id = xstrdup(st[i].id);
@@ -284,6 +285,13 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
     out->checkpoint_s = r->ckpt_seconds;
     out->restore_s = r->restore_seconds;
     out->elapsed_s = now_s() - t0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        out->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                     (double)ru.ru_stime.tv_usec / 1e6;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        out->cpu_main_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                          (double)ru.ru_stime.tv_usec / 1e6;
     out->events_per_s = out->elapsed_s > 0 ? (double)out->events_in / out->elapsed_s : 0;
 }
 
@@ -310,6 +318,7 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
             ok = false;
         }
     }
+    run_par_close(r);
     if (r->pipe) eng_pipeline_free(r->pipe);
     workpool_free(r->decode_pool);
     r->decode_pool = NULL;
@@ -430,6 +439,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     int workers = opts->workers > 0 ? opts->workers : workpool_default_lanes();
     out->workers = workers;
     if (workers > 1) r.decode_pool = workpool_new(workers);
+    if (!run_par_open(&r, &eo, workers, out, err, errsize)) {
+        code = 2;
+        goto done;
+    }
     bool stdin_taken = false;
     for (int s = 0; s < p->nsources; s++) {
         if (!eng_source_batch(r.pipe, s)) continue;
@@ -530,10 +543,10 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         finished = true;
         for (int i = 0; i < r.nsources; i++) {
             int64_t wm = src_watermark(r.sources[i]);
-            if (wm != INT64_MIN) eng_source_watermark(r.pipe, src_index(r.sources[i]), wm);
+            if (wm != INT64_MIN) run_set_watermark(&r, src_index(r.sources[i]), wm);
             if (!src_done(r.sources[i])) finished = false;
         }
-        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, false, err, errsize)) {
+        if (!run_step(&r, err, errsize) || !commit_all(&r, false, err, errsize)) {
             ok = false;
             break;
         }
@@ -550,8 +563,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     if (ok && finished) {
         /* the end of every bounded input: close its windows */
         for (int i = 0; i < r.nsources; i++)
-            if (src_bounded(r.sources[i])) eng_source_watermark(r.pipe, src_index(r.sources[i]), INT64_MAX);
-        if (!eng_step(r.pipe, err, errsize) || !commit_all(&r, true, err, errsize)) ok = false;
+            if (src_bounded(r.sources[i])) run_set_watermark(&r, src_index(r.sources[i]), INT64_MAX);
+        if (!run_step(&r, err, errsize) || !commit_all(&r, true, err, errsize)) ok = false;
         else out->steps++;
     } else if (ok && !r.durable && !commit_all(&r, true, err, errsize)) {
         ok = false;  /* stopped by a signal: what the steps computed is written */
@@ -615,8 +628,16 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)s->checkpoints, (double)s->checkpoint_bytes / (1024.0 * 1024.0), s->checkpoint_s,
                   s->restore_s);
     }
-    if (s->workers > 1)
-        sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread\n", s->workers);
+    if (s->workers > 1 && s->replicas > 1) {
+        sb_printf(out, "  workers %d: %d model%s partitioned by %s over %d replicas", s->workers, s->partitioned_models,
+                  s->partitioned_models == 1 ? "" : "s", s->partition_by, s->replicas);
+        if (s->one_thread_models)
+            sb_printf(out, ", %d on one thread (%s)", s->one_thread_models, s->one_thread_reason);
+        sb_printf(out, "; sources decoded in parallel\n");
+    }
+    else if (s->workers > 1)
+        sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread (%s)\n", s->workers,
+                  s->one_thread_reason[0] ? s->one_thread_reason : "not partitioned");
     for (int i = 0; i < s->nsources; i++) {
         const RunSourceSummary *x = &s->sources[i];
         sb_printf(out, "  source %-28s %12lld events", x->name, (long long)x->events);
@@ -666,12 +687,27 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_kint(&w, "skipped", s->skipped);
     jw_kint(&w, "steps", s->steps);
     jw_kint(&w, "workers", s->workers > 0 ? s->workers : 1);
+    jw_kint(&w, "replicas", s->replicas > 0 ? s->replicas : 1);
+    if (s->replicas > 1) {
+        jw_kint(&w, "partitioned_models", s->partitioned_models);
+        jw_kstr(&w, "partitioned_by", s->partition_by);
+        jw_kint(&w, "one_thread_models", s->one_thread_models);
+        if (s->one_thread_models) jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
+    } else if (s->workers > 1) {
+        jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
+    }
     char num[64];
     snprintf(num, sizeof num, "%.3f", s->elapsed_s);
     jw_key(&w, "elapsed_s");
     jw_raw(&w, num);
     snprintf(num, sizeof num, "%.0f", s->events_per_s);
     jw_key(&w, "events_per_s");
+    jw_raw(&w, num);
+    snprintf(num, sizeof num, "%.3f", s->cpu_s);
+    jw_key(&w, "cpu_s");
+    jw_raw(&w, num);
+    snprintf(num, sizeof num, "%.3f", s->cpu_main_s);
+    jw_key(&w, "cpu_main_s");
     jw_raw(&w, num);
     jw_kbool(&w, "interrupted", s->interrupted);
     jw_kbool(&w, "durable", s->durable);

@@ -87,8 +87,18 @@ typedef struct RunSummary {
     int64_t skipped;
     int64_t steps;
     int workers;                 /* decoding threads the run used */
+    int replicas;                /* engine replicas the operators ran on (1: one thread) */
+    int partitioned_models;      /* replicas > 1: the selected models they ran */
+    int one_thread_models;       /* replicas > 1: the selected models that ran on one
+                                    pipeline next to them (they do not partition with the
+                                    others; why: one_thread_reason) */
+    char partition_by[160];      /* replicas > 1: the routing columns ("bid.auction") */
+    char one_thread_reason[256]; /* workers > 1: why models run on one thread ("q4: global
+                                    aggregate"), "" when none does */
     double elapsed_s;
     double events_per_s;
+    double cpu_s;                /* CPU time of the process (user + system) at the end */
+    double cpu_main_s;           /* of the calling thread alone (the rest: the pool's) */
     bool started;                /* the sources and sinks opened and the run began reading
                                     (false: it failed at start-up and read nothing) */
     bool interrupted;            /* stopped by SIGINT/SIGTERM */

@@ -45,6 +45,7 @@ typedef struct Run {
     int64_t *sink_changes, *sink_flushes;  /* per model: changes the sink received, flushes */
     /* durable runs (run_durable.c) */
     WorkPool *decode_pool;       /* --workers > 1: the sources decode over it */
+    struct RunReplicas *par;     /* a partitioned run: the engine replicas (run_parallel.c) */
     bool durable;                /* state, positions and deliveries go to the store */
     StateStore *store;
     bool resumed;                /* continued from a checkpoint */
@@ -85,6 +86,21 @@ bool run_source_is_multi_file(Project *p, const SourceDef *def);
 /* Does the run keep durable state? (It reads a Kafka source or a directory/glob file
  * source: an unbounded input whose run continues where the last one stopped.) */
 bool run_is_durable(const Project *p, EngPipeline *pipe);
+
+/* ---- run_parallel.c: a partitioned run over engine replicas ---- */
+/* With --workers N > 1 on a run that does not checkpoint: when the running models can
+ * be partitioned (engine/partition.h), N replicas of the pipeline, each owning a hash
+ * range of the routing columns; r->pipe stays the one the sources fill. Records the
+ * decision in out. Returns false (message in err) when a replica cannot be built. */
+bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, char *err, size_t errsize);
+/* Advance source s's watermark in every pipeline of the run. */
+void run_set_watermark(Run *r, int source, int64_t wm);
+/* One step: with replicas, route the source rows, run the replicas on the pool,
+ * dead-letter and present their outputs in order; else eng_step. */
+bool run_step(Run *r, char *err, size_t errsize);
+/* The state of every replica, summed per state id (eng_state_stats' contract). */
+int run_state_stats(Run *r, EngStateStats *out, int max);
+void run_par_close(Run *r);
 /* Open the state store of the target; without `fresh`, continue from its checkpoint
  * when there is one: the pipeline's state is restored (r->resumed). Exit code on
  * failure in *code (2: the checkpoint does not fit the project; 3: the store). */

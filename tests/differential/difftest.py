@@ -58,6 +58,9 @@ INT_LIMIT = {'smallint': 32767, 'integer': 2 ** 31 - 1, 'bigint': 2 ** 63 - 1}
 HUGE = 10 ** 15  # magnitude bound for values we cannot bound (numeric division)
 
 
+# the `replicas` of every weir run's summary (list.append is atomic across the job threads)
+RUN_REPLICAS = []
+
 def cat_of(ty):
     if ty in INT_TYPES:
         return 'int'
@@ -2013,6 +2016,7 @@ class Runner:
         try:
             # stdout holds the warnings of the check (a JSON array), then the summary
             summary = json_documents(p.stdout)[-1]
+            RUN_REPLICAS.append(summary.get('replicas', 1))
             ndead = summary.get('dead_letters', 0)
             if expect_dead is not None:
                 if ndead != expect_dead:
@@ -2798,6 +2802,9 @@ def main(argv):
               'queries both PostgreSQL and weir accept' % (nskip, total))
         status = 1
     print('elapsed %.1fs' % (time.time() - started))
+    if RUN_REPLICAS and max(RUN_REPLICAS) > 1:
+        print('weir run on engine replicas (partitioned by a key): %d of %d runs'
+              % (sum(1 for r in RUN_REPLICAS if r > 1), len(RUN_REPLICAS)))
     print('%d passed, %d failed' % (npass, len(failures)))
     return status
 

@@ -3,7 +3,9 @@
 #  - tests/scripts/workers.py: every example and test project with data, and a
 #    generated Nexmark project with malformed and late bids, with --workers 1, 2, 3 and
 #    --batch-size 1, 7, 4096: sinks and dead letters byte for byte for equal batch sizes,
-#    final tables and dead letters (sorted) across batch sizes;
+#    final tables and dead letters (sorted) across batch sizes; tests/projects/par_keyed
+#    and each keyed Nexmark query alone must say they ran on one replica per worker
+#    (WORKERS_ONLY=name,... narrows the projects, WORKERS_BATCHES the batch sizes);
 #  - a durable run of a directory of CSV files (a header per file, bad records among
 #    them) with 2 workers, killed with SIGKILL at several points of its checkpoints and
 #    deliveries and continued with 3 workers, ends with what an uninterrupted run with
