@@ -72,6 +72,16 @@ typedef struct OpVtbl {
      * versioned; deserialize validates it and fails with a message on bad input. */
     bool (*serialize)(const Op *op, StrBuf *out);
     bool (*deserialize)(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize);
+    /* Chunked checkpoints (optional, besides serialize/deserialize, which stay the
+     * one-blob form other users copy state with): save writes blob `name` (a small
+     * base) and chunk blobs named `name` "@<hex>" through io; with io->incremental
+     * the target holds this operator's previous save and only chunks changed since
+     * are written (chunks that became empty deleted), otherwise every chunk is and
+     * the target holds none. Either way the change tracking restarts. restore reads
+     * the base (also the one-blob formats deserialize reads) and its chunks. */
+    bool (*save_chunks)(Op *op, const char *name, const struct EngCkptIO *io, char *err, size_t errsize);
+    bool (*restore_chunks)(Op *op, const char *name, const uint8_t *base, size_t len, EngGetFn get, void *ctx,
+                           char *err, size_t errsize);
     /* The watermark the operator's output promises, given its input frontier in_wm
      * (called after every step). NULL: in_wm. Operators that emit rows older than
      * their input frontier (an interval join's NULL-padded rows) hold it back, so

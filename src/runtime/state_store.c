@@ -743,22 +743,23 @@ static void unseal(StateStore *s, const MDB_val *v)
 }
 
 /* Delete every blob of the checkpoint, keeping the journal ("journal/...") and the
- * blobs whose names start with `keep` (NULL: none). Kept ranges are skipped, not
- * walked. */
-static int drop_checkpoint(StateStore *s, const char *keep)
+ * blobs whose names start with one of the nkeep prefixes of `keep`. Kept ranges are
+ * skipped, not walked. */
+static int drop_checkpoint(StateStore *s, const char *const *keep, int nkeep)
 {
     MDB_cursor *c;
     int rc = mdb_cursor_open(s->wtxn, s->dbi, &c);
     if (rc != 0) return rc;
     MDB_val k, v;
     static const char journal[] = STORE_JOURNAL_PREFIX;
-    size_t kl = keep ? strlen(keep) : 0;
     for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;) {
-        const char *skip = has_prefix(&k, journal, sizeof journal - 1) ? journal : has_prefix(&k, keep, kl) ? keep : NULL;
+        const char *skip = has_prefix(&k, journal, sizeof journal - 1) ? journal : NULL;
+        for (int i = 0; i < nkeep && !skip; i++)
+            if (has_prefix(&k, keep[i], strlen(keep[i]))) skip = keep[i];
         if (skip) {
             /* the first name after every name with this prefix: the prefix with its
              * last byte raised */
-            char next[256];
+            char next[512];
             size_t n = strlen(skip);
             if (n >= sizeof next || (unsigned char)skip[n - 1] == 0xff) {
                 rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
@@ -783,7 +784,7 @@ static int drop_checkpoint(StateStore *s, const char *keep)
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-static bool write_begin(StateStore *s, bool replace, const char *keep, char *err, size_t errsize)
+static bool write_begin(StateStore *s, bool replace, const char *const *keep, int nkeep, char *err, size_t errsize)
 {
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
     if (s->wtxn) store_write_abort(s);
@@ -812,7 +813,7 @@ static bool write_begin(StateStore *s, bool replace, const char *keep, char *err
     }
     s->pending = s->sealed;
     s->written_bytes = 0;
-    rc = replace ? drop_checkpoint(s, keep) : 0;
+    rc = replace ? drop_checkpoint(s, keep, nkeep) : 0;
     if (rc != 0) {
         store_write_abort(s);
         return lmdb_error(s, "write", rc, err, errsize);
@@ -822,12 +823,12 @@ static bool write_begin(StateStore *s, bool replace, const char *keep, char *err
 
 bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
 {
-    return write_begin(s, replace, NULL, err, errsize);
+    return write_begin(s, replace, NULL, 0, err, errsize);
 }
 
-bool store_write_begin_keeping(StateStore *s, const char *keep, char *err, size_t errsize)
+bool store_write_begin_keeping(StateStore *s, const char *const *keep, int nkeep, char *err, size_t errsize)
 {
-    return write_begin(s, true, keep, err, errsize);
+    return write_begin(s, true, keep, nkeep, err, errsize);
 }
 
 static bool check_writable(StateStore *s, const char *name, char *err, size_t errsize)

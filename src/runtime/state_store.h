@@ -61,10 +61,10 @@ bool store_put(StateStore *s, const char *name, const void *data, size_t len, ch
 /* A blob made of two parts (a header and a body), written without joining them first. */
 bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, const void *b, size_t blen, char *err,
                 size_t errsize);
-/* Like store_write_begin(replace), but the blobs whose names start with `keep` stay
- * too (an incremental checkpoint rewrites only those of them that changed, and
- * deletes those that are gone, with store_del). */
-bool store_write_begin_keeping(StateStore *s, const char *keep, char *err, size_t errsize);
+/* Like store_write_begin(replace), but the blobs whose names start with one of the
+ * nkeep prefixes of `keep` stay too (an incremental checkpoint rewrites only those of
+ * them that changed, and deletes those that are gone, with store_del). */
+bool store_write_begin_keeping(StateStore *s, const char *const *keep, int nkeep, char *err, size_t errsize);
 /* Removes a blob of the open write; a blob that does not exist is no error. */
 bool store_del(StateStore *s, const char *name, char *err, size_t errsize);
 bool store_write_commit(StateStore *s, char *err, size_t errsize);
