@@ -279,7 +279,23 @@ static bool read_page(PageWalk *w, uint64_t pg, uint8_t *buf)
     return page_bad(w->v, pg, "cannot be read");
 }
 
-static bool check_tree(PageWalk *w, uint64_t pg, int depth)
+/* A key of the main tree as LMDB orders them (bytes, then length). */
+typedef struct KeyRef {
+    const uint8_t *p;
+    size_t n;
+} KeyRef;
+
+static int key_cmp(KeyRef a, KeyRef b)
+{
+    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+/* Checks the subtree at pg; with `keys` (the main tree), also that its keys are in
+ * order and inside [lo, hi) (lo.p NULL: no lower bound, hi.p NULL: none above), the
+ * range its parent's keys route a search to: a damaged branch key would make a lookup
+ * miss a record that a walk of the leaves finds. */
+static bool check_tree(PageWalk *w, uint64_t pg, int depth, bool keys, KeyRef lo, KeyRef hi)
 {
     Verify *v = w->v;
     if (depth > 32) return page_bad(v, pg, "the tree is too deep");
@@ -290,16 +306,34 @@ static bool check_tree(PageWalk *w, uint64_t pg, int depth)
     if (flags != PG_BRANCH && flags != PG_LEAF) return page_bad(v, pg, "its kind");
     if (lower < PG_HDR + 2 || lower > upper || upper > w->psize || (lower - PG_HDR) % 2)
         return page_bad(v, pg, "its offsets");
-    for (int i = 0; i < (lower - PG_HDR) / 2; i++) {
+    int nnodes = (lower - PG_HDR) / 2;
+    KeyRef prev = {NULL, 0};
+    for (int i = 0; i < nnodes; i++) {
         uint16_t at = rd16(p + PG_HDR + 2 * i);
         if (at < upper || at % 2 || (size_t)at + NODE_HDR > w->psize) return page_bad(v, pg, "a node's offset");
         const uint8_t *n = p + at;
         uint16_t ksize = rd16(n + 6), nflags = rd16(n + 4);
         size_t end = (size_t)at + NODE_HDR + ksize;
+        if (end > w->psize) return page_bad(v, pg, "a key");
+        KeyRef key = {n + NODE_HDR, ksize};
+        /* a branch page's first key is not used (LMDB leaves it empty) */
+        if (keys && (flags == PG_LEAF || i > 0)) {
+            if ((prev.p && key_cmp(prev, key) >= 0) || (lo.p && key_cmp(key, lo) < 0) ||
+                (hi.p && key_cmp(key, hi) >= 0))
+                return page_bad(v, pg, "its keys are out of order");
+            prev = key;
+        }
         if (flags == PG_BRANCH) {
-            if (end > w->psize) return page_bad(v, pg, "a key");
             uint64_t child = (uint64_t)rd16(n) | (uint64_t)rd16(n + 2) << 16 | (uint64_t)nflags << 32;
-            if (!check_tree(w, child, depth + 1)) return false;
+            KeyRef clo = i > 0 ? key : lo, chi = hi;
+            if (i + 1 < nnodes) {
+                uint16_t at2 = rd16(p + PG_HDR + 2 * (i + 1));
+                if (at2 < upper || at2 % 2 || (size_t)at2 + NODE_HDR > w->psize) return page_bad(v, pg, "a node's offset");
+                const uint8_t *n2 = p + at2;
+                if ((size_t)at2 + NODE_HDR + rd16(n2 + 6) > w->psize) return page_bad(v, pg, "a key");
+                chi = (KeyRef){n2 + NODE_HDR, rd16(n2 + 6)};
+            }
+            if (!check_tree(w, child, depth + 1, keys, clo, chi)) return false;
             continue;
         }
         uint64_t dsize = rd32(n);
@@ -352,7 +386,8 @@ static void walk_pages(Verify *v)
         v->npages = last_pg + 1;
         v->live = xcalloc(v->npages / 8 + 1, 1);
         for (int d = 0; d < 2 && !v->why[0]; d++)
-            if (roots[d] != UINT64_MAX) check_tree(&w, roots[d], 0);  /* all ones: an empty tree */
+            if (roots[d] != UINT64_MAX)  /* all ones: an empty tree */
+                check_tree(&w, roots[d], 0, d == 1, (KeyRef){NULL, 0}, (KeyRef){NULL, 0});
     }
     free(w.buf);
 }

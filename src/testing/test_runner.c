@@ -70,7 +70,7 @@ typedef struct MemBlob {
  * earned cover the checkpoint's size. Small state round-trips after every step;
  * large state as often as keeps the test linear in its input. Every step saves
  * (incrementally: only what changed). */
-#define ROUNDTRIP_BYTES_PER_STEP ((int64_t)64 << 10)
+#define ROUNDTRIP_BYTES_PER_STEP ((int64_t)16 << 10)
 
 typedef struct Runner {
     const IrGraph *g;
