@@ -39,18 +39,30 @@ for j in range($3):
     w('{\"k\":%d,\"v\":%d,\"name\":\"customer-%d\"}\n' % (i, i % 1000, i))
 "
 }
+# waits (up to 5 minutes) until topic ev holds $1 records: the producer's last batches
+# may still be on their way when kcat returns
+settle() {
+  local i
+  for i in $(seq 600); do
+    [ "$(kcat -C -b "$KAFKA_BOOTSTRAP" -t ev -e -q | wc -l)" -ge "$1" ] && return 0
+    sleep 0.5
+  done
+  echo "topic ev never got $1 records" >&2; exit 1
+}
 run() { "$BUILD/weir" --project-dir "$DIR/p" run --until-caught-up --no-progress --checkpoint-interval 1h --format json "$@"; }
 gen 0 1 "$N" > "$DIR/ev1.jsonl"
 kcat -P -b "$KAFKA_BOOTSTRAP" -t ev -X batch.num.messages=5000 -l "$DIR/ev1.jsonl"
+settle "$N"
 run --fresh > "$DIR/run1.json"
 gen 7 100 $((N / 100)) > "$DIR/ev2.jsonl"
 kcat -P -b "$KAFKA_BOOTSTRAP" -t ev -X batch.num.messages=5000 -l "$DIR/ev2.jsonl"
+settle $((N + N / 100))
 run > "$DIR/run2.json"
 python3 - "$DIR/run1.json" "$DIR/run2.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 full, inc = a["checkpoint_bytes"], b["checkpoint_bytes"]
-print("state:                   %d groups, then %d events on %d of them" % (a["state"][0]["entries"], b["events_in"], b["events_in"]))
+print("state:                   %d events into %d groups, then %d events on as many of them" % (a["events_in"], a["state"][0]["entries"], b["events_in"]))
 print("full checkpoint:         %d bytes (%.1f MiB) in %.3fs" % (full, full / 2**20, a["checkpoint_s"]))
 print("incremental checkpoint:  %d bytes (%.2f MiB) in %.3fs" % (inc, inc / 2**20, b["checkpoint_s"]))
 print("ratio:                   %.2f%% of the full checkpoint" % (100.0 * inc / full))
