@@ -33,8 +33,6 @@
 #define AGG_VERSION 1u
 #define AGG_VERSION_TTL 2u /* version 1 plus every group's last update time */
 #define AGG_VERSION_CHUNKED 3u /* a base blob and the groups in chunks by hash (see save_chunks) */
-#define CHUNK_GROUPS 4     /* groups per chunk a full save aims at */
-#define CHUNK_BITS_MAX 22
 #define PF_SLOT 48
 #define PF_ENTRY 24
 #define PF_DIST 12
@@ -74,21 +72,13 @@ typedef struct AggOp {
     bool *keyok;             /* per input row: its key evaluated without error */
     Value *keys;             /* per input row keys, when some key is an expression */
     int hashes_cap;
-    /* chunked checkpoints: the groups are in 1 << chunk_bits chunks by the top bits of
-     * their key hash; a bit per chunk tells which changed since the last save (NULL
-     * before the first save: nothing is tracked) */
-    uint8_t *dirty;
-    int chunk_bits;
+    ChunkTrack chunks;       /* incremental checkpoints: which chunks of groups changed */
 } AggOp;
 
-static inline uint32_t chunk_of(int bits, uint64_t h) { return bits ? (uint32_t)(h >> (64 - bits)) : 0; }
-
-/* The group's chunk changed (a bit set; nothing before the first save). */
+/* The group's chunk changed (nothing is tracked before the first save). */
 static inline void mark_dirty(AggOp *a, const Group *g)
 {
-    if (!a->dirty) return;
-    uint32_t c = chunk_of(a->chunk_bits, ktab_hash(&a->tab, ktab_key(&a->tab, g)));
-    a->dirty[c >> 3] |= (uint8_t)(1u << (c & 7));
+    if (a->chunks.dirty) chunk_mark(&a->chunks, ktab_hash(&a->tab, ktab_key(&a->tab, g)));
 }
 
 /* ---------- group memory ---------- */
@@ -567,111 +557,56 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
 
 /* ---- chunked checkpoints ----
  * Base blob: header (version AGG_VERSION_CHUNKED), the TTL flag, the pending/gone
- * byte, chunk_bits and the group count. Chunk c ("<name>@<c in hex>", absent when
- * empty): its group count, then its groups sorted by key, each as in the one-blob
- * format. A full save picks chunk_bits so that a chunk holds about CHUNK_GROUPS
- * groups: a checkpoint after a few scattered changes rewrites few chunks (with 1% of
- * the groups changed at random, 1 - 0.99^4 = 4% of them). An incremental save keeps
- * chunk_bits unless the state grew or shrank 16-fold since it was chosen; then it
- * deletes the old chunks and saves in full. */
+ * byte, the chunk bits and the group count; the groups are in chunks
+ * (op_chunks_save: about 4 groups each, so a checkpoint after 1% of the groups changed
+ * at random rewrites about 1 - 0.99^4 = 4% of them), each group as in the one-blob
+ * format. */
 
-typedef struct ChunkEnt {
-    uint32_t chunk;
-    Group *g;
-} ChunkEnt;
-
-static int cmp_chunk_ents(const void *x, const void *y, void *ctx)
+static void put_group(void *ctx, StrBuf *b, const void *payload)
 {
-    const ChunkEnt *p = x, *q = y;
-    if (p->chunk != q->chunk) return p->chunk < q->chunk ? -1 : 1;
-    Group *gp = p->g, *gq = q->g;
-    return cmp_groups(&gp, &gq, ctx);
+    const AggOp *a = ctx;
+    const Group *g = payload;
+    op_put_row(b, a->key_types, a->ngroup, ktab_key(&a->tab, g));
+    op_put_i64(b, g->nrows);
+    if (ttl_on(&a->ttl)) op_put_i64(b, g->tt.touch);
+    aggacc_put(&a->acc, b, g->acc);
 }
 
-static int bits_for(uint32_t n)
+static bool agg_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
 {
-    int b = 0;
-    while (b < CHUNK_BITS_MAX && ((uint64_t)CHUNK_GROUPS << b) < n) b++;
-    return b;
-}
-
-static bool chunk_dirty(const AggOp *a, uint32_t c) { return !a->dirty || (a->dirty[c >> 3] >> (c & 7)) & 1; }
-
-static bool put_base(AggOp *a, const char *name, const EngCkptIO *io, char *err, size_t errsize)
-{
+    AggOp *a = (AggOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&a->chunks, &a->tab, name, io, put_group, a, err, errsize)) return false;
     StrBuf b = STRBUF_INIT;
     op_put_header(&b, AGG_MAGIC, AGG_VERSION_CHUNKED, shape_hash(a));
     op_put_u8(&b, ttl_on(&a->ttl));
     op_put_u8(&b, a->initial_pending ? 1 : a->gone ? 2 : 0);
-    op_put_u8(&b, (uint8_t)a->chunk_bits);
+    op_put_u8(&b, (uint8_t)a->chunks.bits);
     op_put_u64(&b, a->tab.count);
     bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
     sb_free(&b);
     return ok;
 }
 
-static bool agg_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+typedef struct GroupRead {
+    AggOp *a;
+    bool with_touch;
+} GroupRead;
+
+static bool get_group(void *ctx, OpReader *r, uint64_t *hash)
 {
-    AggOp *a = (AggOp *)op;
-    bool ttl = ttl_on(&a->ttl);
-    bool inc = io->incremental && a->dirty;
-    int want = bits_for(a->tab.count);
-    if (inc && (want > a->chunk_bits + 4 || want < a->chunk_bits - 4)) {
-        /* re-chunk: the old chunks go, all of them are written again */
-        char cn[512];
-        for (uint32_t c = 0; c < (1u << a->chunk_bits); c++) {
-            snprintf(cn, sizeof cn, "%s@%x", name, c);
-            if (!io->del(io->ctx, cn, err, errsize)) return false;
-        }
-        inc = false;
-    }
-    if (!inc) {
-        free(a->dirty);
-        a->dirty = NULL;  /* every chunk is written */
-        a->chunk_bits = want;
-    }
-    uint32_t nchunks = 1u << a->chunk_bits;
-    /* the groups of the chunks to write, by chunk and key */
-    ChunkEnt *ents = xmalloc(sizeof(ChunkEnt) * (size_t)(a->tab.count + 1));
-    size_t n = 0;
-    for (uint32_t i = 0; a->tab.slots && i <= a->tab.mask; i++) {
-        const KTabSlot *sl = &a->tab.slots[i];
-        if (!sl->entry) continue;
-        uint32_t c = chunk_of(a->chunk_bits, sl->hash);
-        if (chunk_dirty(a, c)) ents[n++] = (ChunkEnt){c, (Group *)((char *)sl->entry + a->tab.payload_off)};
-    }
-    KeySortCtx kc = {a};
-    qsort_r(ents, n, sizeof *ents, cmp_chunk_ents, &kc);
-    bool ok = put_base(a, name, io, err, errsize);
-    StrBuf b = STRBUF_INIT;
-    char cn[512];
-    size_t i = 0;
-    for (uint32_t c = 0; c < nchunks && ok; c++) {
-        if (!chunk_dirty(a, c)) continue;
-        snprintf(cn, sizeof cn, "%s@%x", name, c);
-        size_t j = i;
-        while (j < n && ents[j].chunk == c) j++;
-        if (j == i) {
-            if (inc) ok = io->del(io->ctx, cn, err, errsize);
-            continue;
-        }
-        sb_clear(&b);
-        op_put_u64(&b, j - i);
-        for (; i < j; i++) {
-            Group *g = ents[i].g;
-            op_put_row(&b, a->key_types, a->ngroup, ktab_key(&a->tab, g));
-            op_put_i64(&b, g->nrows);
-            if (ttl) op_put_i64(&b, g->tt.touch);
-            aggacc_put(&a->acc, &b, g->acc);
-        }
-        ok = io->put(io->ctx, cn, b.data, b.len, err, errsize);
-    }
-    sb_free(&b);
-    free(ents);
-    /* tracking restarts: nothing changed since this save */
-    if (!a->dirty) a->dirty = xmalloc(nchunks / 8 + 1);
-    memset(a->dirty, 0, nchunks / 8 + 1);
-    return ok;
+    GroupRead *gr = ctx;
+    AggOp *a = gr->a;
+    op_get_row(r, a->key_types, a->ngroup, a->keybuf);
+    if (r->bad) return false;
+    *hash = ktab_hash(&a->tab, a->keybuf);
+    if (ktab_find(&a->tab, a->keybuf, *hash)) return false;
+    Group *g = new_group(a, a->keybuf, *hash);
+    g->nrows = op_get_i64(r);
+    int64_t t = gr->with_touch ? op_get_i64(r) : a->base.in_wm;
+    if (!aggacc_get(&a->acc, r, g->acc)) return false;
+    if (t != INT64_MIN) ttl_touch(&a->ttl, &g->tt, t);
+    return true;
 }
 
 static bool agg_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get, void *ctx,
@@ -682,40 +617,12 @@ static bool agg_restore_chunks(Op *op, const char *name, const uint8_t *data, si
     if (!op_get_header(&r, AGG_MAGIC, AGG_VERSION_CHUNKED, shape_hash(a))) return agg_deserialize(op, data, len, err, errsize);
     uint8_t with_touch = op_get_u8(&r), pending = op_get_u8(&r), bits = op_get_u8(&r);
     uint64_t total = op_get_u64(&r);
-    free(a->dirty);
-    a->dirty = NULL;
     clear_groups(a);
-    bool ok = !r.bad && r.p == r.end && with_touch <= 1 && pending <= (with_touch && a->global ? 2 : 1) &&
-              bits <= CHUNK_BITS_MAX && (!a->global || bits == 0);
-    uint64_t seen = 0;
-    char cn[512];
-    for (uint32_t c = 0; ok && c < (1u << bits); c++) {
-        snprintf(cn, sizeof cn, "%s@%x", name, c);
-        const void *cd;
-        size_t cl;
-        if (!get(ctx, cn, &cd, &cl)) continue;
-        OpReader cr = {cd, (const uint8_t *)cd + cl, false};
-        uint64_t k = op_get_u64(&cr);
-        ok = !cr.bad && k > 0 && k <= cl;
-        for (uint64_t i = 0; i < k && ok && !cr.bad; i++) {
-            op_get_row(&cr, a->key_types, a->ngroup, a->keybuf);
-            if (cr.bad) break;
-            uint64_t h = ktab_hash(&a->tab, a->keybuf);
-            if (chunk_of(bits, h) != c || ktab_find(&a->tab, a->keybuf, h)) {
-                ok = false;
-                break;
-            }
-            Group *g = new_group(a, a->keybuf, h);
-            g->nrows = op_get_i64(&cr);
-            int64_t t = with_touch ? op_get_i64(&cr) : op->in_wm;
-            ok = aggacc_get(&a->acc, &cr, g->acc);
-            if (ok && t != INT64_MIN) ttl_touch(&a->ttl, &g->tt, t);
-        }
-        ok = ok && !cr.bad && cr.p == cr.end;
-        seen += k;
-    }
-    if (ok && seen != total) ok = false;
+    GroupRead gr = {a, with_touch == 1};
+    bool ok = !r.bad && with_touch <= 1 && pending <= (with_touch && a->global ? 2 : 1) && (!a->global || bits == 0) &&
+              op_chunks_restore(&a->chunks, bits, total, name, get, ctx, get_group, &gr);
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
+        op_chunks_fini(&a->chunks);
         clear_groups(a);
         a->initial_pending = a->global;
         a->gone = false;
@@ -725,16 +632,13 @@ static bool agg_restore_chunks(Op *op, const char *name, const uint8_t *data, si
     a->initial_pending = pending == 1;
     a->gone = pending == 2;
     ensure_global(a);
-    /* the chunks read are this state: changes are tracked from here */
-    a->chunk_bits = bits;
-    a->dirty = xcalloc(((size_t)1 << bits) / 8 + 1, 1);
     return true;
 }
 
 static void agg_free(Op *op)
 {
     AggOp *a = (AggOp *)op;
-    free(a->dirty);
+    op_chunks_fini(&a->chunks);
     clear_groups(a);
     ttl_reset(&a->ttl);
     ktab_fini(&a->tab);
