@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 N=${BENCH_INC_GROUPS:-1000000}
 DIR=$(mktemp -d /tmp/weir-ckpt-inc.XXXXXX)
-eval "$(BUILD=$BUILD scripts/kafka-start ev:8)"
+eval "$(BUILD=$BUILD scripts/kafka-start ev:32)"
 trap 'scripts/kafka-stop; rm -rf "$DIR"' EXIT
 export KAFKA_BOOTSTRAP
 mkdir -p "$DIR/p/sources" "$DIR/p/models"
@@ -40,7 +40,8 @@ for j in range($3):
 "
 }
 # waits (up to 5 minutes) until topic ev holds $1 records: the producer's last batches
-# may still be on their way when kcat returns
+# may still be on their way when kcat returns (32 partitions: the local cluster keeps a
+# bounded number of records per partition)
 settle() {
   local i
   for i in $(seq 600); do
