@@ -5,7 +5,9 @@
  * frontier, plus each stateful operator's state fingerprint (the logic fingerprints of
  * its state descriptors), by which a restore recognises state that another version of
  * a model computed. Each stateful operator
- * writes "state/<op id>" in its own versioned format (its serialize hook). */
+ * writes "state/<op id>" in its own versioned format (its serialize hook); operators
+ * with chunked state (save_chunks) add "state/<op id>@<hex>" chunks, which an
+ * incremental save rewrites only when they changed. */
 #include "engine/pipeline_internal.h"
 
 #include <stdio.h>
@@ -39,9 +41,14 @@ static uint64_t state_fingerprint(const Op *op)
 
 static const char *norm_key(const SourceSlot *s) { return s->norm_id; }
 
-static bool put_state(EngPipeline *p, const Op *op, const char *id, EngPutFn put, void *ctx, char *err,
-                      size_t errsize)
+static bool put_state(EngPipeline *p, Op *op, const char *id, const EngCkptIO *io, char *err, size_t errsize)
 {
+    EngPutFn put = io->put;
+    void *ctx = io->ctx;
+    if (op->vt->save_chunks) {
+        char *name = arena_printf(&p->arena, "state/%s", id);
+        return op->vt->save_chunks(op, name, io, err, errsize);
+    }
     StrBuf b = STRBUF_INIT;
     bool ok = op->vt->serialize(op, &b);
     if (!ok) snprintf(err, errsize, "state of %s: cannot be serialised", id);
@@ -51,8 +58,10 @@ static bool put_state(EngPipeline *p, const Op *op, const char *id, EngPutFn put
     return ok;
 }
 
-bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, size_t errsize)
+static bool save(EngPipeline *p, const EngCkptIO *io, char *err, size_t errsize)
 {
+    EngPutFn put = io->put;
+    void *ctx = io->ctx;
     StrBuf b = STRBUF_INIT;
     op_put_u32(&b, CKPT_MAGIC);
     op_put_u32(&b, CKPT_VERSION);
@@ -76,13 +85,48 @@ bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, siz
     bool ok = put(ctx, "pipeline", b.data, b.len, err, errsize);
     sb_free(&b);
     for (int i = 0; i < p->nops && ok; i++) {
-        const Op *op = p->ops[i];
-        if (op->vt->serialize && op_key(op)) ok = put_state(p, op, op_key(op), put, ctx, err, errsize);
+        Op *op = p->ops[i];
+        if (op->vt->serialize && op_key(op)) ok = put_state(p, op, op_key(op), io, err, errsize);
     }
     for (int s = 0; s < p->nsrc && ok; s++)
-        if (p->src[s].norm) ok = put_state(p, p->src[s].norm, norm_key(&p->src[s]), put, ctx, err, errsize);
+        if (p->src[s].norm) ok = put_state(p, p->src[s].norm, norm_key(&p->src[s]), io, err, errsize);
+    p->ckpt_saved = ok;
     return ok;
 }
+
+bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, size_t errsize)
+{
+    EngCkptIO io = {put, NULL, ctx, false};
+    return save(p, &io, err, errsize);
+}
+
+bool eng_checkpoint_save_inc(EngPipeline *p, EngPutFn put, EngDelFn del, void *ctx, char *err, size_t errsize)
+{
+    EngCkptIO io = {put, del, ctx, p->ckpt_saved};
+    return save(p, &io, err, errsize);
+}
+
+bool eng_checkpoint_incremental_ok(const EngPipeline *p) { return p->ckpt_saved; }
+
+int eng_checkpoint_chunk_prefixes(EngPipeline *p, const char **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < p->nops; i++) {
+        const Op *op = p->ops[i];
+        if (!op->vt->save_chunks || !op->vt->serialize || !op_key(op)) continue;
+        if (n < max) out[n] = arena_printf(&p->arena, "state/%s@", op_key(op));
+        n++;
+    }
+    for (int s = 0; s < p->nsrc; s++) {
+        const Op *op = p->src[s].norm;
+        if (!op || !op->vt->save_chunks) continue;
+        if (n < max) out[n] = arena_printf(&p->arena, "state/%s@", norm_key(&p->src[s]));
+        n++;
+    }
+    return n;
+}
+
+void eng_checkpoint_forget(EngPipeline *p) { p->ckpt_saved = false; }
 
 typedef struct SavedOp {
     const char *id;
@@ -109,6 +153,7 @@ static bool restore_state(EngPipeline *p, Op *op, const char *id, EngGetFn get, 
         snprintf(err, errsize, "the checkpoint has no state for %s", id);
         return false;
     }
+    if (op->vt->restore_chunks) return op->vt->restore_chunks(op, name, data, len, get, ctx, err, errsize);
     return op->vt->deserialize(op, data, len, err, errsize);
 }
 
@@ -202,5 +247,6 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
     }
     free(saved);
     if (ok) p->step = step;
+    p->ckpt_saved = ok;
     return ok;
 }

@@ -179,8 +179,36 @@ typedef bool (*EngPutFn)(void *ctx, const char *name, const void *data, size_t l
  * returns. */
 typedef bool (*EngGetFn)(void *ctx, const char *name, const void **data, size_t *len);
 
-/* Write the pipeline's state through put. Call between steps. */
+/* Removes a blob; absent is no error. */
+typedef bool (*EngDelFn)(void *ctx, const char *name, char *err, size_t errsize);
+/* Where a save goes: incremental saves also delete blobs. */
+typedef struct EngCkptIO {
+    EngPutFn put;
+    EngDelFn del;
+    void *ctx;
+    bool incremental;
+} EngCkptIO;
+
+/* Write the pipeline's state through put into a target that holds no state blobs.
+ * Call between steps. Large state (GROUP BY aggregates) is written as chunks,
+ * "state/<op id>@<hex>", beside "state/<op id>". */
 bool eng_checkpoint_save(EngPipeline *p, EngPutFn put, void *ctx, char *err, size_t errsize);
+/* An incremental save: the target holds what the last save of this pipeline wrote
+ * (eng_checkpoint_incremental_ok says there is one), and gets only the chunks that
+ * changed since (deleting those that are gone) plus every small blob again. Without an
+ * earlier save it is a full save into a target that holds no state blobs. */
+bool eng_checkpoint_save_inc(EngPipeline *p, EngPutFn put, EngDelFn del, void *ctx, char *err, size_t errsize);
+/* Whether an incremental save can follow: the last save of this pipeline (or the
+ * restore that filled it: the target restored from counts as saved) succeeded and was
+ * not forgotten. */
+bool eng_checkpoint_incremental_ok(const EngPipeline *p);
+/* The name prefixes of the chunks an incremental save keeps ("state/<op id>@" per
+ * chunked operator; every other blob it writes again): up to max into out (valid as
+ * long as the pipeline); returns how many there are. */
+int eng_checkpoint_chunk_prefixes(EngPipeline *p, const char **out, int max);
+/* The last save did not reach the target (its write was abandoned): the next save
+ * must be a full one. */
+void eng_checkpoint_forget(EngPipeline *p);
 /* Restore a checkpoint into a pipeline that has not run a step yet. Fails with a
  * message naming the model when a running model has no operator in the checkpoint (it
  * is new), when a stateful operator has no state there (the model was re-planned),

@@ -72,6 +72,16 @@ typedef struct OpVtbl {
      * versioned; deserialize validates it and fails with a message on bad input. */
     bool (*serialize)(const Op *op, StrBuf *out);
     bool (*deserialize)(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize);
+    /* Chunked checkpoints (optional, besides serialize/deserialize, which stay the
+     * one-blob form other users copy state with): save writes blob `name` (a small
+     * base) and chunk blobs named `name` "@<hex>" through io; with io->incremental
+     * the target holds this operator's previous save and only chunks changed since
+     * are written (chunks that became empty deleted), otherwise every chunk is and
+     * the target holds none. Either way the change tracking restarts. restore reads
+     * the base (also the one-blob formats deserialize reads) and its chunks. */
+    bool (*save_chunks)(Op *op, const char *name, const struct EngCkptIO *io, char *err, size_t errsize);
+    bool (*restore_chunks)(Op *op, const char *name, const uint8_t *base, size_t len, EngGetFn get, void *ctx,
+                           char *err, size_t errsize);
     /* The watermark the operator's output promises, given its input frontier in_wm
      * (called after every step). NULL: in_wm. Operators that emit rows older than
      * their input frontier (an interval join's NULL-padded rows) hold it back, so
@@ -247,6 +257,39 @@ bool op_get_header(OpReader *r, uint32_t magic, uint32_t version, uint64_t shape
  * error; else writes "state of <state_id>: truncated or malformed" to err and returns
  * false (the caller then empties the state it had partly restored). */
 bool op_get_finish(const OpReader *r, bool ok, const char *state_id, char *err, size_t errsize);
+
+/* ---- chunked state of a keyed table (incremental checkpoints) ----
+ * The entries go into 1 << bits chunks by the top bits of their key hash; dirty has a
+ * bit per chunk, set when an entry of it changes (NULL before the first save: nothing
+ * is tracked, the next save is a full one). op_chunks_save writes, as "<name>@<hex>",
+ * every chunk (a full save: bits chosen for about 4 entries per chunk) or, with
+ * io->incremental and tracking on, the dirty ones (deleting those now empty; the
+ * chunks are re-sized, the old ones deleted, when the table grew or shrank 16-fold),
+ * each as its entry count and its entries in key order, written by put_entry; then
+ * tracking restarts. op_chunks_restore reads the chunks of a table saved with `bits`,
+ * each entry by get_entry (which inserts it and tells its key hash, false when it is
+ * malformed or a duplicate), checks every entry is in its chunk and the total is
+ * `count`, and starts tracking. */
+struct KTab;
+typedef struct ChunkTrack {
+    uint8_t *dirty;
+    int bits;
+} ChunkTrack;
+static inline uint32_t chunk_index(int bits, uint64_t h) { return bits ? (uint32_t)(h >> (64 - bits)) : 0; }
+static inline void chunk_mark(ChunkTrack *ct, uint64_t h)
+{
+    if (!ct->dirty) return;
+    uint32_t c = chunk_index(ct->bits, h);
+    ct->dirty[c >> 3] |= (uint8_t)(1u << (c & 7));
+}
+/* The bits a full save of n entries uses. */
+int op_chunk_bits(uint64_t n);
+bool op_chunks_save(ChunkTrack *ct, const struct KTab *t, const char *name, const EngCkptIO *io,
+                    void (*put_entry)(void *ctx, StrBuf *b, const void *payload), void *ctx, char *err,
+                    size_t errsize);
+bool op_chunks_restore(ChunkTrack *ct, int bits, uint64_t count, const char *name, EngGetFn get, void *gctx,
+                       bool (*get_entry)(void *ctx, OpReader *r, uint64_t *hash), void *ctx);
+void op_chunks_fini(ChunkTrack *ct);
 /* Shape hashes are FNV-1a over 64-bit words: start from OP_SHAPE_SEED, mix in each
  * field with op_shape_mix (the bytes of existing checkpoints depend on this formula). */
 #define OP_SHAPE_SEED 1469598103934665603ull

@@ -16,6 +16,7 @@
 
 #define NORM_MAGIC 0x574e4f52u /* "WNOR" */
 #define NORM_VERSION 1u
+#define NORM_VERSION_CHUNKED 2u /* a base (ncols, chunk bits, count) and chunks of rows (op_chunks_save) */
 
 typedef struct NormEntry {
     Value *row;              /* ncols cells + text bytes in one block */
@@ -30,6 +31,7 @@ typedef struct NormOp {
     Type *key_types;
     Value *keybuf;           /* npk cells */
     int64_t extra_bytes;     /* row blocks */
+    ChunkTrack chunks;       /* incremental checkpoints */
 } NormOp;
 
 static NormEntry store_row(NormOp *n, NormEntry *e, const Value *row)
@@ -103,6 +105,7 @@ bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin
         append(n, e->row, -1, origin, frontier);
         drop_row(n, e);
         ktab_remove(&n->tab, e);
+        chunk_mark(&n->chunks, h);
         return true;
     }
     bool created;
@@ -113,6 +116,7 @@ bool op_normalize_apply(Op *op, ChangeOp kind, const Value *row, const RowOrigin
     }
     NormEntry old = store_row(n, e, row);
     drop_row(n, &old);
+    chunk_mark(&n->chunks, h);
     append(n, e->row, 1, origin, frontier);
     return true;
 }
@@ -180,9 +184,78 @@ static bool norm_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
     return true;
 }
 
+static void put_norm_entry(void *ctx, StrBuf *b, const void *payload)
+{
+    const NormOp *n = ctx;
+    op_put_row(b, n->base.out_types, n->base.ncols, ((const NormEntry *)payload)->row);
+}
+
+static bool norm_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+{
+    NormOp *n = (NormOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&n->chunks, &n->tab, name, io, put_norm_entry, n, err, errsize)) return false;
+    StrBuf b = STRBUF_INIT;
+    op_put_u32(&b, NORM_MAGIC);
+    op_put_u32(&b, NORM_VERSION_CHUNKED);
+    op_put_u32(&b, (uint32_t)op->ncols);
+    op_put_u8(&b, (uint8_t)n->chunks.bits);
+    op_put_u64(&b, n->tab.count);
+    bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+typedef struct NormRead {
+    NormOp *n;
+    Value *row;
+} NormRead;
+
+static bool get_norm_entry(void *ctx, OpReader *r, uint64_t *hash)
+{
+    NormRead *nr = ctx;
+    NormOp *n = nr->n;
+    op_get_row(r, n->base.out_types, n->base.ncols, nr->row);
+    if (r->bad) return false;
+    for (int k = 0; k < n->src->npk; k++) n->keybuf[k] = nr->row[n->src->pk_cols[k]];
+    *hash = ktab_hash(&n->tab, n->keybuf);
+    bool created;
+    NormEntry *e = ktab_upsert(&n->tab, n->keybuf, *hash, &created);
+    if (!created) return false;
+    NormEntry old = store_row(n, e, nr->row);
+    drop_row(n, &old);
+    return true;
+}
+
+static bool norm_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get, void *ctx,
+                                char *err, size_t errsize)
+{
+    NormOp *n = (NormOp *)op;
+    OpReader r = {data, data + len, false};
+    if (op_get_u32(&r) != NORM_MAGIC || op_get_u32(&r) != NORM_VERSION_CHUNKED)
+        return norm_deserialize(op, data, len, err, errsize);
+    if (op_get_u32(&r) != (uint32_t)op->ncols) {
+        snprintf(err, errsize, "state of %s: not a changelog_normalize state of this shape", n->state_id);
+        return false;
+    }
+    int bits = op_get_u8(&r);
+    uint64_t count = op_get_u64(&r);
+    clear_state(n);
+    NormRead nr = {n, xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1))};
+    bool ok = !r.bad && op_chunks_restore(&n->chunks, bits, count, name, get, ctx, get_norm_entry, &nr);
+    free(nr.row);
+    if (!op_get_finish(&r, ok, n->state_id, err, errsize)) {
+        clear_state(n);
+        op_chunks_fini(&n->chunks);
+        return false;
+    }
+    return true;
+}
+
 static void norm_free(Op *op)
 {
     NormOp *n = (NormOp *)op;
+    op_chunks_fini(&n->chunks);
     clear_state(n);
     ktab_fini(&n->tab);
     free(n->key_types);
@@ -210,6 +283,8 @@ static const OpVtbl norm_vt = {
     .state_stats = norm_stats,
     .serialize = norm_serialize,
     .deserialize = norm_deserialize,
+    .save_chunks = norm_save_chunks,
+    .restore_chunks = norm_restore_chunks,
     .emit_current = norm_emit_current,
 };
 

@@ -270,3 +270,119 @@ void **op_sorted_entries(const KTab *t, bool (*keep)(const void *payload), uint3
     qsort_r(es, *n, sizeof(void *), cmp_entries, &sc);
     return es;
 }
+
+/* ---- chunked state (see op.h) ---- */
+
+#define CHUNK_ENTRIES 4
+#define CHUNK_BITS_LIMIT 22
+
+int op_chunk_bits(uint64_t n)
+{
+    int b = 0;
+    while (b < CHUNK_BITS_LIMIT && ((uint64_t)CHUNK_ENTRIES << b) < n) b++;
+    return b;
+}
+
+typedef struct ChunkEntry {
+    uint32_t chunk;
+    const void *payload;
+} ChunkEntry;
+
+static int cmp_chunk_entries(const void *x, const void *y, void *ctx)
+{
+    const KTab *t = ctx;
+    const ChunkEntry *p = x, *q = y;
+    if (p->chunk != q->chunk) return p->chunk < q->chunk ? -1 : 1;
+    return op_row_order(t->types, t->nkey, ktab_key(t, p->payload), ktab_key(t, q->payload));
+}
+
+static bool chunk_is_dirty(const ChunkTrack *ct, uint32_t c) { return !ct->dirty || (ct->dirty[c >> 3] >> (c & 7)) & 1; }
+
+bool op_chunks_save(ChunkTrack *ct, const KTab *t, const char *name, const EngCkptIO *io,
+                    void (*put_entry)(void *ctx, StrBuf *b, const void *payload), void *ctx, char *err,
+                    size_t errsize)
+{
+    bool inc = io->incremental && ct->dirty;
+    int want = op_chunk_bits(t->count);
+    char cn[512];
+    if (inc && (want > ct->bits + 4 || want < ct->bits - 4)) {
+        for (uint32_t c = 0; c < (1u << ct->bits); c++) {
+            snprintf(cn, sizeof cn, "%s@%x", name, c);
+            if (!io->del(io->ctx, cn, err, errsize)) return false;
+        }
+        inc = false;
+    }
+    if (!inc) {
+        free(ct->dirty);
+        ct->dirty = NULL;
+        ct->bits = want;
+    }
+    uint32_t nchunks = 1u << ct->bits;
+    ChunkEntry *es = xmalloc(sizeof(ChunkEntry) * ((size_t)t->count + 1));
+    size_t n = 0;
+    for (uint32_t i = 0; t->slots && i <= t->mask; i++) {
+        const KTabSlot *sl = &t->slots[i];
+        if (!sl->entry) continue;
+        uint32_t c = chunk_index(ct->bits, sl->hash);
+        if (chunk_is_dirty(ct, c)) es[n++] = (ChunkEntry){c, (const char *)sl->entry + t->payload_off};
+    }
+    qsort_r(es, n, sizeof *es, cmp_chunk_entries, (void *)t);
+    StrBuf b = STRBUF_INIT;
+    bool ok = true;
+    size_t i = 0;
+    for (uint32_t c = 0; c < nchunks && ok; c++) {
+        if (!chunk_is_dirty(ct, c)) continue;
+        snprintf(cn, sizeof cn, "%s@%x", name, c);
+        size_t j = i;
+        while (j < n && es[j].chunk == c) j++;
+        if (j == i) {
+            if (inc) ok = io->del(io->ctx, cn, err, errsize);
+            continue;
+        }
+        sb_clear(&b);
+        op_put_u64(&b, j - i);
+        for (; i < j; i++) put_entry(ctx, &b, es[i].payload);
+        ok = io->put(io->ctx, cn, b.data, b.len, err, errsize);
+    }
+    sb_free(&b);
+    free(es);
+    if (!ct->dirty) ct->dirty = xmalloc(nchunks / 8 + 1);
+    memset(ct->dirty, 0, nchunks / 8 + 1);
+    return ok;
+}
+
+bool op_chunks_restore(ChunkTrack *ct, int bits, uint64_t count, const char *name, EngGetFn get, void *gctx,
+                       bool (*get_entry)(void *ctx, OpReader *r, uint64_t *hash), void *ctx)
+{
+    op_chunks_fini(ct);
+    if (bits < 0 || bits > CHUNK_BITS_LIMIT) return false;
+    uint64_t seen = 0;
+    char cn[512];
+    bool ok = true;
+    for (uint32_t c = 0; ok && c < (1u << bits); c++) {
+        snprintf(cn, sizeof cn, "%s@%x", name, c);
+        const void *cd;
+        size_t cl;
+        if (!get(gctx, cn, &cd, &cl)) continue;
+        OpReader r = {cd, (const uint8_t *)cd + cl, false};
+        uint64_t k = op_get_u64(&r);
+        ok = !r.bad && k > 0 && k <= cl;
+        for (uint64_t i = 0; i < k && ok; i++) {
+            uint64_t h = 0;
+            ok = get_entry(ctx, &r, &h) && !r.bad && chunk_index(bits, h) == c;
+        }
+        ok = ok && !r.bad && r.p == r.end;
+        seen += k;
+    }
+    if (!ok || seen != count) return false;
+    ct->bits = bits;
+    ct->dirty = xcalloc(((size_t)1 << bits) / 8 + 1, 1);
+    return true;
+}
+
+void op_chunks_fini(ChunkTrack *ct)
+{
+    free(ct->dirty);
+    ct->dirty = NULL;
+    ct->bits = 0;
+}

@@ -27,6 +27,7 @@ struct EngPipeline {
     int nsrc;
     bool *running;           /* per model: its root runs, so its changes are presented */
     uint64_t step;
+    bool ckpt_saved;         /* the last checkpoint save succeeded (an incremental one may follow) */
     bool ttl;                /* some running state expires by a state_ttl: the first rows of a
                                 source, before it has a watermark, are stamped with the one
                                 they start (see stamp_first_rows) */

@@ -78,6 +78,26 @@ static bool put_blob(void *ctx, const char *name, const void *data, size_t len, 
     return store_put(r->store, name, data, len, err, errsize);
 }
 
+static bool del_blob(void *ctx, const char *name, char *err, size_t errsize)
+{
+    Run *r = ctx;
+    return store_del(r->store, name, err, errsize);
+}
+
+/* Begins the write of a checkpoint: an incremental one (the chunks of large state
+ * that did not change since the last checkpoint stay; everything else is written
+ * again) when the store holds the pipeline's last save, else a full one. */
+static bool begin_checkpoint(Run *r, char *err, size_t errsize)
+{
+    if (!eng_checkpoint_incremental_ok(r->pipe)) return store_write_begin(r->store, true, err, errsize);
+    int n = eng_checkpoint_chunk_prefixes(r->pipe, NULL, 0);
+    const char **keep = xcalloc((size_t)n + 1, sizeof(char *));
+    eng_checkpoint_chunk_prefixes(r->pipe, keep, n);
+    bool ok = store_write_begin_keeping(r->store, keep, n, err, errsize);
+    free(keep);
+    return ok;
+}
+
 /* The expired-entry counts of the checkpoint's "stats/state" blob: the resumed run
  * counts on from them (a blob written before they were kept has none). */
 static void seed_expired(EngPipeline *pipe, const void *data, size_t len)
@@ -353,7 +373,7 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
     StrBuf v = STRBUF_INIT;
     run_meta_blob(&v, id, r->p->name);
     bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
-    if (ok) ok = eng_checkpoint_save(r->pipe, put_blob, r, err, errsize);
+    if (ok) ok = eng_checkpoint_save_inc(r->pipe, put_blob, del_blob, r, err, errsize);
     for (int i = 0; i < r->nsources && ok; i++) {
         sb_clear(&v);
         src_position(r->sources[i], &v);
@@ -410,12 +430,16 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
     uint64_t id = r->ckpt + 1;
     r->ckpt_bytes = 0;
     uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));
-    bool ok = store_write_begin(r->store, true, err, errsize) && write_checkpoint(r, id, bases, err, errsize);
+    bool ok = begin_checkpoint(r, err, errsize) && write_checkpoint(r, id, bases, err, errsize);
     if (ok) fault_point("checkpoint-commit");
     ok = ok && store_write_commit(r->store, err, errsize);
-    if (!ok) store_write_abort(r->store);
+    if (!ok) {
+        store_write_abort(r->store);
+        eng_checkpoint_forget(r->pipe);  /* the store holds the previous checkpoint */
+    }
     if (ok) fault_point("checkpoint-committed");
     if (ok) {
+        r->ckpt_bytes = store_last_commit_bytes(r->store);  /* what the commit wrote: names, checksums, seal too */
         r->ckpt = id;
         r->checkpoints++;
         r->last_ckpt_s = mono_s();

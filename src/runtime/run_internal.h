@@ -58,7 +58,7 @@ typedef struct Run {
     double last_ckpt_s;
     double ckpt_seconds;         /* spent writing and delivering checkpoints */
     double restore_seconds;      /* spent restoring the checkpoint at start */
-    int64_t ckpt_bytes;          /* size of the last checkpoint */
+    int64_t ckpt_bytes;          /* bytes the last checkpoint wrote (incremental: what changed) */
     StrBuf manifest;             /* the running project's manifest (kept in every checkpoint
                                     for weir plan) */
     StrBuf *origins;             /* per open source: the position its deployment began

@@ -8,9 +8,14 @@
  *
  * LMDB keeps no checksums and trusts its file: a truncated file makes reads of the map
  * fault (SIGBUS), a damaged page can trip its assertions (abort) or hand out wrong
- * bytes. So the store adds its own integrity: every commit writes "#seal" (each blob's
- * name, length and XXH3 checksum, and a checksum of the seal), a read walks the whole
- * database and compares it with the seal before anything is used, and that walk runs
+ * bytes. So the store adds its own integrity: every record carries an 8-byte trailer,
+ * the XXH3 checksum of its name and content, and every commit writes "#seal" (the
+ * number of records, the wrapping sum of their checksums, and a checksum of the seal).
+ * Both are kept up to date by each put and delete (the old record's trailer is read
+ * and subtracted), so a commit costs in proportion to what it changes, not to the
+ * whole checkpoint: an incremental checkpoint rewrites only the blobs that changed.
+ * A read walks the whole database, checks every record against its trailer and the
+ * count and sum against the seal before anything is used, and that walk runs
  * under a guard that turns a fault or an LMDB assertion into a "corrupt" error. After
  * the walk every page a reader touches has been read once without harm. A store
  * directory is created under a temporary name and renamed into place once its first
@@ -43,18 +48,14 @@
 
 #define SEAL_KEY "#seal"
 #define SEAL_MAGIC 0x4c455357u   /* "WSEL" */
-#define SEAL_VERSION 1u
+#define SEAL_VERSION 2u          /* 1: a list of every blob's name, length and checksum */
+#define TRAILER 8u
 #define SEAL_SEED 0x5745495253544f52ull
 
-typedef struct SealEntry {
-    char *name;
-    uint64_t len, hash;
-    size_t order;                /* put order: the last put of a name wins */
-} SealEntry;
-
+/* What a seal says of the records it covers: their number and the wrapping sum of
+ * their trailers. */
 typedef struct Seal {
-    SealEntry *e;
-    size_t n, cap;
+    uint64_t n, sum;
 } Seal;
 
 struct StateStore {
@@ -69,7 +70,8 @@ struct StateStore {
     size_t sealed_txn;           /* ... (0: not known; read before writing) */
     bool creating;               /* create_store's first commit: nothing to verify */
     Seal pending;                /* the open write's blobs */
-    size_t put_order;
+    int64_t written_bytes;       /* names, contents and trailers put by the open write */
+    int64_t last_commit_bytes;   /* ... by the last commit (with its seal) */
     int64_t write_bytes;         /* bytes put by the open write (for disk-full messages) */
     bool damaged;                /* an error said the store is corrupt */
 };
@@ -163,66 +165,24 @@ static const char *fault_text(int sig)
 
 /* ---------------------------------------------------------------- seals */
 
-static void seal_clear(Seal *l)
-{
-    for (size_t i = 0; i < l->n; i++) free(l->e[i].name);
-    l->n = 0;
-}
-
-static void seal_free(Seal *l)
-{
-    seal_clear(l);
-    free(l->e);
-    memset(l, 0, sizeof *l);
-}
-
-static void seal_add(Seal *l, const char *name, size_t nlen, uint64_t len, uint64_t hash, size_t order)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 32;
-        l->e = xrealloc(l->e, l->cap * sizeof *l->e);
-    }
-    l->e[l->n++] = (SealEntry){xstrndup(name, nlen), len, hash, order};
-}
-
-static int by_name_then_order(const void *a, const void *b)
-{
-    const SealEntry *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->order > y->order) - (x->order < y->order);
-}
-
-/* Sorts by name (LMDB's key order for NUL-free names) and keeps each name's last put. */
-static void seal_normalize(Seal *l)
-{
-    if (l->n == 0) return;
-    qsort(l->e, l->n, sizeof *l->e, by_name_then_order);
-    size_t k = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        if (i + 1 < l->n && strcmp(l->e[i].name, l->e[i + 1].name) == 0) {
-            free(l->e[i].name);
-            continue;
-        }
-        l->e[k++] = l->e[i];
-    }
-    l->n = k;
-}
-
 static uint64_t blob_hash(const char *name, size_t nlen, const void *data, size_t len)
 {
     return hash_bytes(data, len, hash_bytes(name, nlen, SEAL_SEED));
+}
+
+/* The checksum a record's trailer holds (its last TRAILER bytes), little-endian. */
+static uint64_t trailer_of(const void *data, size_t len)
+{
+    ByteReader r = bytes_reader((const char *)data + len - TRAILER, TRAILER);
+    return bytes_get_u64(&r);
 }
 
 static void seal_render(const Seal *l, StrBuf *out)
 {
     bytes_put_u32(out, SEAL_MAGIC);
     bytes_put_u32(out, SEAL_VERSION);
-    bytes_put_u32(out, (uint32_t)l->n);
-    for (size_t i = 0; i < l->n; i++) {
-        bytes_put_str(out, l->e[i].name, strlen(l->e[i].name));
-        bytes_put_u64(out, l->e[i].len);
-        bytes_put_u64(out, l->e[i].hash);
-    }
+    bytes_put_u64(out, l->n);
+    bytes_put_u64(out, l->sum);
     bytes_put_u64(out, hash_bytes(out->data, out->len, SEAL_SEED));
 }
 
@@ -230,22 +190,19 @@ static void seal_render(const Seal *l, StrBuf *out)
 static bool seal_parse(const void *data, size_t len, Seal *out, char *why, size_t whysize)
 {
     ByteReader tail = bytes_reader((const char *)data + (len >= 8 ? len - 8 : 0), len >= 8 ? 8 : 0);
-    if (len < 8 + 12 || hash_bytes(data, len - 8, SEAL_SEED) != bytes_get_u64(&tail)) {
+    if (len < 8 + 8 || hash_bytes(data, len - 8, SEAL_SEED) != bytes_get_u64(&tail)) {
         snprintf(why, whysize, "its seal fails its checksum");
         return false;
     }
     ByteReader r = bytes_reader(data, len - 8);
-    if (bytes_get_u32(&r) != SEAL_MAGIC || bytes_get_u32(&r) != SEAL_VERSION) {
-        snprintf(why, whysize, "its seal is of an unknown format");
+    uint32_t magic = bytes_get_u32(&r), version = bytes_get_u32(&r);
+    if (magic != SEAL_MAGIC || version != SEAL_VERSION) {
+        snprintf(why, whysize, magic == SEAL_MAGIC && version == 1 ? "it was written by an older weir (format 1)"
+                                                                    : "its seal is of an unknown format");
         return false;
     }
-    uint32_t n = bytes_get_u32(&r);
-    for (uint32_t i = 0; i < n && !r.bad; i++) {
-        size_t nl;
-        const char *name = bytes_get_str(&r, &nl);
-        uint64_t blen = bytes_get_u64(&r), h = bytes_get_u64(&r);
-        if (!r.bad) seal_add(out, name, nl, blen, h, i);
-    }
+    out->n = bytes_get_u64(&r);
+    out->sum = bytes_get_u64(&r);
     if (!bytes_done(&r)) {
         snprintf(why, whysize, "its seal is malformed");
         return false;
@@ -262,7 +219,7 @@ typedef struct Verify {
     MDB_cursor *free_cursor;
     uint8_t *live;               /* a bit per page of the file the snapshot uses (page walk) */
     size_t npages;               /* pages the snapshot's meta page says the file has */
-    Seal found;                  /* what the database holds, in key order */
+    Seal found;                  /* what the database holds */
     const void *seal;
     size_t seal_len;
     int rc;                      /* an LMDB error of the walk */
@@ -322,7 +279,23 @@ static bool read_page(PageWalk *w, uint64_t pg, uint8_t *buf)
     return page_bad(w->v, pg, "cannot be read");
 }
 
-static bool check_tree(PageWalk *w, uint64_t pg, int depth)
+/* A key of the main tree as LMDB orders them (bytes, then length). */
+typedef struct KeyRef {
+    const uint8_t *p;
+    size_t n;
+} KeyRef;
+
+static int key_cmp(KeyRef a, KeyRef b)
+{
+    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+/* Checks the subtree at pg; with `keys` (the main tree), also that its keys are in
+ * order and inside [lo, hi) (lo.p NULL: no lower bound, hi.p NULL: none above), the
+ * range its parent's keys route a search to: a damaged branch key would make a lookup
+ * miss a record that a walk of the leaves finds. */
+static bool check_tree(PageWalk *w, uint64_t pg, int depth, bool keys, KeyRef lo, KeyRef hi)
 {
     Verify *v = w->v;
     if (depth > 32) return page_bad(v, pg, "the tree is too deep");
@@ -333,16 +306,34 @@ static bool check_tree(PageWalk *w, uint64_t pg, int depth)
     if (flags != PG_BRANCH && flags != PG_LEAF) return page_bad(v, pg, "its kind");
     if (lower < PG_HDR + 2 || lower > upper || upper > w->psize || (lower - PG_HDR) % 2)
         return page_bad(v, pg, "its offsets");
-    for (int i = 0; i < (lower - PG_HDR) / 2; i++) {
+    int nnodes = (lower - PG_HDR) / 2;
+    KeyRef prev = {NULL, 0};
+    for (int i = 0; i < nnodes; i++) {
         uint16_t at = rd16(p + PG_HDR + 2 * i);
         if (at < upper || at % 2 || (size_t)at + NODE_HDR > w->psize) return page_bad(v, pg, "a node's offset");
         const uint8_t *n = p + at;
         uint16_t ksize = rd16(n + 6), nflags = rd16(n + 4);
         size_t end = (size_t)at + NODE_HDR + ksize;
+        if (end > w->psize) return page_bad(v, pg, "a key");
+        KeyRef key = {n + NODE_HDR, ksize};
+        /* a branch page's first key is not used (LMDB leaves it empty) */
+        if (keys && (flags == PG_LEAF || i > 0)) {
+            if ((prev.p && key_cmp(prev, key) >= 0) || (lo.p && key_cmp(key, lo) < 0) ||
+                (hi.p && key_cmp(key, hi) >= 0))
+                return page_bad(v, pg, "its keys are out of order");
+            prev = key;
+        }
         if (flags == PG_BRANCH) {
-            if (end > w->psize) return page_bad(v, pg, "a key");
             uint64_t child = (uint64_t)rd16(n) | (uint64_t)rd16(n + 2) << 16 | (uint64_t)nflags << 32;
-            if (!check_tree(w, child, depth + 1)) return false;
+            KeyRef clo = i > 0 ? key : lo, chi = hi;
+            if (i + 1 < nnodes) {
+                uint16_t at2 = rd16(p + PG_HDR + 2 * (i + 1));
+                if (at2 < upper || at2 % 2 || (size_t)at2 + NODE_HDR > w->psize) return page_bad(v, pg, "a node's offset");
+                const uint8_t *n2 = p + at2;
+                if ((size_t)at2 + NODE_HDR + rd16(n2 + 6) > w->psize) return page_bad(v, pg, "a key");
+                chi = (KeyRef){n2 + NODE_HDR, rd16(n2 + 6)};
+            }
+            if (!check_tree(w, child, depth + 1, keys, clo, chi)) return false;
             continue;
         }
         uint64_t dsize = rd32(n);
@@ -395,7 +386,8 @@ static void walk_pages(Verify *v)
         v->npages = last_pg + 1;
         v->live = xcalloc(v->npages / 8 + 1, 1);
         for (int d = 0; d < 2 && !v->why[0]; d++)
-            if (roots[d] != UINT64_MAX) check_tree(&w, roots[d], 0);  /* all ones: an empty tree */
+            if (roots[d] != UINT64_MAX)  /* all ones: an empty tree */
+                check_tree(&w, roots[d], 0, d == 1, (KeyRef){NULL, 0}, (KeyRef){NULL, 0});
     }
     free(w.buf);
 }
@@ -448,8 +440,14 @@ static void walk(void *ctx)
             v->seal_len = d.mv_size;
             continue;
         }
-        seal_add(&v->found, k.mv_data, k.mv_size, d.mv_size, blob_hash(k.mv_data, k.mv_size, d.mv_data, d.mv_size),
-                 v->found.n);
+        if (d.mv_size < TRAILER ||
+            blob_hash(k.mv_data, k.mv_size, d.mv_data, d.mv_size - TRAILER) != trailer_of(d.mv_data, d.mv_size)) {
+            snprintf(v->why, sizeof v->why, "record %.*s fails its checksum", (int)(k.mv_size > 200 ? 200 : k.mv_size),
+                     (const char *)k.mv_data);
+            break;
+        }
+        v->found.n++;
+        v->found.sum += trailer_of(d.mv_data, d.mv_size);
     }
     if (rc != 0 && rc != MDB_NOTFOUND) v->rc = rc;
     if (v->rc == 0 && !v->why[0]) walk_free_list(v);
@@ -474,32 +472,16 @@ static bool verify(StateStore *s, MDB_txn *t, Seal *out, bool *moved_on, char *e
     else if (!v.seal && v.found.n == 0) snprintf(why, sizeof why, "it holds no records (it was emptied)");
     else if (!v.seal) snprintf(why, sizeof why, "it has no seal (written by an older weir, or damaged)");
     else if (seal_parse(v.seal, v.seal_len, &sealed, why, sizeof why)) {
-        size_t i = 0;
-        for (; i < sealed.n && i < v.found.n; i++) {
-            const SealEntry *a = &sealed.e[i], *b = &v.found.e[i];
-            if (strcmp(a->name, b->name) != 0) {
-                snprintf(why, sizeof why, "record %s is %s", strcmp(a->name, b->name) < 0 ? a->name : b->name,
-                         strcmp(a->name, b->name) < 0 ? "missing" : "not in its seal");
-                break;
-            }
-            if (a->len != b->len || a->hash != b->hash) {
-                snprintf(why, sizeof why, "record %s fails its checksum", a->name);
-                break;
-            }
-        }
-        if (!why[0] && i < sealed.n) snprintf(why, sizeof why, "record %s is missing", sealed.e[i].name);
-        else if (!why[0] && i < v.found.n) snprintf(why, sizeof why, "record %s is not in its seal", v.found.e[i].name);
+        if (sealed.n != v.found.n)
+            snprintf(why, sizeof why, "it holds %llu records where its seal counts %llu (records are %s)",
+                     (unsigned long long)v.found.n, (unsigned long long)sealed.n,
+                     v.found.n < sealed.n ? "missing" : "not in its seal");
+        else if (sealed.sum != v.found.sum)
+            snprintf(why, sizeof why, "its records are not the ones its seal covers");
         ok = !why[0];
     }
-    if (ok) {
-        seal_clear(out);
-        for (size_t i = 0; i < sealed.n; i++) seal_add(out, sealed.e[i].name, strlen(sealed.e[i].name),
-                                                        sealed.e[i].len, sealed.e[i].hash, i);
-    } else {
-        corrupt(s, err, errsize, "%s", why);
-    }
-    seal_free(&sealed);
-    seal_free(&v.found);
+    if (ok) *out = sealed;
+    else corrupt(s, err, errsize, "%s", why);
     return ok;
 }
 
@@ -578,7 +560,7 @@ static bool create_store(StateStore *s, const char *dir, char *err, size_t errsi
     }
     if (ok) ok = env_open(s, sb_cstr(&tmp), false, err, errsize);
     if (ok) {
-        seal_clear(&s->sealed);
+        s->sealed = (Seal){0, 0};
         s->creating = true;
         ok = store_write_begin(s, true, err, errsize) && store_write_commit(s, err, errsize);
         s->creating = false;
@@ -703,8 +685,6 @@ void store_close(StateStore *s)
     if (s->rtxn) mdb_txn_abort(s->rtxn);
     env_close(s);
     if (s->lock_fd >= 0) close(s->lock_fd);
-    seal_free(&s->sealed);
-    seal_free(&s->pending);
     free(s->dir);
     free(s->data_path);
     free(s);
@@ -743,9 +723,9 @@ bool store_get(StateStore *s, const char *name, const void **data, size_t *len)
     MDB_txn *t = s->wtxn ? s->wtxn : s->rtxn;
     if (!t || name[0] == '#') return false;
     MDB_val k = key_of(name), v;
-    if (mdb_get(t, s->dbi, &k, &v) != 0) return false;
+    if (mdb_get(t, s->dbi, &k, &v) != 0 || v.mv_size < TRAILER) return false;
     *data = v.mv_data;
-    *len = v.mv_size;
+    *len = v.mv_size - TRAILER;
     return true;
 }
 
@@ -763,14 +743,14 @@ void store_foreach(StateStore *s, const char *prefix,
     size_t cap = 0;
     for (; rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
         if (k.mv_size < pl || memcmp(k.mv_data, prefix, pl) != 0) break;
-        if (k.mv_size && *(const char *)k.mv_data == '#') continue;
+        if ((k.mv_size && *(const char *)k.mv_data == '#') || v.mv_size < TRAILER) continue;
         if (k.mv_size + 1 > cap) {
             cap = k.mv_size + 1;
             name = xrealloc(name, cap);
         }
         memcpy(name, k.mv_data, k.mv_size);
         name[k.mv_size] = '\0';
-        fn(ctx, name, v.mv_data, v.mv_size);
+        fn(ctx, name, v.mv_data, v.mv_size - TRAILER);
     }
     free(name);
     mdb_cursor_close(c);
@@ -784,29 +764,62 @@ void store_read_end(StateStore *s)
 
 /* ---------------------------------------------------------------- writing */
 
-static bool is_journal(const char *name)
+
+static bool has_prefix(const MDB_val *k, const char *prefix, size_t pl)
 {
-    return strncmp(name, STORE_JOURNAL_PREFIX, strlen(STORE_JOURNAL_PREFIX)) == 0;
+    return pl && k->mv_size >= pl && memcmp(k->mv_data, prefix, pl) == 0;
 }
 
-/* Delete every blob of the checkpoint, keeping the journal ("journal/..."). */
-static int drop_checkpoint(StateStore *s)
+/* The record under the cursor leaves the open write: its trailer leaves the sum. */
+static void unseal(StateStore *s, const MDB_val *v)
+{
+    if (v->mv_size >= TRAILER) s->pending.sum -= trailer_of(v->mv_data, v->mv_size);
+    s->pending.n--;
+}
+
+/* Delete every blob of the checkpoint, keeping the journal ("journal/...") and the
+ * blobs whose names start with one of the nkeep prefixes of `keep`. Kept ranges are
+ * skipped, not walked. */
+static int drop_checkpoint(StateStore *s, const char *const *keep, int nkeep)
 {
     MDB_cursor *c;
     int rc = mdb_cursor_open(s->wtxn, s->dbi, &c);
     if (rc != 0) return rc;
     MDB_val k, v;
-    static const char keep[] = STORE_JOURNAL_PREFIX;
-    for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0; rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
-        if (k.mv_size >= sizeof keep - 1 && memcmp(k.mv_data, keep, sizeof keep - 1) == 0) continue;
+    static const char journal[] = STORE_JOURNAL_PREFIX;
+    for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;) {
+        const char *skip = has_prefix(&k, journal, sizeof journal - 1) ? journal : NULL;
+        for (int i = 0; i < nkeep && !skip; i++)
+            if (has_prefix(&k, keep[i], strlen(keep[i]))) skip = keep[i];
+        if (skip) {
+            /* the first name after every name with this prefix: the prefix with its
+             * last byte raised */
+            char next[512];
+            size_t n = strlen(skip);
+            if (n >= sizeof next || (unsigned char)skip[n - 1] == 0xff) {
+                rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+                continue;
+            }
+            memcpy(next, skip, n);
+            next[n - 1]++;
+            k = (MDB_val){n, next};
+            rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+            continue;
+        }
+        if (k.mv_size == strlen(SEAL_KEY) && memcmp(k.mv_data, SEAL_KEY, k.mv_size) == 0) {
+            rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+            continue;
+        }
+        unseal(s, &v);
         rc = mdb_cursor_del(c, 0);
         if (rc != 0) break;
+        rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);  /* after a delete: the record that followed */
     }
     mdb_cursor_close(c);
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
+static bool write_begin(StateStore *s, bool replace, const char *const *keep, int nkeep, char *err, size_t errsize)
 {
     store_read_end(s);  /* a long read would keep the pages of old checkpoints alive */
     if (s->wtxn) store_write_abort(s);
@@ -833,13 +846,9 @@ bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
             return false;
         }
     }
-    seal_clear(&s->pending);
-    for (size_t i = 0; i < s->sealed.n; i++)
-        if (!replace || is_journal(s->sealed.e[i].name))
-            seal_add(&s->pending, s->sealed.e[i].name, strlen(s->sealed.e[i].name), s->sealed.e[i].len,
-                     s->sealed.e[i].hash, i);
-    s->put_order = s->sealed.n;
-    rc = replace ? drop_checkpoint(s) : 0;
+    s->pending = s->sealed;
+    s->written_bytes = 0;
+    rc = replace ? drop_checkpoint(s, keep, nkeep) : 0;
     if (rc != 0) {
         store_write_abort(s);
         return lmdb_error(s, "write", rc, err, errsize);
@@ -847,7 +856,17 @@ bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
     return true;
 }
 
-static bool put_reserved(StateStore *s, const char *name, size_t len, void **out, char *err, size_t errsize)
+bool store_write_begin(StateStore *s, bool replace, char *err, size_t errsize)
+{
+    return write_begin(s, replace, NULL, 0, err, errsize);
+}
+
+bool store_write_begin_keeping(StateStore *s, const char *const *keep, int nkeep, char *err, size_t errsize)
+{
+    return write_begin(s, true, keep, nkeep, err, errsize);
+}
+
+static bool check_writable(StateStore *s, const char *name, char *err, size_t errsize)
 {
     if (!s->wtxn) {
         snprintf(err, errsize, "state store: no checkpoint is being written");
@@ -857,18 +876,14 @@ static bool put_reserved(StateStore *s, const char *name, size_t len, void **out
         snprintf(err, errsize, "state store: record names starting with '#' are reserved (%s)", name);
         return false;
     }
-    MDB_val k = key_of(name), v = {len, NULL};
-    s->write_bytes += (int64_t)len;
-    int rc = mdb_put(s->wtxn, s->dbi, &k, &v, MDB_RESERVE);
-    if (rc != 0) return lmdb_error(s, name, rc, err, errsize);
-    *out = v.mv_data;
     return true;
 }
 
-static void note_put(StateStore *s, const char *name, const void *data, size_t len)
+/* The record `name` of the open write leaves the seal when it exists. */
+static void unseal_name(StateStore *s, const MDB_val *k)
 {
-    size_t nl = strlen(name);
-    seal_add(&s->pending, name, nl, len, blob_hash(name, nl, data, len), s->put_order++);
+    MDB_val old;
+    if (mdb_get(s->wtxn, s->dbi, (MDB_val *)k, &old) == 0) unseal(s, &old);
 }
 
 bool store_put(StateStore *s, const char *name, const void *data, size_t len, char *err, size_t errsize)
@@ -879,11 +894,35 @@ bool store_put(StateStore *s, const char *name, const void *data, size_t len, ch
 bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, const void *b, size_t blen, char *err,
                 size_t errsize)
 {
-    void *dst;
-    if (!put_reserved(s, name, alen + blen, &dst, err, errsize)) return false;
+    if (!check_writable(s, name, err, errsize)) return false;
+    size_t len = alen + blen;
+    MDB_val k = key_of(name), v = {len + TRAILER, NULL};
+    unseal_name(s, &k);
+    s->write_bytes += (int64_t)len;
+    int rc = mdb_put(s->wtxn, s->dbi, &k, &v, MDB_RESERVE);
+    if (rc != 0) return lmdb_error(s, name, rc, err, errsize);
+    char *dst = v.mv_data;
     if (alen) memcpy(dst, a, alen);
-    if (blen) memcpy((char *)dst + alen, b, blen);
-    note_put(s, name, dst, alen + blen);
+    if (blen) memcpy(dst + alen, b, blen);
+    uint64_t h = blob_hash(name, k.mv_size, dst, len);
+    for (unsigned i = 0; i < TRAILER; i++) dst[len + i] = (char)(h >> (8 * i));
+    s->pending.n++;
+    s->pending.sum += h;
+    s->written_bytes += (int64_t)(k.mv_size + len + TRAILER);
+    return true;
+}
+
+bool store_del(StateStore *s, const char *name, char *err, size_t errsize)
+{
+    if (!check_writable(s, name, err, errsize)) return false;
+    MDB_val k = key_of(name), old;
+    int rc = mdb_get(s->wtxn, s->dbi, &k, &old);
+    if (rc == MDB_NOTFOUND) return true;
+    if (rc == 0) {
+        unseal(s, &old);
+        rc = mdb_del(s->wtxn, s->dbi, &k, NULL);
+    }
+    if (rc != 0) return lmdb_error(s, name, rc, err, errsize);
     return true;
 }
 
@@ -893,12 +932,12 @@ bool store_write_commit(StateStore *s, char *err, size_t errsize)
         snprintf(err, errsize, "state store: no checkpoint is being written");
         return false;
     }
-    seal_normalize(&s->pending);
     StrBuf seal = STRBUF_INIT;
     seal_render(&s->pending, &seal);
     MDB_val k = key_of(SEAL_KEY), v = {seal.len, seal.data};
     size_t txn = mdb_txn_id(s->wtxn);
     int rc = mdb_put(s->wtxn, s->dbi, &k, &v, 0);
+    s->written_bytes += (int64_t)(k.mv_size + seal.len);
     sb_free(&seal);
     if (rc == 0) rc = mdb_txn_commit(s->wtxn);
     else mdb_txn_abort(s->wtxn);
@@ -908,10 +947,8 @@ bool store_write_commit(StateStore *s, char *err, size_t errsize)
         return lmdb_error(s, "commit", rc, err, errsize);
     }
     s->sealed_txn = txn;
-    Seal t = s->sealed;
     s->sealed = s->pending;
-    s->pending = t;
-    seal_clear(&s->pending);
+    s->last_commit_bytes = s->written_bytes;
     return true;
 }
 
@@ -919,8 +956,9 @@ void store_write_abort(StateStore *s)
 {
     if (s->wtxn) mdb_txn_abort(s->wtxn);
     s->wtxn = NULL;
-    seal_clear(&s->pending);
 }
+
+int64_t store_last_commit_bytes(const StateStore *s) { return s->last_commit_bytes; }
 
 int64_t store_file_bytes(const StateStore *s)
 {

@@ -6,8 +6,10 @@
  * exclusive lock on the state directory (<state_dir>/run.lock) for as long as it is
  * open, so two runs never continue the same state.
  *
- * Every commit also writes a seal: the name, length and checksum of every blob and a
- * checksum over the seal itself. A read verifies the whole checkpoint against its seal
+ * Every blob carries its own checksum and every commit also writes a seal: the number
+ * of blobs, a sum of their checksums and a checksum over the seal itself, each kept up
+ * to date by the puts and deletes of a write, so a write that changes a few blobs of a
+ * large checkpoint costs what it changes. A read verifies the whole checkpoint against its seal
  * before any blob is handed out, so a damaged store (truncated, emptied, bits flipped
  * on disk) is reported as corrupt, naming the file and the way out, and never crashes
  * weir or silently changes what a run continues from. */
@@ -59,8 +61,18 @@ bool store_put(StateStore *s, const char *name, const void *data, size_t len, ch
 /* A blob made of two parts (a header and a body), written without joining them first. */
 bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, const void *b, size_t blen, char *err,
                 size_t errsize);
+/* Like store_write_begin(replace), but the blobs whose names start with one of the
+ * nkeep prefixes of `keep` stay too (an incremental checkpoint rewrites only those of
+ * them that changed, and deletes those that are gone, with store_del). */
+bool store_write_begin_keeping(StateStore *s, const char *const *keep, int nkeep, char *err, size_t errsize);
+/* Removes a blob of the open write; a blob that does not exist is no error. */
+bool store_del(StateStore *s, const char *name, char *err, size_t errsize);
 bool store_write_commit(StateStore *s, char *err, size_t errsize);
 void store_write_abort(StateStore *s);
+
+/* Bytes (names, contents, checksums and the seal) the last commit wrote: what the
+ * checkpoint changed, not the size of the whole checkpoint. */
+int64_t store_last_commit_bytes(const StateStore *s);
 
 /* Bytes the store's file takes on disk (for inspect). */
 int64_t store_file_bytes(const StateStore *s);

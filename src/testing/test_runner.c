@@ -23,6 +23,7 @@
  *   replay's whole output when its rows are not kept in state) and the rows of `then`. */
 #include "testing/test_runner.h"
 #include "base/jsonw.h"
+#include "base/strmap.h"
 #include "engine/engine.h"
 #include "lifecycle/manifest.h"
 #include "lifecycle/manifest_read.h"
@@ -55,12 +56,21 @@ typedef struct DeadRow {
     Value *row;
 } DeadRow;
 
-/* Blobs of a checkpoint held in memory (the round trip of TestOptions). */
+/* Blobs of a checkpoint held in memory (the round trip of TestOptions). A deleted
+ * blob keeps its slot (and its name, which the index borrows) with live unset. */
 typedef struct MemBlob {
     char *name;
     char *data;
     size_t len;
+    bool live;
 } MemBlob;
+
+/* Restores of --checkpoint-each-step: each step earns this many bytes of restore, and a
+ * round trip (a new pipeline restored from the checkpoint) is made when the bytes
+ * earned cover the checkpoint's size. Small state round-trips after every step;
+ * large state as often as keeps the test linear in its input. Every step saves
+ * (incrementally: only what changed). */
+#define ROUNDTRIP_BYTES_PER_STEP ((int64_t)16 << 10)
 
 typedef struct Runner {
     const IrGraph *g;
@@ -68,7 +78,11 @@ typedef struct Runner {
     bool checkpoint_each_step;
     EngOptions eo;
     MemBlob *blobs;
-    int nblobs;
+    int nblobs, capblobs;
+    StrMap blob_index;    /* name -> index in blobs */
+    const EngPipeline *blob_owner; /* the pipeline whose last save the blobs hold */
+    int64_t blob_bytes;   /* bytes of the live blobs */
+    int64_t restore_budget;
     int model;
     const PlanColumn *cols;
     int ncols;
@@ -467,25 +481,48 @@ static bool keep_blob(void *ctx, const char *name, const void *data, size_t len,
 {
     (void)err; (void)errsize;
     Runner *r = ctx;
-    r->blobs = xrealloc(r->blobs, sizeof(MemBlob) * (size_t)(r->nblobs + 1));
-    MemBlob *b = &r->blobs[r->nblobs++];
-    b->name = xstrdup(name);
+    int i = strmap_get(&r->blob_index, name);
+    if (i < 0) {
+        if (r->nblobs == r->capblobs) {
+            r->capblobs = r->capblobs ? 2 * r->capblobs : 64;
+            r->blobs = xrealloc(r->blobs, sizeof(MemBlob) * (size_t)r->capblobs);
+        }
+        i = r->nblobs++;
+        r->blobs[i] = (MemBlob){xstrdup(name), NULL, 0, false};
+        strmap_put(&r->blob_index, r->blobs[i].name, i);
+    }
+    MemBlob *b = &r->blobs[i];
+    if (b->live) r->blob_bytes -= (int64_t)b->len;
+    free(b->data);
     b->data = xmalloc(len + 1);
     memcpy(b->data, data, len);
     b->len = len;
+    b->live = true;
+    r->blob_bytes += (int64_t)len;
+    return true;
+}
+
+static bool del_blob(void *ctx, const char *name, char *err, size_t errsize)
+{
+    (void)err; (void)errsize;
+    Runner *r = ctx;
+    int i = strmap_get(&r->blob_index, name);
+    if (i < 0 || !r->blobs[i].live) return true;
+    r->blob_bytes -= (int64_t)r->blobs[i].len;
+    free(r->blobs[i].data);
+    r->blobs[i].data = NULL;
+    r->blobs[i].live = false;
     return true;
 }
 
 static bool find_blob(void *ctx, const char *name, const void **data, size_t *len)
 {
     Runner *r = ctx;
-    for (int i = 0; i < r->nblobs; i++)
-        if (strcmp(r->blobs[i].name, name) == 0) {
-            *data = r->blobs[i].data;
-            *len = r->blobs[i].len;
-            return true;
-        }
-    return false;
+    int i = strmap_get(&r->blob_index, name);
+    if (i < 0 || !r->blobs[i].live) return false;
+    *data = r->blobs[i].data;
+    *len = r->blobs[i].len;
+    return true;
 }
 
 static void drop_blobs(Runner *r)
@@ -495,22 +532,40 @@ static void drop_blobs(Runner *r)
         free(r->blobs[i].data);
     }
     free(r->blobs);
+    strmap_fini(&r->blob_index);
+    r->blob_index = (StrMap)STRMAP_INIT;
     r->blobs = NULL;
-    r->nblobs = 0;
+    r->nblobs = r->capblobs = 0;
+    r->blob_bytes = 0;
+    r->blob_owner = NULL;
 }
 
-/* One engine step; with checkpoint_each_step the pipeline is then saved, freed and
- * restored into a new one, which the next step runs on. */
+/* One engine step; with checkpoint_each_step the pipeline is then saved (only what
+ * changed since its last save, when the blobs hold that one) and, as often as the
+ * restore budget allows (ROUNDTRIP_BYTES_PER_STEP), freed and restored into a new
+ * one, which the next step runs on. */
 static bool step(Runner *r, EngPipeline **pl, char *err, size_t errsize)
 {
     if (!eng_step(*pl, err, errsize)) return false;
     if (!r->checkpoint_each_step) return true;
-    bool ok = eng_checkpoint_save(*pl, keep_blob, r, err, errsize);
+    if (r->blob_owner != *pl || !eng_checkpoint_incremental_ok(*pl)) {
+        drop_blobs(r);
+        eng_checkpoint_forget(*pl);
+    }
+    bool ok = eng_checkpoint_save_inc(*pl, keep_blob, del_blob, r, err, errsize);
+    r->blob_owner = *pl;
+    if (!ok) {
+        drop_blobs(r);
+        return false;
+    }
+    r->restore_budget += ROUNDTRIP_BYTES_PER_STEP;
+    if (r->blob_bytes > r->restore_budget) return true;
+    r->restore_budget -= r->blob_bytes;
     eng_pipeline_free(*pl);
-    *pl = NULL;
-    if (ok) *pl = eng_pipeline_new(r->g, &r->eo, err, errsize);
+    *pl = eng_pipeline_new(r->g, &r->eo, err, errsize);
     if (*pl && !eng_checkpoint_restore(*pl, find_blob, r, err, errsize)) ok = false;
-    drop_blobs(r);
+    r->blob_owner = *pl;
+    if (!ok) drop_blobs(r);
     return ok && *pl;
 }
 
@@ -1297,6 +1352,7 @@ done:
     out->report = report.len ? sb_take(&report) : NULL;
     sb_free(&report);
     sb_free(&r.msg);
+    drop_blobs(&r);
     rows_free(&r.actual);
     free(r.dead);
     free(r.tol);

@@ -149,8 +149,9 @@ check "an emptied or deleted data.mdb is corrupt, never a fresh start" t_emptied
 t_record_beyond_end() {
   local P
   P=$(trial beyond)
-  # the length of the record holding the aggregate's state, in every leaf page that
-  # has it, made to reach far beyond the end of the file (reading it would fault)
+  # the length of every record holding the aggregate's state (its base and its chunks),
+  # in every leaf page that has one, made to reach far beyond the end of the file
+  # (reading it would fault)
   python3 - "$P/$DB" <<'PY'
 import struct, sys
 path = sys.argv[1]
@@ -164,14 +165,14 @@ for i in range(len(d) // ps):
     for j in range((lower - 16) // 2):
         node = base + struct.unpack_from("<H", d, base + 16 + 2 * j)[0]
         _, _, nflags, ksize = struct.unpack_from("<HHHH", d, node)
-        if nflags & 1 and d[node + 8:node + 8 + ksize] == b"state/agg/aggregate0":   # on overflow pages
+        if d[node + 8:node + 8 + ksize].startswith(b"state/agg/aggregate0"):
             struct.pack_into("<HH", d, node, 0xfff0, 0x7fff)
             n += 1
 assert n > 0
 open(path, "wb").write(d)
 PY
   refused "$P" || return 1
-  grep -q "is damaged (an overflow page)" "$TMP/run.txt" || { cat "$TMP/run.txt"; return 1; }
+  grep -Eq "is damaged \((an overflow page|a record beyond its page)\)" "$TMP/run.txt" || { cat "$TMP/run.txt"; return 1; }
 }
 check "a record whose length reaches beyond the file: exit 3, no crash" t_record_beyond_end
 
