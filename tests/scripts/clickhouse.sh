@@ -34,7 +34,7 @@ export WEIR_TEST_CLICKHOUSE_URL=$CH
 unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
 P=$(copy_project "$ROOT/tests/clickhouse/shop" shop)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
-chq() { curl -sS "$CH/" --data-binary "$1"; }
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
 
 # order N: customer N % 5, amount N + 0.25, every 7th cancelled, one second apart
 order_line() {
@@ -62,15 +62,6 @@ start_producer() {
 # stop_producer: sets N to the last number sent (not in a subshell: it waits for the producer)
 stop_producer() { touch "$TMP/stop"; wait "$PRODUCER"; PRODUCER=""; N=$(cat "$TMP/produced"); }
 # wait_for SQL EXPECTED: polls until the query answers EXPECTED (deadline 90 s)
-wait_for() {
-  local deadline=$((SECONDS + 90)) got
-  while :; do
-    got=$(chq "$1" 2>&1)
-    [ "$got" = "$2" ] && return 0
-    [ $SECONDS -ge $deadline ] && { echo "timed out: $1 -> '$got', want '$2'" >&2; return 1; }
-    sleep 0.1
-  done
-}
 # expected ROWS of orders_clean for orders 1..N with min_amount M
 expect_clean() { python3 -c "import sys; n,m=int(sys.argv[1]),int(sys.argv[2]); print(sum(1 for i in range(1,n+1) if i%7 and i+0.25>=m))" "$1" "$2"; }
 # check_clean NAME N M: orders_clean holds exactly the orders 1..N that pass (no duplicate, no gap)

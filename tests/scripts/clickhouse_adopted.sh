@@ -24,16 +24,7 @@ export WEIR_TEST_CLICKHOUSE_URL=$CH
 unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
 P=$(copy_project "$ROOT/tests/clickhouse/adopted" adopted)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
-chq() { curl -sS "$CH/" --data-binary "$1"; }
-wait_for() {
-  local deadline=$((SECONDS + 60)) got
-  while :; do
-    got=$(chq "$1" 2>&1)
-    [ "$got" = "$2" ] && return 0
-    [ $SECONDS -ge $deadline ] && { echo "timed out: $1 -> '$got', want '$2'" >&2; return 1; }
-    sleep 0.1
-  done
-}
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
 chq "CREATE DATABASE app_src"
 chq "CREATE TABLE app_src.events (id Int64, kind String, p Int32, o Int64, landed_at DateTime DEFAULT now()) ENGINE = MergeTree() ORDER BY id"
 # write ROWS: ids FROM..TO, kind by id % 3, partition id % 2, offset id / 2

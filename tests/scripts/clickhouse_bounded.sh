@@ -22,16 +22,7 @@ export WEIR_TEST_CLICKHOUSE_URL=$CH
 unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
 P=$(copy_project "$ROOT/tests/clickhouse/bounded" bounded)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
-chq() { curl -sS "$CH/" --data-binary "$1"; }
-wait_for() {
-  local deadline=$((SECONDS + 60)) got
-  while :; do
-    got=$(chq "$1" 2>&1)
-    [ "$got" = "$2" ] && return 0
-    [ $SECONDS -ge $deadline ] && { echo "timed out: $1 -> '$got', want '$2'" >&2; return 1; }
-    sleep 0.1
-  done
-}
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
 chq "CREATE DATABASE bnd_src"
 chq "CREATE TABLE bnd_src.events (id Int64, kind String, ts DateTime) ENGINE = MergeTree() ORDER BY id"
 # ids 1..100 landed 30 days ago, 101..200 one day ago (by the server's clock); the

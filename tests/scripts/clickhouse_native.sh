@@ -23,16 +23,7 @@ export WEIR_TEST_CLICKHOUSE_URL=$CH
 unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
 P=$(copy_project "$ROOT/tests/clickhouse/joined" joined)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
-chq() { curl -sS "$CH/" --data-binary "$1"; }
-wait_for() {
-  local deadline=$((SECONDS + 90)) got
-  while :; do
-    got=$(chq "$1" 2>&1)
-    [ "$got" = "$2" ] && return 0
-    [ $SECONDS -ge $deadline ] && { echo "timed out: $1 -> '$got', want '$2'" >&2; return 1; }
-    sleep 0.2
-  done
-}
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
 # order N: amount N.50, a note with a tab, a backslash and a newline; a payment for
 # every order but each 4th, on partition N % 2
 produce() {  # produce FROM TO
