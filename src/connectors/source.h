@@ -104,6 +104,10 @@ ConnReader *src_files_reader_open(const char *abs, const char *written, ConnFram
                                   size_t until_len, char *err, size_t errsize);
 /* True when a file source's resolved path is a glob (has * ? or [) or a directory. */
 bool src_path_is_multi(const char *abs);
+/* The bytes of the regular files a directory or glob (resolved path `abs`) matches now,
+ * as src_files_reader_open would read them (a directory's hidden files left out); *files
+ * their number. False when the directory cannot be read. */
+bool src_files_total_bytes(const char *abs, int64_t *bytes, int *files);
 /* The records read in a position a directory/glob reader wrote, and over how many files;
  * false when the bytes are not such a position. */
 bool src_files_position_records(const void *pos, size_t len, int64_t *records, int *files);

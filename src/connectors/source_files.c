@@ -137,6 +137,28 @@ static char **list_files(const FilesReader *r, int *n)
     return out;
 }
 
+bool src_files_total_bytes(const char *abs, int64_t *bytes, int *files)
+{
+    FilesReader r = {.is_dir = !strpbrk(abs, "*?["), .pattern = (char *)abs, .shown_prefix = ""};
+    *bytes = 0;
+    *files = 0;
+    if (r.is_dir) {
+        struct stat st;
+        if (stat(abs, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+        r.shown_prefix = (char *)abs;  /* the shown names are then the absolute paths */
+    }
+    int n = 0;
+    char **names = list_files(&r, &n);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(names[i], &st) == 0) *bytes += (int64_t)st.st_size;
+        free(names[i]);
+    }
+    free(names);
+    *files = n;
+    return true;
+}
+
 /* The absolute path of a shown name. */
 static char *abs_path(const FilesReader *r, const char *shown)
 {

@@ -117,6 +117,12 @@ cp "$REF"/landing/a.jsonl "$REF"/landing/b.jsonl "$A/landing/"
 rows "$A" c.jsonl 161 170   # lands after the checkpoint: the deployed version has not read it
 echo "SELECT customer_id, count(*) AS orders, max(amount) AS largest FROM source('shop.orders') GROUP BY customer_id" \
   > "$A/models/per_customer.sql"
+# the plan's replay cost is the bytes of the files the directory holds (its hidden
+# files left out), not the directory entry's size
+echo "not read" > "$A/landing/.hidden"
+(cd "$A" && "$WEIR" plan > plan2.out 2>&1) || { cat "$A/plan2.out"; fail "plan of the change"; }
+bytes=$(cat "$A"/landing/*.jsonl | wc -c)
+assert_contains "$A/plan2.out" "$bytes bytes" "plan: the replay reads every file of the directory"
 (cd "$A" && "$WEIR" apply --yes > apply2.out 2>&1) || { cat "$A/apply2.out"; fail "apply of the change"; }
 assert_contains "$A/apply2.out" "160 records replayed" "the replay reads a.jsonl and b.jsonl, not c.jsonl"
 (cd "$A" && "$WEIR" run --until-caught-up > run2.out 2>&1) || { cat "$A/run2.out"; fail "run after the change"; }

@@ -2,6 +2,7 @@
 #include "backends/native/native.h"
 #include "backends/native/native_internal.h"
 
+#include "connectors/source.h"
 #include "runtime/apply.h"
 #include "runtime/checkpoint_info.h"
 #include "runtime/deployments.h"
@@ -95,8 +96,15 @@ static void native_replay_costs(LcBackend *b, Plan *plan)
             struct stat st;
             const char *path = project_path(b->project, def->path);
             r.known = true;
-            if (stat(path, &st) == 0) r.bytes = (int64_t)st.st_size;
-            else {
+            int nfiles = 0;
+            bool readable;
+            if (src_path_is_multi(path)) {
+                readable = src_files_total_bytes(path, &r.bytes, &nfiles);
+            } else {
+                readable = stat(path, &st) == 0;
+                if (readable) r.bytes = (int64_t)st.st_size;
+            }
+            if (!readable) {
                 r.lost = true;
                 r.note = "the file cannot be read";
             }
