@@ -575,20 +575,39 @@ static void sources_below(Ctx *c, Plan *p, const MfNode *n, int depth)
     for (int i = 0; i < n->ninputs; i++) sources_below(c, p, n->inputs[i], depth + 1);
 }
 
-/* The sources below n (not through other models) whose event time or watermark delay
- * changed: the watermarks a TTL state expires by move otherwise. */
-static void ttl_time_causes(Ctx *c, const MfNode *n, Causes *out, int depth)
+/* True when a source's definition differs in anything that decides its rows or their
+ * event times (what source_diff shows). */
+static bool source_defs_differ(const MfSource *o, const MfSource *n)
+{
+    bool pk = o->npk == n->npk;
+    for (int i = 0; pk && i < o->npk; i++) pk = same_str(o->pk[i], n->pk[i]);
+    return !pk || !same_str(o->connector, n->connector) || !same_str(o->where, n->where) ||
+           !same_str(o->format, n->format) || !same_columns(o->cols, o->ncols, n->cols, n->ncols, true) ||
+           !same_str(o->event_time, n->event_time) || o->watermark_delay_ms != n->watermark_delay_ms;
+}
+
+/* The sources below n (also through the models it reads) whose definition changed, when the
+ * operators above them did not (a column's encoding, say, moves the values the same plan
+ * reads). `time_only`: only a changed event time or watermark delay counts, which moves
+ * the watermarks a TTL state expires by. */
+static void source_causes(Ctx *c, const MfNode *n, Causes *out, bool time_only, int depth)
 {
     if (!n || depth > 10000) return;
     const MfSource *ns = scanned_source(c->next, n), *os = ns ? mf_find_source(c->old, ns->name) : NULL;
-    if (os && (os->watermark_delay_ms != ns->watermark_delay_ms || !same_str(os->event_time, ns->event_time))) {
+    bool moved = os && (time_only ? os->watermark_delay_ms != ns->watermark_delay_ms ||
+                                        !same_str(os->event_time, ns->event_time)
+                                  : source_defs_differ(os, ns));
+    if (moved) {
         StrBuf b = STRBUF_INIT;
         source_diff(&b, os, ns);
-        sb_puts(&b, "\n  its keys would have expired at other times (state_ttl expires by the watermark)");
+        if (time_only) sb_puts(&b, "\n  its keys would have expired at other times (state_ttl expires by the watermark)");
+        if (other_stream(os, ns)) out->other_stream = true;
         add_cause(c, out, &b);
         sb_free(&b);
     }
-    for (int i = 0; i < n->ninputs; i++) ttl_time_causes(c, n->inputs[i], out, depth + 1);
+    for (int i = 0; i < n->ninputs; i++) source_causes(c, n->inputs[i], out, time_only, depth + 1);
+    const MfModel *up = n->ref ? mf_find_model(c->next, n->ref) : NULL;
+    if (up && up->plan) source_causes(c, up->plan, out, time_only, depth + 1);
 }
 
 static void plan_model(Ctx *c, Plan *p, const MfModel *n)
@@ -628,7 +647,7 @@ static void plan_model(Ctx *c, Plan *p, const MfModel *n)
             Causes cs = {{0}, 0, false};
             if (own) causes(c, &om, own, &cs);
             /* a TTL state expires by the watermarks of the sources below it */
-            if (cs.n == 0 && s->ttl_s > 0 && own) ttl_time_causes(c, own, &cs, 0);
+            if (cs.n == 0 && s->ttl_s > 0 && own) source_causes(c, own, &cs, true, 0);
             /* only a shorter TTL: every entry keeps its update time, so the state is what
              * the shorter TTL holds once the watermark moves (safe); a longer TTL (or a
              * TTL added or removed) cannot bring back what expired (backfill) */
@@ -649,6 +668,7 @@ static void plan_model(Ctx *c, Plan *p, const MfModel *n)
                 cs.text[cs.n++] = arena_strdup(c->a, sb_cstr(&b));
                 sb_free(&b);
             }
+            if (cs.n == 0 && own && os->ttl_s == s->ttl_s) source_causes(c, own, &cs, false, 0);
             ps->reason = join_causes(c, &cs, "what feeds the state changed");
             ps->verdict = shorter ? VERDICT_SAFE : cs.other_stream ? VERDICT_REBUILD : VERDICT_BACKFILL;
             ps->action = shorter ? STATE_KEEP : STATE_REPLAY;

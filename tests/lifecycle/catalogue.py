@@ -295,6 +295,17 @@ def watermark_delay_changed_on_ttl_model(v2, state_dir):
 
 
 @case
+def temporal_encoding_changed(v2, state_dir):
+    # the same plan over other values: the reason names the source's column change
+    edit(v2, 'sources/shop.yml', 'created_at: timestamp', 'created_at: {type: timestamp, encoding: epoch_ms}')
+    doc, text, _ = plan(v2, state_dir)
+    s = state(doc, 'orders_per_minute/aggregate0')
+    assert s['verdict'] == 'backfill' and s['action'] == 'replay', s
+    has(s['reason'], 'source shop.orders changed:', '+ ', '(encoding epoch_ms)')
+    assert 'what feeds the state changed' not in text, text
+
+
+@case
 def sink_format_changed(v2, state_dir):
     edit(v2, 'models/schema.yml', 'path: out/country_totals.jsonl, format: changelog-json',
          'path: out/country_totals.jsonl, format: debezium-json')
