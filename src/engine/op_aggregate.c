@@ -42,13 +42,13 @@ typedef struct Group {
     int64_t nrows;           /* weighted input row count */
     uint64_t touched;        /* step of the last change */
     int32_t old_idx;         /* index of this step's -old row in the output, -1 none */
-    TtlItem tt;              /* TTL: last update */
     bool fresh;              /* TTL: expired during this step, nothing applied since */
-    Acc acc[];
+    Acc acc[];               /* then, with a state_ttl only, the group's TtlItem (tt_off) */
 } Group;
 
 typedef struct AggOp {
     Op base;
+    size_t tt_off;               /* where a group's TtlItem is (state_ttl only: 0 without) */
     const PlanNode *plan;
     const char *state_id;
     int ngroup, naggs;
@@ -83,10 +83,14 @@ static inline void mark_dirty(AggOp *a, const Group *g)
 
 /* ---------- group memory ---------- */
 
+/* The group's TTL item: only an operator with a state_ttl has one (the others must not
+ * touch it: ttl.h's functions do nothing without a TTL, and only their guards read it). */
+static inline TtlItem *group_tt(const AggOp *a, const Group *g) { return (TtlItem *)((char *)g + a->tt_off); }
+
 static void free_group(AggOp *a, Group *g)
 {
     mark_dirty(a, g);
-    ttl_forget(&a->ttl, &g->tt);
+    ttl_forget(&a->ttl, group_tt(a, g));
     aggacc_release(&a->acc, g->acc);
     ktab_remove(&a->tab, g);
 }
@@ -108,7 +112,7 @@ static Group *new_group(AggOp *a, const Value *key, uint64_t h)
     Group *g = ktab_upsert(&a->tab, key, h, &created);
     if (created) {
         g->old_idx = -1;
-        ttl_item_init(&g->tt);
+        if (ttl_on(&a->ttl)) ttl_item_init(group_tt(a, g));
     }
     return g;
 }
@@ -165,8 +169,8 @@ static bool touch(AggOp *a, Group *g, uint64_t step, OpCtx *ctx)
 /* The group's accumulators back to empty (a new group of the same key). */
 static void reset_group(AggOp *a, Group *g)
 {
-    ttl_forget(&a->ttl, &g->tt);
-    ttl_item_init(&g->tt);
+    ttl_forget(&a->ttl, group_tt(a, g));
+    ttl_item_init(group_tt(a, g));
     aggacc_release(&a->acc, g->acc);
     memset(g->acc, 0, aggacc_bytes(&a->acc));
     g->nrows = 0;
@@ -217,7 +221,7 @@ static bool agg_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
     AggOp *a = (AggOp *)op;
     TtlItem *it;
     while ((it = ttl_pop_expired(&a->ttl, wm))) {
-        Group *g = (Group *)((char *)it - offsetof(Group, tt));
+        Group *g = (Group *)((char *)it - a->tt_off);
         if (a->global) {
             /* the one group stays, empty: the consumer keeps its row */
             reset_group(a, g);
@@ -365,7 +369,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
             jw = op_judge_wm(op->in_wm, in, i);
             g = a->global ? a->gg : ktab_find(&a->tab, a->keybuf, h);
             /* (a global group that no row updated yet has nothing to expire) */
-            if (g && g->tt.touch != INT64_MIN && ttl_expired(&a->ttl, &g->tt, jw)) {
+            if (g && group_tt(a, g)->touch != INT64_MIN && ttl_expired(&a->ttl, group_tt(a, g), jw)) {
                 if (!expire_in_step(a, g, step, ctx)) return false;
             }
             /* a retraction of a row the state no longer has */
@@ -386,7 +390,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
         if (ttl_on(&a->ttl)) {
             g->fresh = false;
             if (a->global) a->gone = false;
-            ttl_touch(&a->ttl, &g->tt, jw);
+            ttl_touch(&a->ttl, group_tt(a, g), jw);
         }
     }
     return finish(a, ctx);
@@ -438,8 +442,8 @@ static bool agg_adopt(Op *dst, const Op *src, char *err, size_t errsize)
         const Value *key = ktab_key(&b->tab, g);
         Group *ng = a->global ? (ensure_global(a), a->gg) : new_group(a, key, ktab_hash(&a->tab, key));
         ng->nrows = g->nrows;
-        int64_t t = ttl_on(&b->ttl) ? g->tt.touch : a->base.in_wm;
-        if (t != INT64_MIN) ttl_touch(&a->ttl, &ng->tt, t);
+        int64_t t = ttl_on(&b->ttl) ? group_tt(b, g)->touch : a->base.in_wm;
+        if (t != INT64_MIN) ttl_touch(&a->ttl, group_tt(a, ng), t);
         for (int j = 0; j < a->naggs && ok; j++)
             if (!aggacc_copy1(&a->acc, j, ng->acc, &b->acc, from[j], g->acc)) {
                 snprintf(err, errsize, "state of %s: %s cannot be carried over", a->state_id, ds->calls[j]);
@@ -505,7 +509,7 @@ static bool agg_serialize(const Op *op, StrBuf *sb)
     for (uint32_t i = 0; i < n; i++) {
         op_put_row(sb, a->key_types, a->ngroup, ktab_key(&a->tab, gs[i]));
         op_put_i64(sb, gs[i]->nrows);
-        if (ttl) op_put_i64(sb, gs[i]->tt.touch);
+        if (ttl) op_put_i64(sb, group_tt(a, gs[i])->touch);
         aggacc_put(&a->acc, sb, gs[i]->acc);
     }
     free(gs);
@@ -539,7 +543,7 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         g->nrows = op_get_i64(&r);
         int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         ok = aggacc_get(&a->acc, &r, g->acc);
-        if (ok && t != INT64_MIN) ttl_touch(&a->ttl, &g->tt, t);
+        if (ok && t != INT64_MIN) ttl_touch(&a->ttl, group_tt(a, g), t);
     }
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_groups(a);
@@ -568,7 +572,7 @@ static void put_group(void *ctx, StrBuf *b, const void *payload)
     const Group *g = payload;
     op_put_row(b, a->key_types, a->ngroup, ktab_key(&a->tab, g));
     op_put_i64(b, g->nrows);
-    if (ttl_on(&a->ttl)) op_put_i64(b, g->tt.touch);
+    if (ttl_on(&a->ttl)) op_put_i64(b, group_tt(a, g)->touch);
     aggacc_put(&a->acc, b, g->acc);
 }
 
@@ -605,7 +609,7 @@ static bool get_group(void *ctx, OpReader *r, uint64_t *hash)
     g->nrows = op_get_i64(r);
     int64_t t = gr->with_touch ? op_get_i64(r) : a->base.in_wm;
     if (!aggacc_get(&a->acc, r, g->acc)) return false;
-    if (t != INT64_MIN) ttl_touch(&a->ttl, &g->tt, t);
+    if (t != INT64_MIN) ttl_touch(&a->ttl, group_tt(a, g), t);
     return true;
 }
 
@@ -692,10 +696,15 @@ Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)
     aggacc_init(&a->acc, pn->aggs, a->naggs, insert_only, a->state_id);
     for (int c = 0; c < a->base.ncols; c++)
         if (a->base.out_types[c].id == T_TEXT) a->out_has_text = true;
-    ktab_init(&a->tab, a->ngroup, a->key_types, sizeof(Group) + aggacc_bytes(&a->acc));
+    a->ttl.ttl_us = ttl_of_state(n, 0);
+    size_t payload = sizeof(Group) + aggacc_bytes(&a->acc);
+    if (ttl_on(&a->ttl)) {
+        a->tt_off = (payload + 7) & ~(size_t)7;
+        payload = a->tt_off + sizeof(TtlItem);
+    }
+    ktab_init(&a->tab, a->ngroup, a->key_types, payload);
     a->keybuf = xcalloc((size_t)ng, sizeof(Value));
     ensure_global(a);
-    a->ttl.ttl_us = ttl_of_state(n, 0);
     /* TTL: groups are stamped by their rows' watermarks */
     if (ttl_on(&a->ttl)) a->base.frontier = FR_JUDGE;
     return &a->base;
