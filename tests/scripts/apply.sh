@@ -198,8 +198,8 @@ PY
   # a state directory in use
   "$WEIR" --project-dir "$P" run --no-progress > "$TMP/bg.txt" 2>&1 &
   local pid=$! deadline=$((SECONDS + 60))
-  until python3 -c "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f, fcntl.LOCK_EX|fcntl.LOCK_NB)" \
-        "$P/.weir/dev/run.lock" 2>/dev/null; [ $? -ne 0 ] && [ -e "$P/.weir/dev/run.lock" ]; do
+  until holds_flock $pid "$P/.weir/dev/run.lock"; do
+    kill -0 $pid 2>/dev/null || { echo "the run ended before taking its lock:"; cat "$TMP/bg.txt"; return 1; }
     [ $SECONDS -lt $deadline ] || { kill $pid; echo "the run never took its lock"; return 1; }
     sleep 0.05
   done

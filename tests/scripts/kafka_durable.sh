@@ -316,21 +316,12 @@ t_select_refused() {
 }
 check "--select on a durable run: exit 2" t_select_refused
 
-# holds_flock PID FILE: process PID holds a flock on FILE
-holds_flock() {
-  local ino
-  ino=$(stat -c %i "$2" 2>/dev/null) || return 1
-  awk -v pid="$1" -v ino="$ino" '$2 == "FLOCK" && $5 == pid { n = split($6, f, ":"); if (f[n] == ino) found = 1 }
-    END { exit !found }' /proc/locks
-}
 t_locked() {
   local P=$TMP/term pid rc=0 deadline
   "$WEIR" --project-dir "$P" run --no-progress > /dev/null 2>&1 &
   pid=$!
   deadline=$((SECONDS + 120))
-  # wait until the first run holds the state directory's lock, as /proc/locks shows it
-  # (probing with flock would take the lock itself for a moment, and a run starting in
-  # that moment would rightly refuse the directory)
+  # wait until the first run holds the state directory's lock
   until holds_flock $pid "$P/.weir/dev/run.lock"; do
     kill -0 $pid 2>/dev/null || { wait $pid; echo "the first run ended (exit $?) before taking the lock"; return 1; }
     [ $SECONDS -ge $deadline ] && { kill $pid; echo "the first run never took the lock"; return 1; }

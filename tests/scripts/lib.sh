@@ -16,3 +16,12 @@ copy_project() {
 fail() { echo "FAIL: $*" >&2; exit 1; }
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 assert_contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "$3: '$2' not found in $1"; }; }
+# holds_flock PID FILE: process PID holds a flock on FILE, as /proc/locks shows it (a
+# probe that takes the lock itself would, for that moment, make a run starting then
+# refuse the state directory)
+holds_flock() {
+  local ino
+  ino=$(stat -c %i "$2" 2>/dev/null) || return 1
+  awk -v pid="$1" -v ino="$ino" '$2 == "FLOCK" && $5 == pid { n = split($6, f, ":"); if (f[n] == ino) found = 1 }
+    END { exit !found }' /proc/locks
+}

@@ -62,8 +62,8 @@ t_stage_audit_publish() {
   "$WEIR" --project-dir "$P" run --no-progress --checkpoint-interval 200ms > "$TMP/live.txt" 2>&1 &
   LIVE_PID=$!
   local deadline=$((SECONDS + 60))
-  until ! python3 -c "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f, fcntl.LOCK_EX|fcntl.LOCK_NB)" \
-        "$P/.weir/dev/run.lock" 2>/dev/null; do
+  until holds_flock $LIVE_PID "$P/.weir/dev/run.lock"; do
+    kill -0 $LIVE_PID 2>/dev/null || { echo "v1 ended before taking its lock:"; cat "$TMP/live.txt"; return 1; }
     [ $SECONDS -lt $deadline ] || { echo "v1 never started"; cat "$TMP/live.txt"; return 1; }
     sleep 0.05
   done
