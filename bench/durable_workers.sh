@@ -4,7 +4,7 @@
 # BENCH_DW_FILES files of a directory source (durable: state, positions and deliveries in
 # the state store), COUNT(*), SUM, MAX and COUNT(DISTINCT merchant) per account into a
 # SQLite upsert sink, `weir run --until-caught-up` from a fresh store with a checkpoint
-# every BENCH_DW_INTERVAL seconds (default 1) and one at the end. For each worker count
+# BENCH_DW_INTERVAL (default 1s) and one at the end. For each worker count
 # the best of BENCH_DW_REPEAT (default 3) runs: wall time, CPU time, checkpoints written,
 # the seconds spent writing them and the last one's bytes; then the ratio, and whether
 # both tables are equal.
@@ -15,7 +15,7 @@ WEIR=$PWD/$BUILD/weir
 EVENTS=${BENCH_DW_EVENTS:-1000000}
 ACCOUNTS=${BENCH_DW_ACCOUNTS:-100000}
 FILES=${BENCH_DW_FILES:-4}
-INTERVAL=${BENCH_DW_INTERVAL:-1}
+INTERVAL=${BENCH_DW_INTERVAL:-1s}
 REPEAT=${BENCH_DW_REPEAT:-3}
 TMP=$(mktemp -d /tmp/weir-durable-workers.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -49,7 +49,7 @@ best() {  # best WORKERS: prints "wall cpu checkpoints ckpt_s ckpt_bytes replica
     local t0 t1
     t0=$(date +%s.%N)
     (cd "$P" && "$WEIR" run --no-progress --until-caught-up --fresh --workers "$w" --checkpoint-interval "$INTERVAL" \
-       --format json > "$TMP/run-$w.json")
+       --format json > "$TMP/run-$w.json" 2> "$TMP/run-$w.err") || { cat "$TMP/run-$w.err" >&2; exit 3; }
     t1=$(date +%s.%N)
     local line
     line=$(python3 - "$TMP/run-$w.json" "$t0" "$t1" <<'PY'
@@ -75,7 +75,7 @@ cmp -s "$TMP/table-1.txt" "$TMP/table-2.txt" || same=NO
 python3 - "$ONE" "$TWO" "$EVENTS" "$ACCOUNTS" "$FILES" "$INTERVAL" "$REPEAT" "$same" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
 import sys
 one, two = sys.argv[1].split(), sys.argv[2].split()
-print("durable run, %s events over %s accounts in %s files, checkpoint every %ss, best of %s (load %s)"
+print("durable run, %s events over %s accounts in %s files, checkpoint every %s, best of %s (load %s)"
       % (sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[9]))
 print("%-10s %8s %8s %8s %12s %14s %9s" % ("workers", "wall s", "cpu s", "ckpts", "ckpt write s", "last ckpt MiB", "replicas"))
 for name, r in (("1", one), ("2", two)):

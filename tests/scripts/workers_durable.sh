@@ -10,7 +10,7 @@
 # with one worker writes (appended rows and dead letters byte for byte, tables row for
 # row). (A run resumed inside a file with a smaller batch that checkpoints while still
 # passing over what the checkpoint had read used to record a position short of it, so
-# the next run read those records again: cases 4 and 5.) Also: the summary says the checkpoint's replica count was kept, and weir apply
+# the next run read those records again: the fourth and fifth cases.) Also: the summary says the checkpoint's replica count was kept, and weir apply
 # refuses a checkpoint of several replicas. SEED=n replays the random moments.
 source "$(dirname "$0")/lib.sh"
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
