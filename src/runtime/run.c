@@ -437,6 +437,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     }
     /* --workers: one pool for the run, created before the sources that decode over it */
     int workers = opts->workers > 0 ? opts->workers : workpool_default_lanes();
+    r.workers_given = opts->workers > 0;
     if (r.resumed && r.ckpt_replicas > 1 && workers != r.ckpt_replicas) {
         /* the checkpoint holds its replicas' hash ranges: the run goes on with as many */
         out->workers_asked = workers;

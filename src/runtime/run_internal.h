@@ -52,6 +52,7 @@ typedef struct Run {
     int ckpt_replicas;           /* resumed: the engine replicas the checkpoint holds the
                                     state of (1: one pipeline, r->pipe's) */
     char ckpt_partition_by[160]; /* ckpt_replicas > 1: the columns they routed rows by */
+    bool workers_given;          /* --workers was given (a durable run partitions only then) */
     uint64_t ckpt;               /* id of the last checkpoint written or resumed from */
     uint64_t resumed_from;
     int64_t checkpoints;         /* written by this run */

@@ -208,6 +208,12 @@ bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, ch
         snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
                  "resumed from a checkpoint of one pipeline (--fresh starts over on %d replicas)", workers);
         return true;
+    } else if (r->durable && workers > 1 && !r->workers_given) {
+        /* weir apply and staged deployments continue one pipeline's state: a durable
+         * run partitions when asked to */
+        snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
+                 "a durable run partitions with an explicit --workers");
+        return true;
     }
     if (workers <= 1) return true;
     int nm = r->g->nmodels;

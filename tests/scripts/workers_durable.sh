@@ -8,7 +8,7 @@
 # another file, and is continued with another worker count and batch size, several
 # times; at the end every sink and dead-letter file equals what one uninterrupted run
 # with one worker writes (appended rows and dead letters byte for byte, tables row for
-# row). (A run resumed inside a file with a smaller batch that checkpoints while still
+# row). Without --workers a durable run keeps one pipeline. (A run resumed inside a file with a smaller batch that checkpoints while still
 # passing over what the checkpoint had read used to record a position short of it, so
 # the next run read those records again: the fourth and fifth cases.) Also: the summary says the checkpoint's replica count was kept, and weir apply
 # refuses a checkpoint of several replicas. SEED=n replays the random moments.
@@ -122,6 +122,7 @@ CASES=(
   "2:4096:term 2:16:kill 2:7:end"
 )
 c=0
+partitioned=0   # runs whose operators ran on replicas
 for spec in "${CASES[@]}"; do
   c=$((c + 1))
   K=$TMP/case$c
@@ -138,8 +139,12 @@ for spec in "${CASES[@]}"; do
     run_once "$K" "$N" "$B" "$STOP" "$i"
   done
   compare "case $c ($spec)" "$K"
+  partitioned=$((partitioned + $(cat "$K"/run*.out | grep -c "over [23] replicas" || true)))
   echo "case $c ok: $spec"
 done
+
+echo "$partitioned runs on replicas"
+[ "$partitioned" -ge 8 ] || fail "only $partitioned of the runs above ran on replicas"
 
 # the replica count of a checkpoint is kept, and said so
 K=$TMP/keep
@@ -163,4 +168,9 @@ assert_contains "$K/apply.out" "holds the state of 2 engine replicas" "apply's m
 # --fresh starts over on another count
 (cd "$K" && "$WEIR" run --no-progress --until-caught-up --fresh --workers 1 > run4.out 2>&1) || { cat "$K/run4.out"; fail "keep: run 4"; }
 (cd "$K" && "$WEIR" apply --yes > apply2.out 2>&1) || { cat "$K/apply2.out"; fail "apply after a one-worker run"; }
+# without --workers a durable run keeps its operators on one pipeline (what apply continues)
+if [ "$(nproc)" -gt 1 ]; then
+  (cd "$K" && "$WEIR" run --no-progress --until-caught-up --fresh > run5.out 2>&1) || { cat "$K/run5.out"; fail "keep: run 5"; }
+  assert_contains "$K/run5.out" "a durable run partitions with an explicit --workers" "keep: run 5 without --workers"
+fi
 echo ok
