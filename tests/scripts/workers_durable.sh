@@ -156,6 +156,8 @@ project "$K"
 for f in 1 2; do add_file "$K" "$f"; done
 (cd "$K" && "$WEIR" run --no-progress --until-caught-up --workers 2 > run1.out 2>&1) || { cat "$K/run1.out"; fail "keep: run 1"; }
 assert_contains "$K/run1.out" "over 2 replicas" "keep: run 1 partitions"
+(cd "$K" && "$WEIR" inspect > inspect.out 2>&1) || { cat "$K/inspect.out"; fail "keep: inspect"; }
+assert_contains "$K/inspect.out" "the state of 2 engine replicas" "keep: inspect says how many replicas"
 add_file "$K" 3
 (cd "$K" && "$WEIR" run --no-progress --until-caught-up --workers 3 > run2.out 2>&1) || { cat "$K/run2.out"; fail "keep: run 2"; }
 assert_contains "$K/run2.out" "continued from checkpoint" "keep: run 2 continues"
