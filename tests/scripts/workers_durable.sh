@@ -150,6 +150,34 @@ assert_contains "$TMP/case3/run4.out" "over 2 replicas" "case 3: the last run co
 # the fourth checkpointed one pipeline first: its later runs stay on one
 assert_contains "$TMP/case4/run4.out" "resumed from a checkpoint of one pipeline" "case 4: the last run"
 
+# incremental checkpoints on replicas: a resumed run that touches few of many groups
+# rewrites only their chunks in each replica (and its table equals one worker's)
+inc_project() {
+  mkdir -p "$1/sources" "$1/models" "$1/landing"
+  echo "name: workers_durable_inc" > "$1/weir.yml"
+  printf 'sources:\n  ev:\n    connector: file\n    path: landing\n    format: csv\n    columns: {k: bigint, v: bigint}\n' \
+    > "$1/sources/s.yml"
+  echo "SELECT k, count(*) AS n, sum(v) AS s FROM source('ev') GROUP BY k" > "$1/models/per_k.sql"
+  echo "models: {per_k: {materialized: upsert, key: [k], sink: {connector: sqlite, path: out/k.db}}}" > "$1/models/schema.yml"
+  { echo "k,v"; seq 1 20000 | awk '{print $1 "," $1 % 97}'; } > "$1/landing/1.csv"
+}
+ckpt_bytes() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['checkpoint_bytes'])" "$1"; }
+for w in 1 2; do
+  I=$TMP/inc$w
+  inc_project "$I"
+  (cd "$I" && "$WEIR" run --no-progress --until-caught-up --workers $w --format json > run1.json 2> run1.err) \
+    || { cat "$I/run1.err"; fail "incremental, $w workers: run 1"; }
+  { echo "k,v"; seq 1 1000 20000 | awk '{print $1 ",1"}'; } > "$I/landing/2.csv"
+  (cd "$I" && "$WEIR" run --no-progress --until-caught-up --workers $w --format json > run2.json 2> run2.err) \
+    || { cat "$I/run2.err"; fail "incremental, $w workers: run 2"; }
+  full=$(ckpt_bytes "$I/run1.json"); inc=$(ckpt_bytes "$I/run2.json")
+  echo "incremental, $w workers: $full bytes, then $inc"
+  [ $((inc * 10)) -lt "$full" ] || fail "incremental, $w workers: the second checkpoint wrote $inc bytes of a full $full"
+done
+assert_contains "$TMP/inc2/run2.json" '"replicas": 2' "incremental: the second run is on 2 replicas"
+assert_eq "$(sqlite3 "$TMP/inc2/out/k.db" 'SELECT * FROM per_k ORDER BY k')" \
+  "$(sqlite3 "$TMP/inc1/out/k.db" 'SELECT * FROM per_k ORDER BY k')" "incremental: the tables of 1 and 2 workers"
+
 # the replica count of a checkpoint is kept, and said so
 K=$TMP/keep
 project "$K"
