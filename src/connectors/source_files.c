@@ -425,7 +425,9 @@ static void fr_position(ConnReader *base, StrBuf *out)
     for (int i = 0; i < r->ndone; i++) put_file(out, r->done[i].name, r->done[i].records, r->done[i].dev, r->done[i].ino);
     if (r->cur) {
         bytes_put_u8(out, 1);
-        put_file(out, r->cur_name, r->cur_records, r->cur->dev, r->cur->ino);
+        /* still passing over what the checkpoint had read: that much is read */
+        int64_t records = r->cur_records > r->cur_skip ? r->cur_records : r->cur_skip;
+        put_file(out, r->cur_name, records, r->cur->dev, r->cur->ino);
     } else if (r->resume_cur.name) { /* not reopened yet: still where the checkpoint was */
         bytes_put_u8(out, 1);
         put_file(out, r->resume_cur.name, r->resume_cur.records, r->resume_cur.dev, r->resume_cur.ino);

@@ -488,6 +488,14 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     bytes_get_u32(&br);
     bytes_get_u32(&br);
     a.ckpt = bytes_get_u64(&br);
+    int replicas = run_ckpt_replicas(a.live);
+    if (replicas > 1) {
+        snprintf(err, errsize, "the running version's checkpoint in %s holds the state of %d engine replicas (a "
+                 "durable `weir run --workers`); weir apply continues one pipeline's state: a deployment that is "
+                 "to be applied runs with --workers 1 (docs/run.md, \"Workers\")", dir, replicas);
+        code = 2;
+        goto done;
+    }
     if (!q->staged && !settle(&a, err, errsize)) goto done;
 
     /* the old version, as it stopped */

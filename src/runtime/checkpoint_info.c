@@ -147,6 +147,7 @@ bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, 
             out->exists = true;
             out->project = xstrndup(proj, pl);
             out->store_bytes = store_file_bytes(st);
+            out->replicas = run_ckpt_replicas(st);
             SourceCtx sc = {out, p, st, lag};
             store_foreach(st, "source/", add_source, &sc);
             store_foreach(st, "stats/state", add_state, out);
@@ -210,7 +211,9 @@ void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out)
     char when[64];
     time_text(c->written_at, when, sizeof when);
     sb_printf(out, "checkpoint %llu of project %s, written %s\n", (unsigned long long)c->id, c->project, when);
-    sb_printf(out, "  store %s (%.1f MiB on disk)\n", c->state_dir, (double)c->store_bytes / (1024.0 * 1024.0));
+    sb_printf(out, "  store %s (%.1f MiB on disk)", c->state_dir, (double)c->store_bytes / (1024.0 * 1024.0));
+    if (c->replicas > 1) sb_printf(out, ", the state of %d engine replicas (weir run --workers)", c->replicas);
+    sb_putc(out, '\n');
     for (int i = 0; i < c->nsources; i++) {
         const CkptSource *s = &c->sources[i];
         if (!s->pos.partitioned) {
@@ -265,6 +268,7 @@ void checkpoint_info_render_json(const CheckpointInfo *c, StrBuf *out)
         jw_kint(&w, "written_at", c->written_at);
         jw_kstr(&w, "project", c->project);
         jw_kint(&w, "store_bytes", c->store_bytes);
+        jw_kint(&w, "replicas", c->replicas > 0 ? c->replicas : 1);
         jw_key(&w, "sources");
         jw_arr(&w);
         for (int i = 0; i < c->nsources; i++) {

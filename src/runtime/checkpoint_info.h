@@ -59,6 +59,7 @@ typedef struct CheckpointInfo {
     int64_t written_at;          /* unix seconds */
     char *project;
     int64_t store_bytes;         /* disk space of the store */
+    int replicas;                /* engine replicas whose state it holds (1: one pipeline) */
     CkptSource *sources;
     int nsources;
     CkptState *states;
@@ -80,7 +81,7 @@ typedef struct CheckpointInfo {
 bool checkpoint_info_read(Project *p, bool lag, CheckpointInfo *out, char *err, size_t errsize);
 void checkpoint_info_free(CheckpointInfo *c);
 void checkpoint_info_render_text(const CheckpointInfo *c, StrBuf *out);
-/* {"state_dir","exists","checkpoint","written_at","project","store_bytes",
+/* {"state_dir","exists","checkpoint","written_at","project","store_bytes","replicas",
  *  "sources":[{"name","records"|"partitions":[{"partition","offset","end","lag"}],
  *  "lag_error"}],"state":[{"id","entries","bytes","expired"}],"sinks":[{"model","checkpoint",
  *  "changes"}],"dead_letters":[{"name","bytes"}]} */

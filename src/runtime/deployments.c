@@ -233,7 +233,14 @@ EngPipeline *deploy_restore(Project *p, const IrGraph *g, const char *name, char
         return NULL;
     }
     EngOptions eo = {0};
-    EngPipeline *pipe = store_read_begin(st, err, errsize) ? eng_pipeline_new(g, &eo, err, errsize) : NULL;
+    bool read = store_read_begin(st, err, errsize);
+    if (read && run_ckpt_replicas(st) > 1) {
+        snprintf(err, errsize, "store %s holds the state of %d engine replicas (a durable `weir run --workers`); "
+                 "only one pipeline's state is compared", name, run_ckpt_replicas(st));
+        store_close(st);
+        return NULL;
+    }
+    EngPipeline *pipe = read ? eng_pipeline_new(g, &eo, err, errsize) : NULL;
     char e2[512];
     if (pipe && !eng_checkpoint_restore(pipe, get_blob, st, e2, sizeof e2)) {
         snprintf(err, errsize, "store %s: %s", name, e2);

@@ -437,6 +437,12 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     }
     /* --workers: one pool for the run, created before the sources that decode over it */
     int workers = opts->workers > 0 ? opts->workers : workpool_default_lanes();
+    r.workers_given = opts->workers > 0;
+    if (r.resumed && r.ckpt_replicas > 1 && workers != r.ckpt_replicas) {
+        /* the checkpoint holds its replicas' hash ranges: the run goes on with as many */
+        out->workers_asked = workers;
+        workers = r.ckpt_replicas;
+    }
     out->workers = workers;
     if (workers > 1) r.decode_pool = workpool_new(workers);
     if (!run_par_open(&r, &eo, workers, out, err, errsize)) {
@@ -633,7 +639,11 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   s->partitioned_models == 1 ? "" : "s", s->partition_by, s->replicas);
         if (s->one_thread_models)
             sb_printf(out, ", %d on one thread (%s)", s->one_thread_models, s->one_thread_reason);
-        sb_printf(out, "; sources decoded in parallel\n");
+        sb_printf(out, "; sources decoded in parallel");
+        if (s->workers_asked)
+            sb_printf(out, " (the checkpoint's %d replicas, not --workers %d: --fresh starts over with another count)",
+                      s->replicas, s->workers_asked);
+        sb_putc(out, '\n');
     }
     else if (s->workers > 1)
         sb_printf(out, "  workers %d: sources decoded in parallel; operators run on one thread (%s)\n", s->workers,
@@ -692,6 +702,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kint(&w, "partitioned_models", s->partitioned_models);
         jw_kstr(&w, "partitioned_by", s->partition_by);
         jw_kint(&w, "one_thread_models", s->one_thread_models);
+        if (s->workers_asked) jw_kint(&w, "workers_asked", s->workers_asked);
         if (s->one_thread_models) jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
     } else if (s->workers > 1) {
         jw_kstr(&w, "one_thread_reason", s->one_thread_reason);

@@ -4,6 +4,12 @@
  * A checkpoint (one transaction of the state store) holds:
  *   meta                 checkpoint id, time, project, step count
  *   pipeline, state/...  the engine's state (eng_checkpoint_save)
+ *   replicas             a partitioned run (--workers N): how many engine replicas the
+ *                        checkpoint holds; then pipeline and state/... hold the run's own
+ *                        pipeline (what the sources fill: watermarks, keyed updating
+ *                        sources' state) and replica/<i>/pipeline, replica/<i>/state/...
+ *                        (and rest/... for the models run on one thread) each replica's
+ *                        share, all taken between the same two steps
  *   source/<name>        every source's position after the records of the checkpoint
  *   dl/<name>            the length of every dead-letter file the run and the runs
  *                        before it wrote (a file this run has not written keeps the
@@ -84,16 +90,90 @@ static bool del_blob(void *ctx, const char *name, char *err, size_t errsize)
     return store_del(r->store, name, err, errsize);
 }
 
+/* The blobs of one replica of a partitioned run: every name under a prefix. */
+typedef struct PrefixIO {
+    Run *r;
+    StateStore *store;
+    const char *prefix;
+    StrBuf name;
+} PrefixIO;
+
+static const char *prefixed(PrefixIO *io, const char *name)
+{
+    sb_clear(&io->name);
+    sb_printf(&io->name, "%s%s", io->prefix, name);
+    return sb_cstr(&io->name);
+}
+
+static bool get_prefixed(void *ctx, const char *name, const void **data, size_t *len)
+{
+    PrefixIO *io = ctx;
+    return store_get(io->store, prefixed(io, name), data, len);
+}
+
+static bool put_prefixed(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    PrefixIO *io = ctx;
+    io->r->ckpt_bytes += (int64_t)len;
+    return store_put(io->store, prefixed(io, name), data, len, err, errsize);
+}
+
+static bool del_prefixed(void *ctx, const char *name, char *err, size_t errsize)
+{
+    PrefixIO *io = ctx;
+    return store_del(io->store, prefixed(io, name), err, errsize);
+}
+
+#define RUN_MAX_PIPES 1024  /* replicas of a partitioned run, and its rest pipeline */
+
+/* Every pipeline whose state a checkpoint holds: r->pipe (prefix "") and, in a
+ * partitioned run, each replica. Returns how many (arrays of RUN_MAX_PIPES + 1). */
+static int all_pipes(Run *r, EngPipeline **pipes, const char **prefixes)
+{
+    pipes[0] = r->pipe;
+    prefixes[0] = "";
+    int n = run_par_pipelines(r, pipes + 1, prefixes + 1, RUN_MAX_PIPES);
+    return 1 + (n < RUN_MAX_PIPES ? n : RUN_MAX_PIPES);
+}
+
+int run_ckpt_replicas(StateStore *store)
+{
+    const void *data;
+    size_t len;
+    if (!store_get(store, "replicas", &data, &len)) return 1;
+    ByteReader br = bytes_reader(data, len);
+    uint32_t n = bytes_get_u32(&br);
+    return br.bad || n < 1 || n > RUN_MAX_PIPES ? 1 : (int)n;
+}
+
 /* Begins the write of a checkpoint: an incremental one (the chunks of large state
  * that did not change since the last checkpoint stay; everything else is written
- * again) when the store holds the pipeline's last save, else a full one. */
+ * again) when the store holds every pipeline's last save, else a full one. */
 static bool begin_checkpoint(Run *r, char *err, size_t errsize)
 {
-    if (!eng_checkpoint_incremental_ok(r->pipe)) return store_write_begin(r->store, true, err, errsize);
-    int n = eng_checkpoint_chunk_prefixes(r->pipe, NULL, 0);
+    EngPipeline *pipes[RUN_MAX_PIPES + 1];
+    const char *prefixes[RUN_MAX_PIPES + 1];
+    int np = all_pipes(r, pipes, prefixes), n = 0;
+    for (int i = 0; i < np; i++) {
+        if (!eng_checkpoint_incremental_ok(pipes[i])) return store_write_begin(r->store, true, err, errsize);
+        n += eng_checkpoint_chunk_prefixes(pipes[i], NULL, 0);
+    }
     const char **keep = xcalloc((size_t)n + 1, sizeof(char *));
-    eng_checkpoint_chunk_prefixes(r->pipe, keep, n);
-    bool ok = store_write_begin_keeping(r->store, keep, n, err, errsize);
+    char **owned = xcalloc((size_t)n + 1, sizeof(char *));
+    int k = 0;
+    for (int i = 0; i < np; i++) {
+        int m = eng_checkpoint_chunk_prefixes(pipes[i], keep + k, n - k);
+        for (int j = k; j < k + m; j++) {
+            StrBuf b = STRBUF_INIT;
+            sb_printf(&b, "%s%s", prefixes[i], keep[j]);
+            keep[j] = owned[j] = xstrdup(sb_cstr(&b));
+            sb_free(&b);
+        }
+        k += m;
+    }
+    bool ok = store_write_begin_keeping(r->store, keep, k, err, errsize);
+    for (int j = 0; j < k; j++) free(owned[j]);
+    free(owned);
     free(keep);
     return ok;
 }
@@ -173,6 +253,14 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     }
     r->resumed = true;
     r->ckpt = r->resumed_from = id;
+    r->ckpt_replicas = run_ckpt_replicas(r->store);
+    if (r->ckpt_replicas > 1 && store_get(r->store, "replicas", &data, &len)) {
+        ByteReader rb = bytes_reader(data, len);
+        bytes_get_u32(&rb);
+        size_t n;
+        const char *by = bytes_get_str(&rb, &n);
+        if (!rb.bad) snprintf(r->ckpt_partition_by, sizeof r->ckpt_partition_by, "%.*s", (int)n, by);
+    }
     if (store_get(r->store, "stats/state", &data, &len)) seed_expired(r->pipe, data, len);
     r->outputs = xcalloc((size_t)r->p->nmodels + 1, sizeof(char *));
     for (int m = 0; m < r->p->nmodels; m++) {
@@ -181,6 +269,26 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
         if (store_get(r->store, sb_cstr(&k), &data, &len)) r->outputs[m] = xstrndup(data, len);
         sb_free(&k);
     }
+    return true;
+}
+
+bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize)
+{
+    PrefixIO io = {r, r->store, prefix, STRBUF_INIT};
+    char e2[512];
+    double t0 = mono_s();
+    bool ok = eng_checkpoint_restore(pipe, get_prefixed, &io, e2, sizeof e2);
+    sb_free(&io.name);
+    r->restore_seconds += mono_s() - t0;
+    if (!ok) {
+        snprintf(err, errsize, "cannot continue from the checkpoint in %s (%s): %s; `weir plan` shows what changed, "
+                 "--fresh starts over", r->store_dir ? r->store_dir : deploy_active_dir(r->p), prefix, e2);
+        return false;
+    }
+    const void *data;
+    size_t len;
+    /* every pipeline is seeded with every count: run_state_stats counts each id once */
+    if (store_get(r->store, "stats/state", &data, &len)) seed_expired(pipe, data, len);
     return true;
 }
 
@@ -339,11 +447,8 @@ static bool has_writer(const Run *r, const char *name)
     return false;
 }
 
-bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize)
+static bool put_stats(StateStore *store, const EngStateStats *st, int n, char *err, size_t errsize)
 {
-    int n = eng_state_stats(pipe, NULL, 0);
-    EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
-    n = eng_state_stats(pipe, st, n);
     StrBuf v = STRBUF_INIT;
     bytes_put_u32(&v, (uint32_t)n);
     for (int i = 0; i < n; i++) {
@@ -355,6 +460,26 @@ bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsi
     for (int i = 0; i < n; i++) bytes_put_u64(&v, (uint64_t)st[i].expired);
     bool ok = store_put(store, "stats/state", v.data, v.len, err, errsize);
     sb_free(&v);
+    return ok;
+}
+
+bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize)
+{
+    int n = eng_state_stats(pipe, NULL, 0);
+    EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
+    n = eng_state_stats(pipe, st, n);
+    bool ok = put_stats(store, st, n, err, errsize);
+    free(st);
+    return ok;
+}
+
+/* The run's "stats/state": a partitioned run's replicas summed per state id. */
+static bool put_run_stats(Run *r, char *err, size_t errsize)
+{
+    int n = run_state_stats(r, NULL, 0);
+    EngStateStats *st = xcalloc((size_t)n + 1, sizeof(EngStateStats));
+    n = run_state_stats(r, st, n);
+    bool ok = put_stats(r->store, st, n, err, errsize);
     free(st);
     return ok;
 }
@@ -374,6 +499,21 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
     run_meta_blob(&v, id, r->p->name);
     bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
     if (ok) ok = eng_checkpoint_save_inc(r->pipe, put_blob, del_blob, r, err, errsize);
+    EngPipeline *pipes[RUN_MAX_PIPES + 1];
+    const char *prefixes[RUN_MAX_PIPES + 1];
+    int np = all_pipes(r, pipes, prefixes);
+    for (int i = 1; i < np && ok; i++) {
+        PrefixIO io = {r, r->store, prefixes[i], STRBUF_INIT};
+        ok = eng_checkpoint_save_inc(pipes[i], put_prefixed, del_prefixed, &io, err, errsize);
+        sb_free(&io.name);
+    }
+    if (ok && np > 1) {
+        sb_clear(&v);
+        const char *by = run_par_partition_by(r);
+        bytes_put_u32(&v, (uint32_t)run_par_replicas(r));
+        bytes_put_str(&v, by, strlen(by));
+        ok = store_put(r->store, "replicas", v.data, v.len, err, errsize);
+    }
     for (int i = 0; i < r->nsources && ok; i++) {
         sb_clear(&v);
         src_position(r->sources[i], &v);
@@ -406,7 +546,7 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
         r->ckpt_bytes += (int64_t)(v.len + d->changes.len);
         sb_free(&k);
     }
-    if (ok) ok = run_put_stats(r->store, r->pipe, err, errsize);
+    if (ok) ok = put_run_stats(r, err, errsize);
     if (ok) ok = store_put(r->store, "manifest", r->manifest.data, r->manifest.len, err, errsize);
     if (ok) ok = run_put_outputs(r->store, r->p, r->outputs, err, errsize);
     sb_free(&v);
@@ -435,7 +575,10 @@ bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
     ok = ok && store_write_commit(r->store, err, errsize);
     if (!ok) {
         store_write_abort(r->store);
-        eng_checkpoint_forget(r->pipe);  /* the store holds the previous checkpoint */
+        EngPipeline *pipes[RUN_MAX_PIPES + 1];
+        const char *prefixes[RUN_MAX_PIPES + 1];
+        int np = all_pipes(r, pipes, prefixes);
+        for (int i = 0; i < np; i++) eng_checkpoint_forget(pipes[i]);  /* the store holds the previous checkpoint */
     }
     if (ok) fault_point("checkpoint-committed");
     if (ok) {

@@ -49,6 +49,10 @@ typedef struct Run {
     bool durable;                /* state, positions and deliveries go to the store */
     StateStore *store;
     bool resumed;                /* continued from a checkpoint */
+    int ckpt_replicas;           /* resumed: the engine replicas the checkpoint holds the
+                                    state of (1: one pipeline, r->pipe's) */
+    char ckpt_partition_by[160]; /* ckpt_replicas > 1: the columns they routed rows by */
+    bool workers_given;          /* --workers was given (a durable run partitions only then) */
     uint64_t ckpt;               /* id of the last checkpoint written or resumed from */
     uint64_t resumed_from;
     int64_t checkpoints;         /* written by this run */
@@ -88,11 +92,21 @@ bool run_source_is_multi_file(Project *p, const SourceDef *def);
 bool run_is_durable(const Project *p, EngPipeline *pipe);
 
 /* ---- run_parallel.c: a partitioned run over engine replicas ---- */
-/* With --workers N > 1 on a run that does not checkpoint: when the running models can
- * be partitioned (engine/partition.h), N replicas of the pipeline, each owning a hash
- * range of the routing columns; r->pipe stays the one the sources fill. Records the
- * decision in out. Returns false (message in err) when a replica cannot be built. */
+/* With --workers N > 1: when the running models can be partitioned
+ * (engine/partition.h), N replicas of the pipeline, each owning a hash range of the
+ * routing columns; r->pipe stays the one the sources fill. A resumed durable run keeps
+ * the replicas of its checkpoint (r->ckpt_replicas, whatever N is) and restores each
+ * replica's state from it (the store is being read). Records the decision in out.
+ * Returns false (message in err) when a replica cannot be built or restored. */
 bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, char *err, size_t errsize);
+/* The pipelines of a partitioned run besides r->pipe and the name prefix their
+ * checkpoint blobs carry ("replica/<i>/", "rest/"): up to max of them in pipes and
+ * prefixes; returns how many there are (0: not partitioned). */
+int run_par_pipelines(Run *r, EngPipeline **pipes, const char **prefixes, int max);
+/* The replicas of the run (1: not partitioned) and their routing columns (NULL: not
+ * partitioned; EngPartition.by). */
+int run_par_replicas(const Run *r);
+const char *run_par_partition_by(const Run *r);
 /* Advance source s's watermark in every pipeline of the run. */
 void run_set_watermark(Run *r, int source, int64_t wm);
 /* One step: with replicas, route the source rows, run the replicas on the pool,
@@ -105,6 +119,9 @@ void run_par_close(Run *r);
  * when there is one: the pipeline's state is restored (r->resumed). Exit code on
  * failure in *code (2: the checkpoint does not fit the project; 3: the store). */
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
+/* A resumed partitioned run: restore replica `pipe` from the checkpoint's blobs under
+ * `prefix` (run_par_pipelines) and seed its expired-entry counts. */
+bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize);
 /* A resumed run: the position source `name` had at the checkpoint (NULL: none). Valid
  * until run_durable_resume_outputs. */
 const void *run_durable_source_position(Run *r, const char *name, size_t *len);
@@ -135,6 +152,9 @@ void run_durable_close(Run *r);
  * (its own transaction). */
 void run_meta_blob(StrBuf *v, uint64_t id, const char *project);
 bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsize);
+/* The engine replicas the checkpoint being read in `store` holds the state of (its
+ * "replicas" blob; 1 when it has none: one pipeline). */
+int run_ckpt_replicas(StateStore *store);
 bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsize);
 
 #endif

@@ -62,6 +62,8 @@ typedef struct RunReplicas {
     EngDeadLetterFn dead_letter;
     HeldDead *merged;
     int mergedcap;
+    char **prefixes;         /* per replica, then the rest pipeline: its checkpoint blobs'
+                                name prefix ("replica/<i>/", "rest/") */
 } RunReplicas;
 
 static void hold_dead(void *ctx, const EngDeadLetter *d)
@@ -198,18 +200,34 @@ static int choose_partitioned(const IrGraph *g, const bool *wanted, bool *take, 
 bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, char *err, size_t errsize)
 {
     out->replicas = 1;
-    if (workers <= 1) return true;
-    if (r->durable) {
+    if (r->resumed && r->ckpt_replicas > 1) {
+        /* the checkpoint holds the state of its replicas, each a hash range: the run
+         * goes on with as many */
+        workers = r->ckpt_replicas;
+    } else if (r->resumed && workers > 1) {
         snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
-                 "a durable run: its checkpoints hold one pipeline's state");
+                 "resumed from a checkpoint of one pipeline (--fresh starts over on %d replicas)", workers);
+        return true;
+    } else if (r->durable && workers > 1 && !r->workers_given) {
+        /* weir apply and staged deployments continue one pipeline's state: a durable
+         * run partitions when asked to */
+        snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
+                 "a durable run partitions with an explicit --workers");
         return true;
     }
+    if (workers <= 1) return true;
     int nm = r->g->nmodels;
     bool *take = xcalloc((size_t)nm + 1, sizeof(bool));
     int ntake = choose_partitioned(r->g, eo->models_wanted, take, out->one_thread_reason,
                                    sizeof out->one_thread_reason);
     if (ntake == 0) {
         free(take);
+        if (r->resumed && r->ckpt_replicas > 1) {
+            snprintf(err, errsize, "cannot continue from the checkpoint: it holds the state of %d replicas, but no "
+                     "model of the project partitions now (%s); --fresh starts over", r->ckpt_replicas,
+                     out->one_thread_reason);
+            return false;
+        }
         return true;
     }
     RunReplicas *par = xcalloc(1, sizeof *par);
@@ -261,11 +279,52 @@ bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, ch
         out->one_thread_reason[0] = '\0';
     }
     free(take);
+    par->prefixes = xcalloc((size_t)workers + 1, sizeof(char *));
+    for (int i = 0; i <= workers; i++) {
+        StrBuf b = STRBUF_INIT;
+        if (i < workers) sb_printf(&b, "replica/%d/", i);
+        else sb_printf(&b, "rest/");
+        par->prefixes[i] = xstrdup(sb_cstr(&b));
+        sb_free(&b);
+    }
+    if (r->resumed && r->ckpt_replicas > 1) {
+        /* rows routed by other columns would find their keys' state in other replicas */
+        if (strcmp(r->ckpt_partition_by, par->part.by) != 0) {
+            snprintf(err, errsize, "cannot continue from the checkpoint: its %d replicas own hash ranges of %s, this "
+                     "run's would own ranges of %s; --fresh starts over", r->ckpt_replicas,
+                     r->ckpt_partition_by[0] ? r->ckpt_partition_by : "(none)", par->part.by);
+            return false;
+        }
+        for (int i = 0; i < workers; i++)
+            if (!run_durable_restore_replica(r, par->reps[i], par->prefixes[i], err, errsize)) return false;
+        if (par->rest && !run_durable_restore_replica(r, par->rest, par->prefixes[workers], err, errsize)) return false;
+    }
     out->replicas = workers;
     out->partitioned_models = npart;
     out->one_thread_models = nrest;
     snprintf(out->partition_by, sizeof out->partition_by, "%s", par->part.by);
     return true;
+}
+
+const char *run_par_partition_by(const Run *r) { return r->par ? r->par->part.by : NULL; }
+
+int run_par_replicas(const Run *r) { return r->par ? r->par->n : 1; }
+
+int run_par_pipelines(Run *r, EngPipeline **pipes, const char **prefixes, int max)
+{
+    RunReplicas *par = r->par;
+    if (!par) return 0;
+    int n = 0;
+    for (int i = 0; i <= par->n; i++) {
+        EngPipeline *p = i < par->n ? par->reps[i] : par->rest;
+        if (!p) continue;
+        if (n < max) {
+            pipes[n] = p;
+            prefixes[n] = par->prefixes[i];
+        }
+        n++;
+    }
+    return n;
 }
 
 void run_set_watermark(Run *r, int source, int64_t wm)
@@ -414,6 +473,8 @@ void run_par_close(Run *r)
     free(par->reps);
     free(par->lanes);
     free(par->merged);
+    for (int i = 0; par->prefixes && i <= par->n; i++) free(par->prefixes[i]);
+    free(par->prefixes);
     eng_partition_free(&par->part);
     free(par);
     r->par = NULL;

@@ -6,7 +6,8 @@
 # uninterrupted run does, and so does a run whose broker is killed and restarted; a
 # checkpoint that no longer fits the project, a state directory in use, records lost to
 # the broker's retention and a source topic deleted and recreated are refused with a
-# message. Each check counts as one test.
+# message; the same kills on engine replicas (--workers 2) resumed with other worker
+# counts and batch sizes give the same sinks. Each check counts as one test.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
@@ -16,7 +17,7 @@ check() {  # check NAME FUNCTION
   if out=$("$2" 2>&1); then passed=$((passed + 1)); else
     failed=$((failed + 1)); echo "FAIL: $1" >&2; echo "$out" | sed 's/^/    /' | tail -40 >&2; fi
 }
-eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_term:2 \
+eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-broker-start" ev:2 ev2:2 bad:1 small:1 out_ref:2 out_cont:2 out_crash:2 out_crashw:2 out_term:2 \
         out_dl:2 out_lost:2 recr:1 out_recr:1 out_bounce:2)" || { echo "0 passed, 1 failed"; exit 1; }
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
 B=$KAFKA_BOOTSTRAP
@@ -175,6 +176,34 @@ t_crash() {
   same "$P" "$REF" out_crash out_ref
 }
 check "killed three times mid-run (SIGKILL) and resumed: file, SQLite and Kafka sinks equal one uninterrupted run" t_crash
+
+# ---- the same on engine replicas (--workers), resumed with other counts and batches ----
+t_crash_workers() {
+  local P=$TMP/crashw i n pid deadline total w b
+  project "$P" ev out_crashw
+  total=$(wc -l < "$REF/out/sel.jsonl")
+  for i in 1 2 3; do
+    w=$((i + 1)); b=$((3 + 2 * i))   # --workers 2, 3, 4 asked; batches 5, 7, 9
+    "$WEIR" --project-dir "$P" run --no-progress --workers $w --batch-size $b --checkpoint-interval 20ms \
+      > "$TMP/crashw$i.txt" 2>&1 &
+    pid=$!
+    n=$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)
+    deadline=$((SECONDS + 30))
+    until [ "$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)" -gt "$n" ]; do
+      [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
+      sleep 0.01
+    done
+    kill -9 $pid
+    wait $pid 2>/dev/null
+  done
+  [ "$(wc -l < "$P/out/sel.jsonl")" -lt "$total" ] || { echo "the runs were not interrupted mid-way"; return 1; }
+  "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --workers 1 > "$TMP/crashw.txt" 2>&1 \
+    || { cat "$TMP/crashw.txt"; return 1; }
+  grep -q "the checkpoint.s 2 replicas, not --workers 1" "$TMP/crashw.txt" \
+    || { echo "the last run did not go on with the first run's 2 replicas:"; cat "$TMP/crashw.txt"; return 1; }
+  same "$P" "$REF" out_crashw out_ref
+}
+check "on 2 replicas, killed three times (SIGKILL) and resumed with other --workers and batch sizes: every sink equals one uninterrupted run" t_crash_workers
 
 t_sigterm() {
   local P=$TMP/term pid deadline

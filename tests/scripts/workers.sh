@@ -8,9 +8,10 @@
 #    (WORKERS_ONLY=name,... narrows the projects, WORKERS_BATCHES the batch sizes);
 #  - a durable run of a directory of CSV files (a header per file, bad records among
 #    them) with 2 workers, killed with SIGKILL at several points of its checkpoints and
-#    deliveries and continued with 3 workers, ends with what an uninterrupted run with
-#    one worker writes: the appended rows byte for byte, the aggregate's table, the dead
-#    letters.
+#    deliveries and continued with --workers 3 (on the checkpoint's 2 replicas, or on
+#    the 3 asked for when it was killed before its first checkpoint), ends with what an
+#    uninterrupted run with one worker writes: the appended rows byte for byte, the
+#    aggregate's table, the dead letters (more in workers_durable.sh).
 source "$(dirname "$0")/lib.sh"
 GEN=$ROOT/$BUILD/nexmark_gen
 if [ ! -x "$GEN" ] || [ "$ROOT/bench/nexmark_gen.c" -nt "$GEN" ]; then
