@@ -317,6 +317,13 @@ python3 - "$ONE/inspect.json" "$TWO/inspect.json" <<'PY' || fail "the expired co
 import json, sys
 one, two = ({s["id"]: s["expired"] for s in json.load(open(f))["state"]} for f in sys.argv[1:])
 assert one["clicks_per_user/aggregate0"] > 0 and one["first_click/topn0"] > 0 and one["running_clicks/over_agg0"] > 0, one
+assert one["a_and_b/setop0"] > 0 and one["a_not_b/setop0"] > 0, one
 assert one == two, (one, two)
 PY
+# the set operations' TTL state (with its update times) carried through the checkpoint:
+# the resumed run's sinks hold what one run's do
+for m in a_and_b a_not_b; do
+  cmp -s <(sort "$ONE/target/out/$m.jsonl") <(sort "$TWO/target/out/$m.jsonl") \
+    || fail "$m of the resumed run differs from one run's"
+done
 echo ok
