@@ -3,7 +3,8 @@
 # fixture tests/fixtures/store_format1: see its regenerate.sh) is converted in place by
 # the next `weir run`, which says so and continues exactly from the old checkpoint: the
 # sinks of the old run continued over more files equal one uninterrupted run over all
-# of them (GROUP BY, DISTINCT, a stream join, a window, INTERSECT, a TopN). A kill
+# of them (GROUP BY, DISTINCT, a stream join, a window, INTERSECT, a TopN, an OVER
+# running count, a GROUP BY over an updating source). A kill
 # after the converted file is written and before it replaces data.mdb leaves the old
 # store byte for byte (the next run converts it); a kill right after the rename leaves
 # the converted store; either way the next run ends as the uninterrupted one. A read-only
@@ -27,9 +28,11 @@ old() {
   project "$1"
   events "$1/ev/a.jsonl" 0 3000
   dims "$1/dim/a.jsonl" 0 120
+  accounts "$1/acct/a.jsonl" 0 400
   tar -C "$1" -xzf "$FIX/state.tar.gz"
   events "$1/ev/b.jsonl" 3000 4500
   dims "$1/dim/b.jsonl" 120 211
+  accounts "$1/acct/b.jsonl" 400 700
 }
 run() { (cd "$1" && "$WEIR" run --until-caught-up --no-progress --batch-size 97 "${@:2}"); }
 # results DIR: the final row of every key of the upsert sink, the net multiset of every
@@ -38,14 +41,15 @@ results() {
   python3 - "$1" <<'PY'
 import collections, json, sys
 d = sys.argv[1]
-final = {}
-for l in open(d + "/out/agg.jsonl"):
-    r = json.loads(l)
-    op, k = r.pop("op"), r["k"]
-    if op == "delete": final.pop(k, None)
-    else: final[k] = r
-print("agg", len(final), json.dumps(sorted(final.items())))
-for f in ("dst", "joined", "win", "both", "top"):
+for f, key in (("agg", "k"), ("tiers", "tier")):
+    final = {}
+    for l in open("%s/out/%s.jsonl" % (d, f)):
+        r = json.loads(l)
+        op, k = r.pop("op"), r[key]
+        if op == "delete": final.pop(k, None)
+        else: final[k] = r
+    print(f, len(final), json.dumps(sorted(final.items())))
+for f in ("dst", "joined", "win", "both", "top", "running"):
     c = collections.Counter()
     for l in open("%s/out/%s.jsonl" % (d, f)):
         r = json.loads(l)
@@ -62,8 +66,10 @@ REF=$TMP/ref
 project "$REF"
 events "$REF/ev/a.jsonl" 0 3000; events "$REF/ev/b.jsonl" 3000 4500
 dims "$REF/dim/a.jsonl" 0 120; dims "$REF/dim/b.jsonl" 120 211
+accounts "$REF/acct/a.jsonl" 0 400; accounts "$REF/acct/b.jsonl" 400 700
 run "$REF" > "$TMP/ref.out" 2>&1 || { cat "$TMP/ref.out"; echo "0 passed, 1 failed"; exit 1; }
 results "$REF" > "$TMP/want"
+cut -c1-40 "$TMP/want" >&2
 
 t_converted() {
   local D=$TMP/conv
