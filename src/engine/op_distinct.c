@@ -19,6 +19,7 @@
 #define DISTINCT_MAGIC 0x57444953u /* "WDIS" */
 #define DISTINCT_VERSION 1u
 #define DISTINCT_VERSION_TTL 2u /* version 1 plus every row's last update time */
+#define DISTINCT_VERSION_CHUNKED 3u /* a base blob and the rows in chunks by hash (see save_chunks) */
 
 typedef struct DistinctEntry {
     int64_t count;
@@ -29,11 +30,13 @@ typedef struct DistinctOp {
     Op base;
     KTab tab;
     Ttl ttl;
+    ChunkTrack chunks;       /* incremental checkpoints: which chunks of rows changed */
     const char *state_id;
 } DistinctOp;
 
 static void remove_entry(DistinctOp *d, DistinctEntry *e)
 {
+    if (d->chunks.dirty) chunk_mark(&d->chunks, ktab_hash(&d->tab, ktab_key(&d->tab, e)));
     ttl_forget(&d->ttl, &e->tt);
     ktab_remove(&d->tab, e);
 }
@@ -63,6 +66,7 @@ static bool distinct_step(Op *op, OpCtx *ctx)
         }
         DistinctEntry *e = ktab_upsert(&d->tab, row, h, &created);
         if (created) ttl_item_init(&e->tt);
+        chunk_mark(&d->chunks, h);
         int64_t c = e->count, nc = c + w;
         e->count = nc;
         if (c <= 0 && nc > 0) {
@@ -117,6 +121,7 @@ static bool distinct_serialize(const Op *op, StrBuf *sb)
 
 static void clear_state(DistinctOp *d)
 {
+    op_chunks_fini(&d->chunks);
     ktab_clear(&d->tab);
     ttl_reset(&d->ttl);
 }
@@ -154,9 +159,91 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
     return true;
 }
 
+/* ---- chunked checkpoints ----
+ * Base blob: magic, version DISTINCT_VERSION_CHUNKED, the column count, the TTL flag,
+ * the chunk bits and the row count; the rows are in chunks (op_chunks_save, as the
+ * aggregate's groups), each as in the one-blob format. */
+
+static void put_row(void *ctx, StrBuf *b, const void *payload)
+{
+    const DistinctOp *d = ctx;
+    const DistinctEntry *e = payload;
+    op_put_row(b, d->base.out_types, d->base.ncols, ktab_key(&d->tab, e));
+    op_put_i64(b, e->count);
+    if (ttl_on(&d->ttl)) op_put_i64(b, e->tt.touch);
+}
+
+static bool distinct_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+{
+    DistinctOp *d = (DistinctOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&d->chunks, &d->tab, name, io, put_row, d, err, errsize)) return false;
+    StrBuf b = STRBUF_INIT;
+    op_put_u32(&b, DISTINCT_MAGIC);
+    op_put_u32(&b, DISTINCT_VERSION_CHUNKED);
+    op_put_u32(&b, (uint32_t)op->ncols);
+    op_put_u8(&b, ttl_on(&d->ttl));
+    op_put_u8(&b, (uint8_t)d->chunks.bits);
+    op_put_u64(&b, d->tab.count);
+    bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+typedef struct RowRead {
+    DistinctOp *d;
+    Value *row;
+    bool with_touch;
+} RowRead;
+
+static bool get_row(void *ctx, OpReader *r, uint64_t *hash)
+{
+    RowRead *rr = ctx;
+    DistinctOp *d = rr->d;
+    op_get_row(r, d->base.out_types, d->base.ncols, rr->row);
+    int64_t count = op_get_i64(r);
+    int64_t t = rr->with_touch ? op_get_i64(r) : d->base.in_wm;
+    if (r->bad || count == 0) return false;
+    *hash = ktab_hash(&d->tab, rr->row);
+    bool created;
+    DistinctEntry *e = ktab_upsert(&d->tab, rr->row, *hash, &created);
+    if (!created) return false;
+    ttl_item_init(&e->tt);
+    e->count = count;
+    ttl_touch(&d->ttl, &e->tt, t);
+    return true;
+}
+
+static bool distinct_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get,
+                                    void *ctx, char *err, size_t errsize)
+{
+    DistinctOp *d = (DistinctOp *)op;
+    OpReader r = {data, data + len, false};
+    uint32_t magic = op_get_u32(&r), version = op_get_u32(&r);
+    if (magic != DISTINCT_MAGIC || version != DISTINCT_VERSION_CHUNKED)
+        return distinct_deserialize(op, data, len, err, errsize);  /* a one-blob state of an older weir */
+    bool ok = op_get_u32(&r) == (uint32_t)op->ncols;
+    uint8_t with_touch = op_get_u8(&r), bits = op_get_u8(&r);
+    uint64_t total = op_get_u64(&r);
+    if (!ok || r.bad || with_touch != ttl_on(&d->ttl)) {
+        snprintf(err, errsize, "state of %s: not a distinct state of this shape", d->state_id);
+        return false;
+    }
+    clear_state(d);
+    RowRead rr = {d, xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1)), with_touch == 1};
+    ok = op_chunks_restore(&d->chunks, bits, total, name, get, ctx, get_row, &rr);
+    free(rr.row);
+    if (!op_get_finish(&r, ok, d->state_id, err, errsize)) {
+        clear_state(d);
+        return false;
+    }
+    return true;
+}
+
 static void distinct_free(Op *op)
 {
     DistinctOp *d = (DistinctOp *)op;
+    op_chunks_fini(&d->chunks);
     ttl_reset(&d->ttl);
     ktab_fini(&d->tab);
     op_base_fini(op);
@@ -185,6 +272,8 @@ static const OpVtbl distinct_vt = {
     .state_stats = distinct_stats,
     .serialize = distinct_serialize,
     .deserialize = distinct_deserialize,
+    .save_chunks = distinct_save_chunks,
+    .restore_chunks = distinct_restore_chunks,
     .emit_current = distinct_emit_current,
 };
 

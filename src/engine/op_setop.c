@@ -12,9 +12,21 @@
  * row is the stored representative (the first representation seen), so a later
  * retraction matches the earlier insertion exactly. Within a step the counts may dip
  * below zero (a retraction ahead of its insertion); they count as 0 in the function
- * and the step's net output is exact. */
+ * and the step's net output is exact.
+ *
+ * With the model's state_ttl (ttl.h) an entry whose last update (the largest
+ * watermark its rows were judged by) is older than the watermark minus the TTL is
+ * forgotten silently, as a DISTINCT row is: nothing is emitted, and a later row of
+ * either input starts a new generation from counts (0, 0) that emits by the function
+ * again; a retraction of a row the state no longer has is ignored. So that which entry
+ * expired does not depend on how the two inputs' rows share a step, a step applies
+ * both inputs' rows merged in the order of the watermarks they are judged by (the left
+ * input's first among equals): for inputs of one source that is the source's order, at
+ * any batch size. Rows of the two inputs that come from different sources cannot be
+ * ordered so (check warns: state-ttl-several-sources). */
 #include "engine/keyed_table.h"
 #include "engine/op.h"
+#include "engine/ttl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,18 +34,35 @@
 
 #define SETOP_MAGIC 0x57534554u /* "WSET" */
 #define SETOP_VERSION 1u
+#define SETOP_VERSION_TTL 2u /* version 1 plus every entry's last update time */
 
 typedef struct SetEntry {
     int64_t l, r;
+    TtlItem tt;              /* TTL: last update */
 } SetEntry;
+
+/* A row of one input with the watermark it is judged by (TTL: merge order). */
+typedef struct SetRow {
+    int64_t jw;
+    int side, i;
+} SetRow;
 
 typedef struct SetOp {
     Op base;
     KTab tab;
+    Ttl ttl;
     SetOpKind kind;
     bool all;
     const char *state_id;
+    SetRow *rows;            /* TTL: the step's rows of both inputs, merged (reused) */
+    int rows_cap;
 } SetOp;
+
+static void remove_entry(SetOp *s, SetEntry *e)
+{
+    ttl_forget(&s->ttl, &e->tt);
+    ktab_remove(&s->tab, e);
+}
 
 static int64_t out_mult(const SetOp *s, int64_t l, int64_t r)
 {
@@ -47,29 +76,80 @@ static int64_t out_mult(const SetOp *s, int64_t l, int64_t r)
     return 0;
 }
 
+/* Applies row i of input `side` (weight w, judged at jw with a TTL). */
+static void apply_row(SetOp *s, int side, int i, int64_t jw)
+{
+    Op *op = &s->base;
+    const Batch *in = op->in[side]->out;
+    int64_t w = in->weights[i];
+    if (w == 0) return;
+    const Value *row = batch_row(in, i);
+    uint64_t h = ktab_hash(&s->tab, row);
+    if (ttl_on(&s->ttl)) {
+        SetEntry *e = ktab_find(&s->tab, row, h);
+        if (e && ttl_expired(&s->ttl, &e->tt, jw)) {
+            ttl_count(&s->ttl);
+            remove_entry(s, e);
+            e = NULL;
+        }
+        if (!e && w < 0) return; /* the state no longer has the row */
+    }
+    bool created;
+    SetEntry *e = ktab_upsert(&s->tab, row, h, &created);
+    if (created) ttl_item_init(&e->tt);
+    int64_t before = out_mult(s, e->l, e->r);
+    if (side == 0) e->l += w;
+    else e->r += w;
+    int64_t d = out_mult(s, e->l, e->r) - before;
+    if (d != 0) {
+        op_append_copy(op->out, ktab_key(&s->tab, e), op->out_types, d);
+        op_copy_meta(op->out, in, i);
+    }
+    if (e->l == 0 && e->r == 0) remove_entry(s, e);
+    else ttl_touch(&s->ttl, &e->tt, jw);
+}
+
 static bool setop_step(Op *op, OpCtx *ctx)
 {
     (void)ctx;
     SetOp *s = (SetOp *)op;
-    Batch *out = op->out;
-    for (int side = 0; side < 2; side++) {
-        const Batch *in = op->in[side]->out;
-        for (int i = 0; i < in->n; i++) {
-            int64_t w = in->weights[i];
-            if (w == 0) continue;
-            const Value *row = batch_row(in, i);
-            bool created;
-            SetEntry *e = ktab_upsert(&s->tab, row, ktab_hash(&s->tab, row), &created);
-            int64_t before = out_mult(s, e->l, e->r);
-            if (side == 0) e->l += w;
-            else e->r += w;
-            int64_t d = out_mult(s, e->l, e->r) - before;
-            if (d != 0) {
-                op_append_copy(out, ktab_key(&s->tab, e), op->out_types, d);
-                op_copy_meta(out, in, i);
-            }
-            if (e->l == 0 && e->r == 0) ktab_remove(&s->tab, e);
+    const Batch *a = op->in[0]->out, *b = op->in[1]->out;
+    if (!ttl_on(&s->ttl)) {
+        for (int side = 0; side < 2; side++)
+            for (int i = 0; i < op->in[side]->out->n; i++) apply_row(s, side, i, 0);
+        return true;
+    }
+    /* both inputs' rows in the order of their judging watermarks (each input's rows are
+     * in that order already: a merge) */
+    int n = a->n + b->n;
+    if (n > s->rows_cap) {
+        s->rows_cap = n > 2 * s->rows_cap ? n : 2 * s->rows_cap;
+        s->rows = xrealloc(s->rows, sizeof(SetRow) * (size_t)s->rows_cap);
+    }
+    int ia = 0, ib = 0, k = 0;
+    int64_t ja = a->n ? op_judge_wm(op->in_wm, a, 0) : 0, jb = b->n ? op_judge_wm(op->in_wm, b, 0) : 0;
+    while (ia < a->n || ib < b->n) {
+        if (ib >= b->n || (ia < a->n && ja <= jb)) {
+            s->rows[k++] = (SetRow){ja, 0, ia++};
+            if (ia < a->n) ja = op_judge_wm(op->in_wm, a, ia);
+        } else {
+            s->rows[k++] = (SetRow){jb, 1, ib++};
+            if (ib < b->n) jb = op_judge_wm(op->in_wm, b, ib);
         }
+    }
+    for (int j = 0; j < k; j++) apply_row(s, s->rows[j].side, s->rows[j].i, s->rows[j].jw);
+    return true;
+}
+
+/* The watermark passed wm: entries last updated before wm - ttl go, silently. */
+static bool setop_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
+{
+    (void)ctx;
+    SetOp *s = (SetOp *)op;
+    TtlItem *it;
+    while ((it = ttl_pop_expired(&s->ttl, wm))) {
+        ttl_count(&s->ttl);
+        remove_entry(s, (SetEntry *)((char *)it - offsetof(SetEntry, tt)));
     }
     return true;
 }
@@ -77,14 +157,15 @@ static bool setop_step(Op *op, OpCtx *ctx)
 static int setop_stats(const Op *op, EngStateStats *out, int max)
 {
     const SetOp *s = (const SetOp *)op;
-    return op_state_stats1(out, max, s->state_id, s->tab.count, s->tab.bytes);
+    return op_state_stats1_ttl(out, max, s->state_id, s->tab.count, s->tab.bytes + ttl_bytes(&s->ttl), s->ttl.expired);
 }
 
 static bool setop_serialize(const Op *op, StrBuf *sb)
 {
     const SetOp *s = (const SetOp *)op;
     op_put_u32(sb, SETOP_MAGIC);
-    op_put_u32(sb, SETOP_VERSION);
+    bool ttl = ttl_on(&s->ttl);
+    op_put_u32(sb, ttl ? SETOP_VERSION_TTL : SETOP_VERSION);
     op_put_u32(sb, (uint32_t)op->ncols);
     for (int c = 0; c < op->ncols; c++) op_put_u8(sb, op->out_types[c].id);
     /* entries in row order so the bytes depend only on the content */
@@ -96,6 +177,7 @@ static bool setop_serialize(const Op *op, StrBuf *sb)
         const SetEntry *se = es[i];
         op_put_i64(sb, se->l);
         op_put_i64(sb, se->r);
+        if (ttl) op_put_i64(sb, se->tt.touch);
     }
     free(es);
     return true;
@@ -118,6 +200,7 @@ static bool setop_emit_current(Op *op, char *err, size_t errsize)
 
 static void clear_state(SetOp *s)
 {
+    ttl_reset(&s->ttl);
     ktab_clear(&s->tab);
 }
 
@@ -125,8 +208,10 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
 {
     SetOp *s = (SetOp *)op;
     OpReader r = {data, data + len, false};
-    bool ok = op_get_u32(&r) == SETOP_MAGIC && op_get_u32(&r) == SETOP_VERSION &&
-              op_get_u32(&r) == (uint32_t)op->ncols;
+    uint32_t magic = op_get_u32(&r), version = op_get_u32(&r);
+    /* with a TTL, version 1 (no update times) restores as updated at the watermark */
+    bool with_touch = ttl_on(&s->ttl) && version == SETOP_VERSION_TTL;
+    bool ok = magic == SETOP_MAGIC && (version == SETOP_VERSION || with_touch) && op_get_u32(&r) == (uint32_t)op->ncols;
     for (int c = 0; ok && c < op->ncols; c++) ok = op_get_u8(&r) == op->out_types[c].id;
     if (!ok || r.bad) {
         snprintf(err, errsize, "state of %s: not a set-operation state of this shape", s->state_id);
@@ -138,6 +223,7 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
         op_get_row(&r, op->out_types, op->ncols, row);
         int64_t l = op_get_i64(&r), rr = op_get_i64(&r);
+        int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         if (r.bad || (l == 0 && rr == 0)) {
             ok = false;
             break;
@@ -145,8 +231,10 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
         bool created;
         SetEntry *e = ktab_upsert(&s->tab, row, ktab_hash(&s->tab, row), &created);
         if (!created) ok = false;
+        else ttl_item_init(&e->tt);
         e->l = l;
         e->r = rr;
+        if (ok) ttl_touch(&s->ttl, &e->tt, t);
     }
     free(row);
     if (!op_get_finish(&r, ok, s->state_id, err, errsize)) {
@@ -159,7 +247,9 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
 static void setop_free(Op *op)
 {
     SetOp *s = (SetOp *)op;
+    ttl_reset(&s->ttl);
     ktab_fini(&s->tab);
+    free(s->rows);
     op_base_fini(op);
     free(s);
 }
@@ -168,6 +258,7 @@ static const OpVtbl setop_vt = {
     .kind = "setop",
     .frontier = FR_PASS,
     .step = setop_step,
+    .on_watermark = setop_on_watermark,
     .free = setop_free,
     .state_stats = setop_stats,
     .serialize = setop_serialize,
@@ -195,5 +286,7 @@ Op *op_setop_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t
     s->all = n->plan->all;
     s->state_id = op_state_id(&s->base, "setop", 0, "");
     ktab_init(&s->tab, s->base.ncols, s->base.out_types, sizeof(SetEntry));
+    s->ttl.ttl_us = ttl_of_state(n, 0);
+    if (ttl_on(&s->ttl)) s->base.frontier = FR_JUDGE;
     return &s->base;
 }

@@ -176,9 +176,8 @@ void ir_col_add(ColList *l, Arena *a, const char *name, Type t) { ir_col_add_fp(
 
 bool ir_state_takes_ttl(const StateDesc *s)
 {
-    /* a set operation's output is a function of both inputs' counts of a row, so which
-     * of them expired would depend on how the inputs interleave: it takes no TTL */
-    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right", "topn", "over_aggregate"};
+    static const char *const kinds[] = {"aggregate", "distinct", "join_left", "join_right", "topn", "over_aggregate",
+                                        "setop"};
     if (!s->kind) return false;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(s->kind, kinds[i]) == 0) return true;

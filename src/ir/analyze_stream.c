@@ -487,7 +487,7 @@ static void sources_upstream(const IrGraph *g, const IrNode *n, bool *seen, cons
     for (int i = 0; i < n->ninputs; i++) sources_upstream(g, n->inputs[i], seen, first, second);
 }
 
-/* A keyed TTL state (GROUP BY, DISTINCT, TopN) whose input reads several sources judges
+/* A keyed TTL state (GROUP BY, DISTINCT, TopN, a set operation) whose input reads several sources judges
  * each row by its own source's watermark: whether an entry that a row of one source
  * last updated has expired for a row of another depends on which of the two came first,
  * so the result can vary with the batching (docs/semantics.md, State TTL). */
@@ -495,7 +495,7 @@ static void check_state_ttl_sources(const IrGraph *g, const IrNode *n, const Mod
                                     DiagList *dl)
 {
     PlanKind k = n->plan->kind;
-    if (k != PL_AGGREGATE && k != PL_DISTINCT && k != PL_TOPN) return;
+    if (k != PL_AGGREGATE && k != PL_DISTINCT && k != PL_TOPN && k != PL_SETOP) return;
     int nsrc = g->project->nsources;
     bool *seen = ARENA_ARRAY(a, bool, nsrc + 1);
     memset(seen, 0, sizeof(bool) * (size_t)(nsrc + 1));
@@ -509,7 +509,8 @@ static void check_state_ttl_sources(const IrGraph *g, const IrNode *n, const Mod
                  "with state_ttl, a key of this %s can receive rows of sources %s and %s: each row is judged by "
                  "its own source's watermark, so whether a key expires between rows of the two depends on how "
                  "the sources interleave, and the result can differ with --batch-size",
-                 k == PL_AGGREGATE ? "GROUP BY" : k == PL_DISTINCT ? "DISTINCT" : "ROW_NUMBER filter",
+                 k == PL_AGGREGATE ? "GROUP BY" : k == PL_DISTINCT ? "DISTINCT" : k == PL_SETOP ? "set operation"
+                                                                                     : "ROW_NUMBER filter",
                  first->name, second->name);
 }
 

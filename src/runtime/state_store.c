@@ -25,6 +25,7 @@
 
 #include "base/arena.h"
 #include "base/bytes.h"
+#include "base/fault.h"
 #include "base/fsutil.h"
 #include "base/hash.h"
 #include "base/strbuf.h"
@@ -50,6 +51,7 @@
 #define SEAL_MAGIC 0x4c455357u   /* "WSEL" */
 #define SEAL_VERSION 2u          /* 1: a list of every blob's name, length and checksum */
 #define TRAILER 8u
+#define OLDER_FORMAT "it was written by an older weir (format 1)"
 #define SEAL_SEED 0x5745495253544f52ull
 
 /* What a seal says of the records it covers: their number and the wrapping sum of
@@ -78,6 +80,7 @@ struct StateStore {
 
 /* ---------------------------------------------------------------- errors */
 
+static MDB_val key_of(const char *name);
 static bool corrupt(StateStore *s, char *err, size_t errsize, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -197,8 +200,7 @@ static bool seal_parse(const void *data, size_t len, Seal *out, char *why, size_
     ByteReader r = bytes_reader(data, len - 8);
     uint32_t magic = bytes_get_u32(&r), version = bytes_get_u32(&r);
     if (magic != SEAL_MAGIC || version != SEAL_VERSION) {
-        snprintf(why, whysize, magic == SEAL_MAGIC && version == 1 ? "it was written by an older weir (format 1)"
-                                                                    : "its seal is of an unknown format");
+        snprintf(why, whysize, magic == SEAL_MAGIC && version == 1 ? OLDER_FORMAT : "its seal is of an unknown format");
         return false;
     }
     out->n = bytes_get_u64(&r);
@@ -425,6 +427,15 @@ static void walk(void *ctx)
     Verify *v = ctx;
     walk_pages(v);
     if (v->rc != 0 || v->why[0]) return;
+    MDB_val sk = key_of(SEAL_KEY), sd;
+    if (mdb_get(v->txn, v->s->dbi, &sk, &sd) == 0 && sd.mv_size >= 8) {
+        ByteReader hr = bytes_reader(sd.mv_data, 8);
+        if (bytes_get_u32(&hr) == SEAL_MAGIC && bytes_get_u32(&hr) == 1) {
+            /* its records carry no trailers: only a run, which converts it, reads it */
+            snprintf(v->why, sizeof v->why, OLDER_FORMAT);
+            return;
+        }
+    }
     v->rc = mdb_cursor_open(v->txn, v->s->dbi, &v->cursor);
     if (v->rc != 0) return;
     MDB_cursor *c = v->cursor;
@@ -481,7 +492,11 @@ static bool verify(StateStore *s, MDB_txn *t, Seal *out, bool *moved_on, char *e
         ok = !why[0];
     }
     if (ok) *out = sealed;
-    else corrupt(s, err, errsize, "%s", why);
+    else if (strncmp(why, OLDER_FORMAT, strlen(OLDER_FORMAT)) == 0) {
+        s->damaged = true;  /* --fresh discards it as it would a damaged one */
+        snprintf(err, errsize, "the checkpoint store %s was written by an older weir (format 1): the next `weir run` "
+                 "converts it in place and continues from its checkpoint (`weir run --fresh` discards it)", s->data_path);
+    } else corrupt(s, err, errsize, "%s", why);
     return ok;
 }
 
@@ -623,6 +638,209 @@ static bool open_checked(StateStore *s, bool rdonly, bool verify_now, char *err,
     return ok;
 }
 
+/* ---------------------------------------------------------------- format 1 */
+
+/* A store written before records carried trailers (format 1: records as they were put,
+ * and a seal listing every record's name, length and checksum in name order) is read
+ * and converted in place by a run that holds the run lock. The old store is verified
+ * against its seal as that weir did, every record is copied with its trailer into
+ * "convert.mdb" next to data.mdb, sealed, committed and synced, and that file is then
+ * renamed over data.mdb (and the directory synced): a kill at any moment leaves either
+ * the old store, which the next run converts again, or the converted one. */
+
+#define CONVERT_FILE "convert.mdb"
+
+typedef struct Format1 {
+    Verify v;                    /* the page walk, the free list and the reason */
+    bool is_format1;             /* its seal is a format-1 seal */
+    uint64_t records;
+} Format1;
+
+/* Checks the records, in key order, against a format-1 seal's list (sorted by name,
+ * which is LMDB's order for names without NUL bytes). */
+static void walk_format1(void *ctx)
+{
+    Format1 *f = ctx;
+    Verify *v = &f->v;
+    walk_pages(v);
+    if (v->rc != 0 || v->why[0]) return;
+    MDB_val sk = key_of(SEAL_KEY), sd;
+    if (mdb_get(v->txn, v->s->dbi, &sk, &sd) != 0 || sd.mv_size < 8 + 12) return;
+    ByteReader hr = bytes_reader(sd.mv_data, 8);
+    if (bytes_get_u32(&hr) != SEAL_MAGIC || bytes_get_u32(&hr) != 1) return;
+    f->is_format1 = true;
+    ByteReader tail = bytes_reader((const char *)sd.mv_data + sd.mv_size - 8, 8);
+    if (hash_bytes(sd.mv_data, sd.mv_size - 8, SEAL_SEED) != bytes_get_u64(&tail)) {
+        snprintf(v->why, sizeof v->why, "its seal fails its checksum");
+        return;
+    }
+    ByteReader seal = bytes_reader((const char *)sd.mv_data + 8, sd.mv_size - 16);
+    uint32_t n = bytes_get_u32(&seal);
+    if ((v->rc = mdb_cursor_open(v->txn, v->s->dbi, &v->cursor)) != 0) return;
+    MDB_val k, d;
+    int rc;
+    uint32_t i = 0;
+    for (rc = mdb_cursor_get(v->cursor, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(v->cursor, &k, &d, MDB_NEXT)) {
+        if (k.mv_size == strlen(SEAL_KEY) && memcmp(k.mv_data, SEAL_KEY, k.mv_size) == 0) continue;
+        if (memchr(k.mv_data, '\0', k.mv_size)) {
+            snprintf(v->why, sizeof v->why, "a record has a damaged name");
+            return;
+        }
+        size_t nl = 0;
+        const char *name = i < n ? bytes_get_str(&seal, &nl) : NULL;
+        uint64_t len = bytes_get_u64(&seal), h = bytes_get_u64(&seal);
+        if (!name || seal.bad || nl != k.mv_size || memcmp(name, k.mv_data, nl) != 0) {
+            snprintf(v->why, sizeof v->why, "record %.*s is not in its seal (format 1)",
+                     (int)(k.mv_size > 200 ? 200 : k.mv_size), (const char *)k.mv_data);
+            return;
+        }
+        if (len != d.mv_size || h != blob_hash(k.mv_data, k.mv_size, d.mv_data, d.mv_size)) {
+            snprintf(v->why, sizeof v->why, "record %.*s fails its checksum", (int)(nl > 200 ? 200 : nl), name);
+            return;
+        }
+        i++;
+    }
+    if (rc != MDB_NOTFOUND) {
+        v->rc = rc;
+        return;
+    }
+    if (i != n || !bytes_done(&seal)) {
+        snprintf(v->why, sizeof v->why, "its seal lists records it does not hold (format 1)");
+        return;
+    }
+    f->records = i;
+    walk_free_list(v);
+}
+
+typedef struct Copy {
+    StateStore *s;
+    MDB_txn *from;
+    MDB_env *env;
+    MDB_txn *to;
+    MDB_dbi dbi;
+    Seal seal;
+    int rc;
+} Copy;
+
+/* Copies every record of c->from with its trailer into c->to, then the seal. */
+static void copy_records(void *ctx)
+{
+    Copy *c = ctx;
+    MDB_cursor *cur;
+    if ((c->rc = mdb_cursor_open(c->from, c->s->dbi, &cur)) != 0) return;
+    MDB_val k, d;
+    int rc;
+    for (rc = mdb_cursor_get(cur, &k, &d, MDB_FIRST); rc == 0; rc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
+        if (k.mv_size == strlen(SEAL_KEY) && memcmp(k.mv_data, SEAL_KEY, k.mv_size) == 0) continue;
+        MDB_val nv = {d.mv_size + TRAILER, NULL};
+        if ((rc = mdb_put(c->to, c->dbi, &k, &nv, MDB_RESERVE)) != 0) break;
+        char *dst = nv.mv_data;
+        memcpy(dst, d.mv_data, d.mv_size);
+        uint64_t h = blob_hash(k.mv_data, k.mv_size, d.mv_data, d.mv_size);
+        for (unsigned i = 0; i < TRAILER; i++) dst[d.mv_size + i] = (char)(h >> (8 * i));
+        c->seal.n++;
+        c->seal.sum += h;
+    }
+    mdb_cursor_close(cur);
+    if (rc != MDB_NOTFOUND) {
+        c->rc = rc;
+        return;
+    }
+    StrBuf sb = STRBUF_INIT;
+    seal_render(&c->seal, &sb);
+    MDB_val sk = key_of(SEAL_KEY), sv = {sb.len, sb.data};
+    c->rc = mdb_put(c->to, c->dbi, &sk, &sv, 0);
+    sb_free(&sb);
+}
+
+static bool sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = fsync(fd) == 0;
+    close(fd);
+    return ok;
+}
+
+/* Writes the converted store as <dir>/convert.mdb, committed and synced. */
+static bool write_converted(StateStore *s, MDB_txn *from, const char *path, uint64_t *records, char *err,
+                            size_t errsize)
+{
+    Copy c = {.s = s, .from = from};
+    int rc = mdb_env_create(&c.env);
+    if (rc == 0) rc = mdb_env_set_mapsize(c.env, MAP_SIZE);
+    if (rc == 0) rc = mdb_env_open(c.env, path, MDB_NOSUBDIR | MDB_NOLOCK, 0666);
+    if (rc == 0) rc = mdb_txn_begin(c.env, NULL, 0, &c.to);
+    if (rc == 0 && (rc = mdb_dbi_open(c.to, NULL, 0, &c.dbi)) != 0) mdb_txn_abort(c.to);
+    bool ok = rc == 0;
+    if (ok) {
+        int sig = guarded(copy_records, &c);
+        if (sig) {
+            mdb_txn_abort(c.to);
+            ok = corrupt(s, err, errsize, "%s", fault_text(sig));
+        } else if ((rc = c.rc) != 0 || (rc = mdb_txn_commit(c.to)) != 0) {
+            if (c.rc) mdb_txn_abort(c.to);
+            ok = false;
+        }
+    }
+    if (ok && (rc = mdb_env_sync(c.env, 1)) != 0) ok = false;
+    if (c.env) mdb_env_close(c.env);
+    if (!ok && !err[0]) {
+        snprintf(err, errsize, "state store %s: cannot convert it from format 1 (writing %s): %s", s->data_path, path,
+                 mdb_strerror(rc));
+    }
+    *records = c.seal.n;
+    return ok;
+}
+
+/* A format-1 store is converted; any other store is left to the usual checks. */
+static bool convert_format1(StateStore *s, char *err, size_t errsize)
+{
+    MDB_txn *t;
+    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t);
+    if (rc != 0) return lmdb_error(s, "read", rc, err, errsize);
+    Format1 f = {.v = {.s = s, .txn = t}};
+    int sig = guarded(walk_format1, &f);
+    if (f.v.cursor) mdb_cursor_close(f.v.cursor);
+    if (f.v.free_cursor) mdb_cursor_close(f.v.free_cursor);
+    free(f.v.live);
+    if (!f.is_format1) {
+        mdb_txn_abort(t);
+        return true;
+    }
+    if (sig || f.v.why[0] || f.v.rc != 0) {
+        mdb_txn_abort(t);
+        return corrupt(s, err, errsize, "%s (it was written by an older weir, format 1, and cannot be converted)",
+                       sig ? fault_text(sig) : f.v.why[0] ? f.v.why : mdb_strerror(f.v.rc));
+    }
+    StrBuf path = STRBUF_INIT;
+    sb_printf(&path, "%s/%s", s->dir, CONVERT_FILE);
+    unlink(sb_cstr(&path));  /* left by a conversion that was killed */
+    uint64_t records = 0;
+    bool ok = write_converted(s, t, sb_cstr(&path), &records, err, errsize);
+    mdb_txn_abort(t);
+    if (ok) fault_point("store-convert-written");
+    env_close(s);
+    s->sealed_txn = 0;
+    if (ok && rename(sb_cstr(&path), s->data_path) != 0) {
+        snprintf(err, errsize, "state store: cannot rename %s to %s: %s", sb_cstr(&path), s->data_path,
+                 strerror(errno));
+        ok = false;
+    }
+    if (ok && !sync_dir(s->dir)) {
+        snprintf(err, errsize, "state store: cannot sync %s: %s", s->dir, strerror(errno));
+        ok = false;
+    }
+    if (!ok) unlink(sb_cstr(&path));
+    sb_free(&path);
+    if (!ok) return false;
+    fault_point("store-convert-renamed");
+    fprintf(stderr, "weir: converted the checkpoint store %s from format 1 (written by an older weir) to format %u "
+            "(%llu records); continuing from its checkpoint\n", s->data_path, SEAL_VERSION,
+            (unsigned long long)records);
+    return check_meta(s, err, errsize) && env_open(s, s->dir, false, err, errsize);
+}
+
 static StateStore *open_store(const char *dir, bool create, bool exclusive, bool fresh, char *err, size_t errsize)
 {
     err[0] = '\0';
@@ -650,7 +868,10 @@ static StateStore *open_store(const char *dir, bool create, bool exclusive, bool
         if (err[0]) goto fail;
     }
     if (create && stat(s->dir, &st) != 0 && !create_store(s, s->dir, err, errsize)) goto fail;
-    if (!open_checked(s, !create, fresh, err, errsize)) {
+    bool ok = open_checked(s, !create, fresh, err, errsize);
+    /* a run converts a store of format 1 (it holds the run lock) */
+    if (ok && create && exclusive) ok = convert_format1(s, err, errsize);
+    if (!ok) {
         /* a run that starts over discards a damaged store (its journal with it: none
          * of it can be trusted) */
         if (!fresh || !s->damaged) goto fail;

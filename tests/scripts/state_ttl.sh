@@ -102,12 +102,34 @@ for i, r in ontime:
 expect_over = sorted(json.dumps({"user_id": r["user_id"], "page": r["page"], "ts": r["ts"], "n": by_user_t[r["_key"]]},
                                 sort_keys=True) for i, r in ontime)
 assert o_restarts > 0 and len(expect_over) < len(clicks)
+# a_and_b (INTERSECT) and a_not_b (EXCEPT ALL) of a user's clicks on page a and on
+# page b: one entry per user with both counts, restarting (silently) after an idle
+# hour; INTERSECT emits a user once per generation in which both pages were clicked,
+# EXCEPT ALL leaves each generation's final max(a - b, 0) rows in the sink
+sets, s_restarts, gens = {}, 0, []
+for r in clicks:
+    if r["page"] not in ("a", "b"): continue
+    u, j = r["user_id"], r["_j"]
+    e = sets.get(u)
+    if e is not None and e["touch"] < j - TTL:
+        gens.append((u, e)); e, s_restarts = None, s_restarts + 1
+    if e is None: e = sets[u] = {"l": 0, "r": 0, "touch": j}
+    e["l" if r["page"] == "a" else "r"] += 1
+    e["touch"] = max(e["touch"], j)
+gens += list(sets.items())
+expect_intersect = sorted(json.dumps({"user_id": u}) for u, e in gens if e["l"] > 0 and e["r"] > 0)
+expect_except = sorted(json.dumps({"user_id": u}) for u, e in gens for _ in range(max(e["l"] - e["r"], 0)))
+assert s_restarts > 0 and expect_intersect and expect_except
+# without expiry INTERSECT would emit each user once
+assert len(expect_intersect) > len(set(expect_intersect)), "the input must make an INTERSECT entry restart"
 # expired entries: every restart, then every entry still held when the input ends
 expect_expired = {
     "clicks_per_user/aggregate0": restarts_total + len(expect_agg) if False else None,
     "user15_totals/aggregate0": g_restarts + 1,
     "first_click/topn0": p_restarts + len(parts),
     "running_clicks/over_agg0": o_restarts + len(run),
+    "a_and_b/setop0": s_restarts + len(sets),
+    "a_not_b/setop0": s_restarts + len(sets),
 }
 def final_rows(d):
     rows = {}
@@ -134,6 +156,15 @@ def keyed_final(d, name, key):
     return sorted(rows.values(), key=lambda r: r[key])
 def appended(d, name):
     return sorted(json.dumps(json.loads(l), sort_keys=True) for l in open(f"{d}/target/out/{name}.jsonl"))
+def net_rows(d, name):
+    import collections
+    c = collections.Counter()
+    for l in open(f"{d}/target/out/{name}.jsonl"):
+        r = json.loads(l)
+        op = r.pop("op")
+        c[json.dumps(r, sort_keys=True)] += -1 if op == "delete" else 1
+    assert all(n >= 0 for n in c.values()), name
+    return sorted(k for k, n in c.items() for _ in range(n))
 ok = True
 expired = {}
 for n in (1, 7, 97, 4096):
@@ -159,6 +190,11 @@ for n in (1, 7, 97, 4096):
         print(f"batch {n}: running_clicks differs: {len(o)} rows, expected {len(expect_over)}", file=sys.stderr)
         print("  only got:", sorted(set(o) - set(expect_over))[:3], file=sys.stderr)
         print("  only expected:", sorted(set(expect_over) - set(o))[:3], file=sys.stderr)
+    for name, want, got in (("a_and_b", expect_intersect, appended(d, "a_and_b")),
+                            ("a_not_b", expect_except, net_rows(d, "a_not_b"))):
+        if got != want:
+            ok = False
+            print(f"batch {n}: {name} differs: {len(got)} rows, expected {len(want)}", file=sys.stderr)
     a, j = final_rows(d), pairs(d)
     if a != expect_agg:
         ok = False
@@ -237,8 +273,8 @@ for n in (1, 7, 97, 4096):
     c = sqlite3.connect(f"{tmp}/sq{n}/target/ttl.db")
     names = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '\\_weir\\_%' ESCAPE '\\'")]
     tables[n] = {t: sorted(tuple(repr(v) for v in r) for r in c.execute(f'SELECT * FROM "{t}"')) for t in names}
-ok = len(tables[1]) == 7
-if not ok: print("expected 7 tables, got", sorted(tables[1]), file=sys.stderr)
+ok = len(tables[1]) == 9
+if not ok: print("expected 9 tables, got", sorted(tables[1]), file=sys.stderr)
 for n in (7, 97, 4096):
     for t in sorted(set(tables[1]) | set(tables[n])):
         if tables[n].get(t) != tables[1].get(t):
@@ -281,6 +317,13 @@ python3 - "$ONE/inspect.json" "$TWO/inspect.json" <<'PY' || fail "the expired co
 import json, sys
 one, two = ({s["id"]: s["expired"] for s in json.load(open(f))["state"]} for f in sys.argv[1:])
 assert one["clicks_per_user/aggregate0"] > 0 and one["first_click/topn0"] > 0 and one["running_clicks/over_agg0"] > 0, one
+assert one["a_and_b/setop0"] > 0 and one["a_not_b/setop0"] > 0, one
 assert one == two, (one, two)
 PY
+# the set operations' TTL state (with its update times) carried through the checkpoint:
+# the resumed run's sinks hold what one run's do
+for m in a_and_b a_not_b; do
+  cmp -s <(sort "$ONE/target/out/$m.jsonl") <(sort "$TWO/target/out/$m.jsonl") \
+    || fail "$m of the resumed run differs from one run's"
+done
 echo ok
