@@ -103,7 +103,14 @@ run_once() {
       # a run that watches the directory: stopped at a random moment
       (cd "$K" && exec "$WEIR" run --no-progress --batch-size "$B" --workers "$N" --checkpoint-interval 0 \
          > "run$i.out" 2>&1) &
-      local pid=$!
+      local pid=$! deadline=$((SECONDS + 120))
+      # from the moment it holds its state directory (its SIGTERM handler is in place
+      # before: a signal during start-up would end it by the default action)
+      until holds_flock "$pid" "$K/.weir/dev/run.lock"; do
+        kill -0 "$pid" 2>/dev/null || { cat "$K/run$i.out"; fail "$K run $i ended before taking its lock"; }
+        [ $SECONDS -lt $deadline ] || { kill -KILL "$pid"; fail "$K run $i never took its lock"; }
+        sleep 0.01
+      done
       sleep "0.$(printf %02d $((RANDOM % 40)))"
       if [ "$STOP" = term ]; then kill -TERM "$pid"; else kill -KILL "$pid"; fi
       wait "$pid" 2>/dev/null || rc=$?
