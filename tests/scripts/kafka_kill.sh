@@ -254,7 +254,14 @@ run_seed() {
     pid=$!
     case $mode in
       kill_delay) sleep "$delay"; kill -9 $pid 2>/dev/null ;;
-      term_delay) sleep "$delay"; kill -TERM $pid 2>/dev/null ;;
+      term_delay)
+        # the delay counts from the moment the run holds its state directory (its SIGTERM
+        # handler is in place before; a signal during start-up ends it by the default action)
+        local deadline=$((SECONDS + 120))
+        until holds_flock $pid "$P/.weir/dev/run.lock" || ! kill -0 $pid 2>/dev/null || [ $SECONDS -ge $deadline ]; do
+          sleep 0.01
+        done
+        sleep "$delay"; kill -TERM $pid 2>/dev/null ;;
       kill_output)
         local deadline=$((SECONDS + 10))
         until [ "$(outsize "$P")" -gt "$n" ] || [ $SECONDS -ge $deadline ]; do sleep 0.01; done
