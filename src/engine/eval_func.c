@@ -50,7 +50,7 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_func_math(e, av, ctx, out);
     case FN_DATE_TRUNC: case FN_EXTRACT: case FN_MAKE_INTERVAL: case FN_DATE_BIN: case FN_MAKE_DATE:
     case FN_MAKE_TIMESTAMP: case FN_AGE: case FN_JUSTIFY_DAYS: case FN_JUSTIFY_HOURS:
-    case FN_JUSTIFY_INTERVAL: case FN_ISFINITE:
+    case FN_JUSTIFY_INTERVAL: case FN_ISFINITE: case FN_TIMEZONE:
         return eval_func_time(e, av, ctx, out);
     case FN_TO_TIMESTAMP:
         if (e->nargs == 1) return eval_func_time(e, av, ctx, out);   /* to_timestamp(epoch seconds) */

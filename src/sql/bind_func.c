@@ -9,6 +9,7 @@
 #include "sql/bind_internal.h"
 
 #include "base/regex.h"
+#include "base/tz.h"
 
 #include <math.h>
 #include <string.h>
@@ -1113,7 +1114,9 @@ nofunc:
  * timestamp -> timestamptz and timestamptz -> timestamp are casts that keep the
  * instant's digits; an interval offset (hours, minutes, seconds) shifts them:
  *   timestamptz AT TIME ZONE iv = timestamp (x + iv);  timestamp AT TIME ZONE iv =
- *   timestamptz (x - iv). Named zones other than UTC are not supported yet. */
+ *   timestamptz (x - iv). Any other zone text is FN_TIMEZONE (base/tz.h: abbreviations,
+ *   the time zone database, POSIX zones), resolved here when it is a constant (an
+ *   unknown name is then a bind error at the zone) and per row otherwise. */
 static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
 {
     Binder *b = cx->b;
@@ -1131,22 +1134,34 @@ static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
     if (bind_is_unknown_literal(zone)) zone = bind_coerce(b, zone, type_make(T_TEXT));
     if (!zone) return NULL;
     if (zone->type.id == T_TEXT) {
-        if (zone->kind != EX_CONST || zone->cval.isnull) {
-            bind_unsupported(b, zone->loc >= 0 ? zone->loc : loc, "AT TIME ZONE with a zone computed per row");
-            return NULL;
+        if (zone->kind == EX_CONST && !zone->cval.isnull) {
+            static const char *const utc[] = {"utc", "gmt", "etc/utc", "etc/gmt", "z", "zulu", "universal", "uct"};
+            for (size_t i = 0; i < sizeof utc / sizeof utc[0]; i++)
+                if (strlen(utc[i]) == zone->cval.len && strncasecmp(zone->cval.s, utc[i], zone->cval.len) == 0)
+                    return bind_cast(b, x, out, loc);
         }
-        static const char *const utc[] = {"utc", "gmt", "etc/utc", "etc/gmt", "z", "zulu", "universal", "uct"};
-        bool is_utc = false;
-        for (size_t i = 0; i < sizeof utc / sizeof utc[0] && !is_utc; i++)
-            is_utc = strlen(utc[i]) == zone->cval.len && strncasecmp(zone->cval.s, utc[i], zone->cval.len) == 0;
-        if (!is_utc) {
-            bind_error(b, zone->loc >= 0 ? zone->loc : loc, "unsupported",
-                       "weir's session time zone is UTC: use AT TIME ZONE 'UTC', or a fixed offset as an interval, "
-                       "e.g. AT TIME ZONE INTERVAL '+02:00'",
-                       "time zone \"%.*s\" is not supported yet", (int)zone->cval.len, zone->cval.s);
-            return NULL;
+        Expr *pair[2] = {zone, x};
+        Expr *e = func_node(b, FN_TIMEZONE, out, loc, pair, 2);
+        if (zone->kind == EX_CONST && !zone->cval.isnull) {
+            const char *dyn = NULL;
+            int len = (int)(zone->cval.len > TZ_NAME_MAX ? TZ_NAME_MAX : zone->cval.len);
+            TzStatus st = tz_find(zone->cval.s, zone->cval.len, &e->tzone, &dyn);
+            int at = zone->loc >= 0 ? zone->loc : loc;
+            if (st == TZ_DYNAMIC_ABBREV) {
+                const char *hint = arena_printf(b->arena, "write the zone it stands for: AT TIME ZONE '%s'", dyn);
+                bind_error(b, at, "unsupported", hint, "time zone abbreviation \"%.*s\" is not supported yet", len,
+                           zone->cval.s);
+                return NULL;
+            }
+            if (st != TZ_FOUND) {
+                bind_error(b, at, "invalid-time-zone",
+                           "a zone of the time zone database (AT TIME ZONE 'Europe/Berlin'), an abbreviation "
+                           "('CET'), a POSIX zone ('UTC+3') or an interval (INTERVAL '+02:00')",
+                           "time zone \"%.*s\" not recognized", len, zone->cval.s);
+                return NULL;
+            }
         }
-        return bind_cast(b, x, out, loc);
+        return e;
     }
     if (zone->type.id == T_INTERVAL) {
         if (zone->kind == EX_CONST && !zone->cval.isnull && (zone->cval.iv.months || zone->cval.iv.days)) {

@@ -69,6 +69,8 @@ typedef enum FuncKind {
     /* date/time */
     FN_DATE_BIN, FN_MAKE_DATE, FN_MAKE_TIMESTAMP, FN_AGE, FN_JUSTIFY_DAYS, FN_JUSTIFY_HOURS,
     FN_JUSTIFY_INTERVAL, FN_ISFINITE,
+    FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the
+                                      zone, when constant, resolved in Expr.tzone) */
     /* math */
     FN_EXP, FN_LN, FN_LOG, FN_LOG10, FN_CBRT, FN_PI, FN_DEGREES, FN_RADIANS, FN_SIN, FN_COS, FN_TAN,
     FN_ASIN, FN_ACOS, FN_ATAN, FN_ATAN2, FN_WIDTH_BUCKET, FN_DIV, FN_GCD, FN_LCM,
@@ -97,6 +99,10 @@ struct Expr {
      * when the pattern is computed per row (or the node was built without it). Not part
      * of equality or hashing: it follows from the arguments. */
     struct Regex *regex;
+    /* The zone of an FN_TIMEZONE call whose zone is a constant, resolved by the binder
+     * (base/tz.h; lives as long as the process); NULL when computed per row. Not part
+     * of equality or hashing: it follows from the arguments. */
+    const struct TzZone *tzone;
 };
 
 typedef enum AggKind {
