@@ -1201,8 +1201,13 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
     if (strcmp(name, "array_agg") == 0 || strcmp(name, "json_agg") == 0 || strcmp(name, "jsonb_agg") == 0) {
-        bind_error(b, loc, "unsupported", "aggregate the values another way, e.g. count(DISTINCT x), min(x), max(x)",
-                   "%s() is not supported: weir has no %s type", name, name[0] == 'a' ? "array" : "json");
+        const char *x = nargs > 0 && args[0] ? bind_expr_text(cx, args[0]) : "x";
+        const char *hint = arena_printf(b->arena,
+                                        "aggregate the values another way, e.g. string_agg(%s%s, ','), "
+                                        "count(DISTINCT %s), min(%s), max(%s)", x,
+                                        nargs > 0 && args[0] && args[0]->type.id == T_TEXT ? "" : "::text", x, x, x);
+        bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no %s type", name,
+                   name[0] == 'a' ? "array" : "json");
         return NULL;
     }
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
