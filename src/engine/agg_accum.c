@@ -46,7 +46,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
             sp->frac_null = c->kind != AGG_MODE && (!f || f->kind != EX_CONST || f->cval.isnull);
             sp->frac = sp->frac_null || c->kind == AGG_MODE ? 0.0 : f->cval.f;
         }
-        bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG;
+        bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG || c->kind == AGG_SUM_SQUARES;
         sp->track_scale = sumavg && sp->cls == AC_NUM && !insert_only;
         sp->exact_float = sumavg && sp->cls == AC_FLOAT && !insert_only;
         if (c->kind == AGG_COUNT || c->kind == AGG_COUNT_STAR) {
@@ -95,6 +95,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
     x->dlooked = xcalloc((size_t)ng, sizeof(bool));
     x->ddelta = xcalloc((size_t)na, sizeof(int64_t));
     x->argv = xcalloc((size_t)na, sizeof(Value));
+    x->sqv = xcalloc((size_t)na, sizeof(Value));
     x->active = xcalloc((size_t)na, sizeof(bool));
     x->eff = xcalloc((size_t)na, sizeof(int64_t));
     x->cand = xcalloc((size_t)na, sizeof(i128));
@@ -112,6 +113,7 @@ void aggacc_fini(AggAccs *x)
     free(x->dlooked);
     free(x->ddelta);
     free(x->argv);
+    free(x->sqv);
     free(x->active);
     free(x->eff);
     free(x->cand);
@@ -451,6 +453,7 @@ bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, c
         natural = type_make(T_INT8);
         break;
     case AGG_SUM:
+    case AGG_SUM_SQUARES:
         if (acc->n <= 0) break;
         switch (sp->cls) {
         case AC_INT:
@@ -617,6 +620,7 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *d
     switch (sp->kind) {
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         if (sp->cls == AC_INT || sp->cls == AC_NUM) {
             op_put_i128(sb, acc->u.s.sum);
             op_put_u32(sb, (uint32_t)acc->u.s.scale);
@@ -673,6 +677,7 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
     switch (sp->kind) {
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         if (sp->cls == AC_INT || sp->cls == AC_NUM) {
             acc->u.s.sum = op_get_i128(r);
             acc->u.s.scale = (int32_t)op_get_u32(r);

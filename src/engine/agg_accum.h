@@ -123,6 +123,7 @@ typedef struct AggAccs {
     bool *dlooked;           /* per DISTINCT group: dhash/dent are this row's */
     int64_t *ddelta;         /* counter deltas of one group (the widest) */
     Value *argv;
+    Value *sqv;              /* AGG_SUM_SQUARES: the square of argv */
     bool *active;
     int64_t *eff;
     i128 *cand;
@@ -231,9 +232,22 @@ static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *accs, in
     }
     x->eff[j] = eff;
     if (eff == 0) return NULL;
+    if (sp->kind == AGG_SUM_SQUARES) {
+        /* the value summed is the square; the DISTINCT key above stays the value */
+        if (sp->cls == AC_FLOAT) {
+            x->sqv[j] = value_float(v->f * v->f);
+        } else {
+            i128 r;
+            int rs;
+            if (!dec_mul(value_num(v), v->scale, value_num(v), v->scale, &r, &rs)) return "value overflows numeric format";
+            x->sqv[j] = value_numeric(r, rs);
+        }
+        v = &x->sqv[j];
+    }
     switch (sp->kind) {
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         if (sp->cls == AC_INT) {
             i128 prod, sum;
             if (__builtin_mul_overflow((i128)v->i, (i128)eff, &prod) ||
@@ -299,7 +313,7 @@ static inline int aggacc_cmp_arg(const AggSpec *sp, const Value *a, const Value 
 static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *err, size_t errsize)
 {
     const AggSpec *sp = &x->specs[j];
-    const Value *v = &x->argv[j];
+    const Value *v = sp->kind == AGG_SUM_SQUARES ? &x->sqv[j] : &x->argv[j];
     int64_t eff = x->eff[j];
     if (eff == 0) return true;
     switch (sp->kind) {
@@ -309,6 +323,7 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
         break;
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         acc->n += eff;
         switch (sp->cls) {
         case AC_INT:

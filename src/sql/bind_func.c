@@ -155,6 +155,10 @@ static bool agg_type(AggKind k, Type t, Type *out)
         else if (id == T_FLOAT4 || id == T_FLOAT8 || id == T_INTERVAL) *out = type_make(id);
         else return false;
         return true;
+    case AGG_SUM_SQUARES:
+        if (id == T_NUMERIC || id == T_FLOAT8) *out = type_make(id);
+        else return false;
+        return true;
     case AGG_AVG:
         if (type_is_integer(t) || id == T_NUMERIC) *out = type_make(T_NUMERIC);
         else if (type_is_float(t)) *out = type_make(T_FLOAT8);
@@ -446,8 +450,9 @@ static Expr *op2(Binder *b, int op, Type t, Expr *l, Expr *r, int loc)
     return e;
 }
 
-/* variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop (x) as PostgreSQL
- * computes them from N = count(x), S = sum(x), Q = sum(x * x) (in numeric for integer
+/* variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop ([DISTINCT] x) as
+ * PostgreSQL computes them from N = count(x), S = sum(x), Q = sum(x * x) (with DISTINCT:
+ * over the distinct values, Q an AGG_SUM_SQUARES of them) (in numeric for integer
  * and numeric x, in double precision for real and double precision x):
  *   var = (N * Q - S * S) / (N * (N - 1))   (pop: / (N * N)); NULL below 2 (pop: 1) rows;
  *   numeric: 0 when the numerator is not positive, the quotient at PostgreSQL's division
@@ -460,10 +465,6 @@ static Expr *bind_stats_agg(ExprCtx *cx, Ast *a)
     bool sd = strncmp(name, "stddev", 6) == 0;
     if (cx->agg_mode != AGGS_COLLECT || a->agg_order.n || a->func_variadic || a->args.n != 1 || a->agg_star)
         return bind_agg_call(cx, a, AGG_SUM); /* its checks and messages */
-    if (a->agg_distinct) {
-        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s(DISTINCT ...)", name));
-        return NULL;
-    }
     ExprCtx in = *cx;
     in.agg_mode = AGGS_INSIDE;
     Expr *x = bind_expr(&in, a->args.items[0]);
@@ -490,14 +491,22 @@ static Expr *bind_stats_agg(ExprCtx *cx, Ast *a)
     ac.loc = loc;
     ac.filter = filter;
     ac.kind = AGG_COUNT;
-    ac.arg = x;
+    ac.distinct = a->agg_distinct;
+    /* DISTINCT: the three calls share one set of the distinct values of xc; the squares
+     * are summed over those values (sum(DISTINCT x * x) would merge -2 and 2) */
+    ac.arg = a->agg_distinct ? xc : x;
     ac.type = type_make(T_INT8);
     Expr *n = agg_placeholder(cx, &ac, loc);
     ac.kind = AGG_SUM;
     ac.arg = xc;
     ac.type = t;
     Expr *sum = agg_placeholder(cx, &ac, loc);
-    ac.arg = op2(b, OP_MUL, t, plan_expr_copy(b->arena, xc), plan_expr_copy(b->arena, xc), loc);
+    if (a->agg_distinct) {
+        ac.kind = AGG_SUM_SQUARES;
+        ac.arg = plan_expr_copy(b->arena, xc);
+    } else {
+        ac.arg = op2(b, OP_MUL, t, plan_expr_copy(b->arena, xc), plan_expr_copy(b->arena, xc), loc);
+    }
     Expr *sq = agg_placeholder(cx, &ac, loc);
     Expr *nn = bind_coerce(b, n, t);
     Expr *num = op2(b, OP_SUB, t, op2(b, OP_MUL, t, nn, sq, loc),

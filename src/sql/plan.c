@@ -147,6 +147,7 @@ const char *agg_kind_name(AggKind k)
     case AGG_LAG: return "lag";
     case AGG_FIRST_VALUE: return "first_value";
     case AGG_LAST_VALUE: return "last_value";
+    case AGG_SUM_SQUARES: return "sum_squares";
     case AGG__COUNT: break;
     }
     return "?";

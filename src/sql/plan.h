@@ -119,6 +119,9 @@ typedef enum AggKind {
     AGG_LAG,         /* `offset` rows before the current one in the partition, else `dflt` */
     AGG_FIRST_VALUE, /* at the frame's first row */
     AGG_LAST_VALUE,  /* at the frame's last row */
+    /* the sum of the squares of `arg`'s values (numeric or double precision); with
+     * DISTINCT, of its distinct values: variance(DISTINCT x) and friends */
+    AGG_SUM_SQUARES,
     AGG__COUNT
 } AggKind;
 

@@ -13,8 +13,9 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
           EXISTS / NOT EXISTS under OR, NOT and CASE; x op ANY / ALL (subquery) and
           [NOT] IN under OR with NULL keys on either side (three-valued results)
 
-  stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop over integer,
-          numeric and double precision columns, grouped or not, with FILTER, in HAVING;
+  stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop ([DISTINCT] x)
+          over integer, numeric and double precision columns, grouped or not, with FILTER,
+          in HAVING;
           string_agg(x, sep ORDER BY x [DESC]) and string_agg(DISTINCT x, ...)
 
   gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
@@ -291,7 +292,8 @@ def gen_stats(case, r, qr):
         filt = ''
         if r.random() < 0.25:
             filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3])
-        items.append(X('double precision' if flt else 'numeric', raw='%s(a.%s)%s' % (fn, c['name'], filt),
+        dist = 'DISTINCT ' if r.random() < 0.35 else ''
+        items.append(X('double precision' if flt else 'numeric', raw='%s(%sa.%s)%s' % (fn, dist, c['name'], filt),
                        inexact=flt))
     texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text']
     if texts and r.random() < 0.6:
