@@ -3,6 +3,8 @@
  * per-row hot path is inline there). */
 #include "engine/agg_accum.h"
 
+#include "engine/agg_item.h"
+
 static ArgClass classify(Type t)
 {
     if (type_is_integer(t)) return AC_INT;
@@ -35,6 +37,11 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
         sp->distinct = c->distinct && !minmax && sp->arg;
         sp->extreme_only = minmax && insert_only;
         sp->argt_intlike = type_is_int_like(sp->argt);
+        if (c->kind == AGG_STRING_AGG && sp->arg && sp->arg->kind == EX_FUNC && sp->arg->func == FN_STRING_AGG_ITEM &&
+            sp->arg->nargs == 3) {
+            sp->item = true;
+            sp->argt = oset_item_type((TypeId)sp->arg->args[2]->type.id);
+        }
         if (c->kind == AGG_STRING_AGG) {
             const Expr *d = c->dflt;
             sp->sep = d && d->kind == EX_CONST && !d->cval.isnull ? d->cval : value_text("", 0);
@@ -346,10 +353,60 @@ static void join_entry(void *ctx, const Value *v, int64_t count)
     }
 }
 
+typedef struct ItemWalk {
+    const AggSpec *sp;
+    const Value **v;
+    int64_t *count;
+    int64_t n;
+} ItemWalk;
+
+static void item_entry(void *ctx, const Value *v, int64_t count)
+{
+    ItemWalk *w = ctx;
+    w->v[w->n] = v;
+    w->count[w->n++] = count;
+}
+
+/* Packed items (agg_item.h) in the multiset's order (descending: reversed), each x as
+ * often as it occurs, every one but the first after its own delimiter. */
+static Value string_agg_items(const AggSpec *sp, const Acc *acc, Arena *arena)
+{
+    int64_t n = acc->u.set.n;
+    ItemWalk w = {sp, arena_alloc(arena, sizeof(Value *) * (size_t)(n > 0 ? n : 1)),
+                  arena_alloc(arena, sizeof(int64_t) * (size_t)(n > 0 ? n : 1)), 0};
+    oset_walk(&acc->u.set, item_entry, &w);
+    Type kt = type_make((TypeId)sp->argt.scale);
+    size_t total = 0;
+    bool first = true;
+    for (int pass = 0; pass < 2; pass++) {
+        char *buf = pass ? arena_alloc(arena, total + 1) : NULL;
+        size_t len = 0;
+        first = true;
+        for (int64_t k = 0; k < w.n; k++) {
+            const Value *v = w.v[sp->desc ? w.n - 1 - k : k];
+            AggItem it;
+            if (!agg_item_unpack(kt, v->s, v->len, &it)) continue;
+            for (int64_t c = 0; c < w.count[sp->desc ? w.n - 1 - k : k]; c++) {
+                if (!first && !it.delim.isnull) {
+                    if (pass && it.delim.len) memcpy(buf + len, it.delim.s, it.delim.len);
+                    len += it.delim.len;
+                }
+                first = false;
+                if (pass && it.x.len) memcpy(buf + len, it.x.s, it.x.len);
+                len += it.x.len;
+            }
+        }
+        if (pass) return value_text(buf, (uint32_t)len);
+        total = len;
+    }
+    return value_null();
+}
+
 /* The values of the ordered multiset joined by the separator, each as often as it
  * occurs (descending: the ascending walk writes from the end of the buffer). */
 static Value string_agg_value(const AggSpec *sp, const Acc *acc, Arena *arena)
 {
+    if (sp->item) return string_agg_items(sp, acc, arena);
     JoinWalk w = {sp, NULL, 0, true, true};
     oset_walk(&acc->u.set, join_entry, &w);
     size_t total = w.len;

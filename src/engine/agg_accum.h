@@ -71,6 +71,7 @@ typedef struct AggSpec {
     int dgroup;              /* DISTINCT: the group of calls sharing this argument, else -1 */
     uint32_t dpos;           /* DISTINCT: this call's counter in the group's set */
     Value sep;               /* STRING_AGG: the separator (text) */
+    bool item;               /* STRING_AGG over packed items (agg_item.h): argt is oset_item_type */
     bool desc;               /* STRING_AGG, ordered-set aggregates: values in descending order */
     bool frac_null;          /* PERCENTILE_*: the fraction is NULL (the result is NULL) */
     double frac;             /* PERCENTILE_*: the fraction, 0 <= frac <= 1 */

@@ -192,10 +192,14 @@ static bool agg_type(AggKind k, Type t, Type *out)
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
 
-/* string_agg(value, delimiter [ORDER BY value [ASC|DESC]]): text values, a constant
- * delimiter (NULL: none). The values are joined in their order (C collation): ordered
- * by the value itself, as ORDER BY may say; PostgreSQL leaves the order unspecified
- * without ORDER BY, weir sorts. */
+/* string_agg(value, delimiter [ORDER BY key [ASC|DESC]]): text values joined, each but
+ * the first after its own row's delimiter (NULL: none), as PostgreSQL defines it. With
+ * a constant delimiter and no key other than the value, the values are kept as they
+ * are, in their order (C collation); PostgreSQL leaves the order unspecified without
+ * ORDER BY, weir sorts. Ordered by another expression or with a delimiter computed
+ * per row, the argument is FN_STRING_AGG_ITEM(value, delimiter, key) (the key is the
+ * value without ORDER BY), kept in the order of the key (NULL last, as ORDER BY puts
+ * it ascending), then value and delimiter (PostgreSQL leaves ties unspecified). */
 static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac)
 {
     Binder *b = cx->b;
@@ -211,8 +215,10 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
             return false;
         }
     }
-    if (args[1]->kind != EX_CONST) {
-        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc, "a string_agg delimiter computed per row");
+    bool per_row = args[1]->kind != EX_CONST;
+    if (per_row && a->agg_distinct) {
+        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc,
+                         "string_agg(DISTINCT ...) with a delimiter computed per row");
         return false;
     }
     ac->type = type_make(T_TEXT);
@@ -230,18 +236,30 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
         Expr *o = oe ? bind_expr(&in, oe) : NULL;
         if (!o) return false;
         if (bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
-        if (!o || !plan_expr_equal(o, args[0])) {
-            if (o && a->agg_distinct) {
-                bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
-                           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
-                return false;
-            }
-            if (o)
-                bind_unsupported(b, bind_ast_start(oe),
-                                 "string_agg ordered by another expression than its value");
+        if (!o) return false;
+        bool other = !plan_expr_equal(o, args[0]);
+        if (other && a->agg_distinct) {
+            bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
+                       "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
             return false;
         }
         ac->offset = sb->kind == AST_SORT_BY && sb->desc ? 1 : 0;
+        if (other && sb->kind == AST_SORT_BY && sb->nulls != 0 && sb->nulls != (sb->desc ? 1 : 2)) {
+            bind_unsupported(b, bind_ast_start(oe), sb->desc ? "NULLS LAST in string_agg's ORDER BY ... DESC"
+                                                           : "NULLS FIRST in string_agg's ORDER BY");
+            return false;
+        }
+        if (other || per_row) {
+            Expr *item[3] = {args[0], args[1], o};
+            ac->arg = func_node(b, FN_STRING_AGG_ITEM, type_make(T_TEXT), a->loc, item, 3);
+            ac->dflt = NULL;
+        }
+        return true;
+    }
+    if (per_row) {
+        Expr *item[3] = {args[0], args[1], plan_expr_copy(b->arena, args[0])};
+        ac->arg = func_node(b, FN_STRING_AGG_ITEM, type_make(T_TEXT), a->loc, item, 3);
+        ac->dflt = NULL;
     }
     return true;
 }

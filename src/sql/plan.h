@@ -69,6 +69,10 @@ typedef enum FuncKind {
     /* date/time */
     FN_DATE_BIN, FN_MAKE_DATE, FN_MAKE_TIMESTAMP, FN_AGE, FN_JUSTIFY_DAYS, FN_JUSTIFY_HOURS,
     FN_JUSTIFY_INTERVAL, FN_ISFINITE,
+    FN_STRING_AGG_ITEM,            /* x text, delimiter text, order key: the argument of a
+                                      string_agg ordered by another expression or with a
+                                      delimiter per row (engine/agg_item.h); not strict:
+                                      NULL only when x is */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the
                                       zone, when constant, resolved in Expr.tzone) */
     /* math */
