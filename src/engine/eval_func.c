@@ -85,6 +85,8 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_func_format(e, av, ctx, out);
     case FN_REGEXP_REPLACE: case FN_REGEXP_LIKE: case FN_REGEXP_COUNT: case FN_REGEXP_SUBSTR:
         return eval_func_regex(e, av, ctx, out);
+    case FN_SUBQUERY_ROWS:
+        return eval_fail(ctx, "more than one row returned by a subquery used as an expression");
     case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN__COUNT: break;
     }
     return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));

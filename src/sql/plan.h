@@ -69,6 +69,8 @@ typedef enum FuncKind {
     /* date/time */
     FN_DATE_BIN, FN_MAKE_DATE, FN_MAKE_TIMESTAMP, FN_AGE, FN_JUSTIFY_DAYS, FN_JUSTIFY_HOURS,
     FN_JUSTIFY_INTERVAL, FN_ISFINITE,
+    FN_SUBQUERY_ROWS,              /* no arguments: always fails with PostgreSQL's "more than one
+                                      row returned by a subquery used as an expression" */
     FN_STRING_AGG_ITEM,            /* x text, delimiter text, order key: the argument of a
                                       string_agg ordered by another expression or with a
                                       delimiter per row (engine/agg_item.h); not strict:
