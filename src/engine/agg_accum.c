@@ -3,6 +3,8 @@
  * per-row hot path is inline there). */
 #include "engine/agg_accum.h"
 
+#include "engine/agg_item.h"
+
 static ArgClass classify(Type t)
 {
     if (type_is_integer(t)) return AC_INT;
@@ -35,6 +37,11 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
         sp->distinct = c->distinct && !minmax && sp->arg;
         sp->extreme_only = minmax && insert_only;
         sp->argt_intlike = type_is_int_like(sp->argt);
+        if (c->kind == AGG_STRING_AGG && sp->arg && sp->arg->kind == EX_FUNC && sp->arg->func == FN_STRING_AGG_ITEM &&
+            sp->arg->nargs == 3) {
+            sp->item = true;
+            sp->argt = oset_item_type((TypeId)sp->arg->args[2]->type.id);
+        }
         if (c->kind == AGG_STRING_AGG) {
             const Expr *d = c->dflt;
             sp->sep = d && d->kind == EX_CONST && !d->cval.isnull ? d->cval : value_text("", 0);
@@ -46,7 +53,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
             sp->frac_null = c->kind != AGG_MODE && (!f || f->kind != EX_CONST || f->cval.isnull);
             sp->frac = sp->frac_null || c->kind == AGG_MODE ? 0.0 : f->cval.f;
         }
-        bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG;
+        bool sumavg = c->kind == AGG_SUM || c->kind == AGG_AVG || c->kind == AGG_SUM_SQUARES;
         sp->track_scale = sumavg && sp->cls == AC_NUM && !insert_only;
         sp->exact_float = sumavg && sp->cls == AC_FLOAT && !insert_only;
         if (c->kind == AGG_COUNT || c->kind == AGG_COUNT_STAR) {
@@ -95,6 +102,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
     x->dlooked = xcalloc((size_t)ng, sizeof(bool));
     x->ddelta = xcalloc((size_t)na, sizeof(int64_t));
     x->argv = xcalloc((size_t)na, sizeof(Value));
+    x->sqv = xcalloc((size_t)na, sizeof(Value));
     x->active = xcalloc((size_t)na, sizeof(bool));
     x->eff = xcalloc((size_t)na, sizeof(int64_t));
     x->cand = xcalloc((size_t)na, sizeof(i128));
@@ -112,6 +120,7 @@ void aggacc_fini(AggAccs *x)
     free(x->dlooked);
     free(x->ddelta);
     free(x->argv);
+    free(x->sqv);
     free(x->active);
     free(x->eff);
     free(x->cand);
@@ -344,10 +353,60 @@ static void join_entry(void *ctx, const Value *v, int64_t count)
     }
 }
 
+typedef struct ItemWalk {
+    const AggSpec *sp;
+    const Value **v;
+    int64_t *count;
+    int64_t n;
+} ItemWalk;
+
+static void item_entry(void *ctx, const Value *v, int64_t count)
+{
+    ItemWalk *w = ctx;
+    w->v[w->n] = v;
+    w->count[w->n++] = count;
+}
+
+/* Packed items (agg_item.h) in the multiset's order (descending: reversed), each x as
+ * often as it occurs, every one but the first after its own delimiter. */
+static Value string_agg_items(const AggSpec *sp, const Acc *acc, Arena *arena)
+{
+    int64_t n = acc->u.set.n;
+    ItemWalk w = {sp, arena_alloc(arena, sizeof(Value *) * (size_t)(n > 0 ? n : 1)),
+                  arena_alloc(arena, sizeof(int64_t) * (size_t)(n > 0 ? n : 1)), 0};
+    oset_walk(&acc->u.set, item_entry, &w);
+    Type kt = type_make((TypeId)sp->argt.scale);
+    size_t total = 0;
+    bool first = true;
+    for (int pass = 0; pass < 2; pass++) {
+        char *buf = pass ? arena_alloc(arena, total + 1) : NULL;
+        size_t len = 0;
+        first = true;
+        for (int64_t k = 0; k < w.n; k++) {
+            const Value *v = w.v[sp->desc ? w.n - 1 - k : k];
+            AggItem it;
+            if (!agg_item_unpack(kt, v->s, v->len, &it)) continue;
+            for (int64_t c = 0; c < w.count[sp->desc ? w.n - 1 - k : k]; c++) {
+                if (!first && !it.delim.isnull) {
+                    if (pass && it.delim.len) memcpy(buf + len, it.delim.s, it.delim.len);
+                    len += it.delim.len;
+                }
+                first = false;
+                if (pass && it.x.len) memcpy(buf + len, it.x.s, it.x.len);
+                len += it.x.len;
+            }
+        }
+        if (pass) return value_text(buf, (uint32_t)len);
+        total = len;
+    }
+    return value_null();
+}
+
 /* The values of the ordered multiset joined by the separator, each as often as it
  * occurs (descending: the ascending walk writes from the end of the buffer). */
 static Value string_agg_value(const AggSpec *sp, const Acc *acc, Arena *arena)
 {
+    if (sp->item) return string_agg_items(sp, acc, arena);
     JoinWalk w = {sp, NULL, 0, true, true};
     oset_walk(&acc->u.set, join_entry, &w);
     size_t total = w.len;
@@ -451,6 +510,7 @@ bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, c
         natural = type_make(T_INT8);
         break;
     case AGG_SUM:
+    case AGG_SUM_SQUARES:
         if (acc->n <= 0) break;
         switch (sp->cls) {
         case AC_INT:
@@ -617,6 +677,7 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *d
     switch (sp->kind) {
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         if (sp->cls == AC_INT || sp->cls == AC_NUM) {
             op_put_i128(sb, acc->u.s.sum);
             op_put_u32(sb, (uint32_t)acc->u.s.scale);
@@ -673,6 +734,7 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
     switch (sp->kind) {
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         if (sp->cls == AC_INT || sp->cls == AC_NUM) {
             acc->u.s.sum = op_get_i128(r);
             acc->u.s.scale = (int32_t)op_get_u32(r);

@@ -71,6 +71,7 @@ typedef struct AggSpec {
     int dgroup;              /* DISTINCT: the group of calls sharing this argument, else -1 */
     uint32_t dpos;           /* DISTINCT: this call's counter in the group's set */
     Value sep;               /* STRING_AGG: the separator (text) */
+    bool item;               /* STRING_AGG over packed items (agg_item.h): argt is oset_item_type */
     bool desc;               /* STRING_AGG, ordered-set aggregates: values in descending order */
     bool frac_null;          /* PERCENTILE_*: the fraction is NULL (the result is NULL) */
     double frac;             /* PERCENTILE_*: the fraction, 0 <= frac <= 1 */
@@ -123,6 +124,7 @@ typedef struct AggAccs {
     bool *dlooked;           /* per DISTINCT group: dhash/dent are this row's */
     int64_t *ddelta;         /* counter deltas of one group (the widest) */
     Value *argv;
+    Value *sqv;              /* AGG_SUM_SQUARES: the square of argv */
     bool *active;
     int64_t *eff;
     i128 *cand;
@@ -231,9 +233,22 @@ static inline const char *aggacc_prepare1(AggAccs *x, int j, const Acc *accs, in
     }
     x->eff[j] = eff;
     if (eff == 0) return NULL;
+    if (sp->kind == AGG_SUM_SQUARES) {
+        /* the value summed is the square; the DISTINCT key above stays the value */
+        if (sp->cls == AC_FLOAT) {
+            x->sqv[j] = value_float(v->f * v->f);
+        } else {
+            i128 r;
+            int rs;
+            if (!dec_mul(value_num(v), v->scale, value_num(v), v->scale, &r, &rs)) return "value overflows numeric format";
+            x->sqv[j] = value_numeric(r, rs);
+        }
+        v = &x->sqv[j];
+    }
     switch (sp->kind) {
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         if (sp->cls == AC_INT) {
             i128 prod, sum;
             if (__builtin_mul_overflow((i128)v->i, (i128)eff, &prod) ||
@@ -299,7 +314,7 @@ static inline int aggacc_cmp_arg(const AggSpec *sp, const Value *a, const Value 
 static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *err, size_t errsize)
 {
     const AggSpec *sp = &x->specs[j];
-    const Value *v = &x->argv[j];
+    const Value *v = sp->kind == AGG_SUM_SQUARES ? &x->sqv[j] : &x->argv[j];
     int64_t eff = x->eff[j];
     if (eff == 0) return true;
     switch (sp->kind) {
@@ -309,6 +324,7 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
         break;
     case AGG_SUM:
     case AGG_AVG:
+    case AGG_SUM_SQUARES:
         acc->n += eff;
         switch (sp->cls) {
         case AC_INT:

@@ -7,6 +7,8 @@
  * family's file. */
 #include "engine/eval_func_internal.h"
 
+#include "engine/agg_item.h"
+
 bool eval_overflow_numeric(EvalCtx *ctx) { return eval_fail(ctx, "value overflows numeric format"); }
 
 bool eval_text_size_ok(size_t n, EvalCtx *ctx)
@@ -16,10 +18,34 @@ bool eval_text_size_ok(size_t n, EvalCtx *ctx)
     return eval_fail(ctx, "requested length too large");
 }
 
+/* string_agg's packed (x, delimiter, order key) (agg_item.h): NULL when x is NULL. */
+static bool eval_string_agg_item(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    if (e->nargs != 3) return eval_fail(ctx, "function string_agg_item() called with %d arguments", e->nargs);
+    Value tmp[3];
+    const Value *av[3];
+    for (int i = 0; i < 3; i++) {
+        av[i] = eval_operand(e->args[i], row, ctx, &tmp[i]);
+        if (!av[i]) return false;
+    }
+    if (av[0]->isnull) {
+        *out = value_null();
+        return true;
+    }
+    Type kt = e->args[2]->type;
+    size_t n = agg_item_size(kt, av[0], av[1], av[2]);
+    if (!eval_text_size_ok(n, ctx)) return false;
+    char *buf = arena_alloc_raw(ctx->arena, n ? n : 1);
+    agg_item_pack(buf, kt, av[0], av[1], av[2]);
+    *out = value_text(buf, (uint32_t)n);
+    return true;
+}
+
 bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
 {
     if (e->func == FN_CONCAT) return eval_func_concat(e, row, ctx, out, false);
     if (e->func == FN_CONCAT_WS) return eval_func_concat(e, row, ctx, out, true);
+    if (e->func == FN_STRING_AGG_ITEM) return eval_string_agg_item(e, row, ctx, out);
 
     /* Every other function is strict: NULL in, NULL out. All arguments are evaluated
      * first (so an error in any of them is reported, as PostgreSQL does). */
@@ -50,7 +76,7 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_func_math(e, av, ctx, out);
     case FN_DATE_TRUNC: case FN_EXTRACT: case FN_MAKE_INTERVAL: case FN_DATE_BIN: case FN_MAKE_DATE:
     case FN_MAKE_TIMESTAMP: case FN_AGE: case FN_JUSTIFY_DAYS: case FN_JUSTIFY_HOURS:
-    case FN_JUSTIFY_INTERVAL: case FN_ISFINITE:
+    case FN_JUSTIFY_INTERVAL: case FN_ISFINITE: case FN_TIMEZONE:
         return eval_func_time(e, av, ctx, out);
     case FN_TO_TIMESTAMP:
         if (e->nargs == 1) return eval_func_time(e, av, ctx, out);   /* to_timestamp(epoch seconds) */
@@ -59,7 +85,9 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_func_format(e, av, ctx, out);
     case FN_REGEXP_REPLACE: case FN_REGEXP_LIKE: case FN_REGEXP_COUNT: case FN_REGEXP_SUBSTR:
         return eval_func_regex(e, av, ctx, out);
-    case FN_CONCAT: case FN_CONCAT_WS: case FN__COUNT: break;
+    case FN_SUBQUERY_ROWS:
+        return eval_fail(ctx, "more than one row returned by a subquery used as an expression");
+    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN__COUNT: break;
     }
     return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));
 }

@@ -10,10 +10,12 @@
  * make_date(int y, int m, int d); make_timestamp(int y, m, d, h, min, float8 sec);
  * make_interval(int years, months, weeks, days, hours, mins, float8 secs);
  * age(timestamp[tz], timestamp[tz]); justify_*(interval); isfinite(date | timestamp[tz]
- * | interval). */
+ * | interval); timezone(text zone, timestamp | timestamptz) for x AT TIME ZONE zone,
+ * the zone resolved by the binder when constant (Expr.tzone, base/tz.h). */
 #include "engine/eval_func_internal.h"
 
 #include "base/timeutil.h"
+#include "base/tz.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -466,6 +468,38 @@ static bool fn_justify(int f, const Value *v, EvalCtx *ctx, Value *out)
 
 /* ---- dispatch ---- */
 
+/* x AT TIME ZONE zone with a named zone (PostgreSQL's timestamp_zone and
+ * timestamptz_zone): a timestamp is read as wall-clock time in the zone (a time in a
+ * gap or an overlap resolved as tz_offset_for_local says) and becomes the instant; a
+ * timestamptz becomes the wall-clock time of the zone at that instant. Infinities pass
+ * unchanged. */
+static bool fn_timezone(const Expr *e, const Value *zone, int64_t x, EvalCtx *ctx, Value *out)
+{
+    const TzZone *z = e->tzone;
+    if (!z) {
+        const char *dyn = NULL;
+        size_t len = zone->len > TZ_NAME_MAX ? TZ_NAME_MAX : zone->len;
+        TzStatus st = tz_find(zone->s, zone->len, &z, &dyn);
+        if (st == TZ_DYNAMIC_ABBREV)
+            return eval_fail(ctx, "time zone abbreviation \"%.*s\" is not supported yet (use the zone %s)", (int)len,
+                             zone->s, dyn);
+        if (st != TZ_FOUND) return eval_fail(ctx, "time zone \"%.*s\" not recognized", (int)len, zone->s);
+    }
+    bool to_tz = e->type.id == T_TIMESTAMPTZ;
+    if (x == TM_INFINITY || x == TM_NEG_INFINITY) {
+        *out = value_int(x);
+        return true;
+    }
+    int64_t secs = x / TM_USECS_PER_SEC - (x % TM_USECS_PER_SEC < 0);
+    int64_t off = to_tz ? tz_offset_for_local(z, secs) : tz_offset_at(z, secs);
+    int64_t r;
+    if (__builtin_mul_overflow(off, TM_USECS_PER_SEC, &off) ||
+        (to_tz ? __builtin_sub_overflow(x, off, &r) : __builtin_add_overflow(x, off, &r)) || !tm_timestamp_valid(r))
+        return eval_fail(ctx, "timestamp out of range");
+    *out = value_int(r);
+    return true;
+}
+
 bool eval_func_time(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
 {
     switch ((FuncKind)e->func) {
@@ -493,6 +527,9 @@ bool eval_func_time(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *
         return fn_justify(e->func, av[0], ctx, out);
     case FN_TO_TIMESTAMP:
         return fn_to_timestamp_epoch(av[0]->f, ctx, out) && eval_coerce(e, type_make(T_TIMESTAMPTZ), out, ctx);
+    case FN_TIMEZONE:
+        if (e->nargs != 2) break;
+        return fn_timezone(e, av[0], av[1]->i, ctx, out);
     case FN_ISFINITE:
         *out = value_bool(e->args[0]->type.id == T_INTERVAL || (av[0]->i != TM_INFINITY && av[0]->i != TM_NEG_INFINITY));
         return true;

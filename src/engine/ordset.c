@@ -1,6 +1,8 @@
 /* AVL-tree ordered multiset (see ordset.h). */
 #include "engine/ordset.h"
 
+#include "engine/agg_item.h"
+
 #include "base/arena.h"
 
 #include <stdlib.h>
@@ -36,10 +38,12 @@ static void free_node(Type t, OSetNode *n, int64_t *bytes)
     free(n);
 }
 
-/* value_compare, with the integer-like types compared inline (the hot case). */
+/* value_compare, with the integer-like types compared inline (the hot case); packed
+ * string_agg items by their own order (oset_item_type). */
 static inline int cmp_fn(Type t, const Value *a, const Value *b)
 {
     if (type_is_int_like(t)) return (a->i > b->i) - (a->i < b->i);
+    if (t.id == T_TEXT && t.precision == OSET_ITEM_MARK) return agg_item_cmp(type_make((TypeId)t.scale), a, b);
     return value_compare(t, a, b);
 }
 

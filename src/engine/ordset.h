@@ -12,6 +12,15 @@
 
 #include <stdint.h>
 
+/* The type of a set of packed string_agg items (agg_item.h) whose order key has type
+ * key: text values ordered by agg_item_cmp rather than by their bytes. */
+#define OSET_ITEM_MARK (-2)
+static inline Type oset_item_type(TypeId key)
+{
+    Type t = {T_TEXT, OSET_ITEM_MARK, (int16_t)key};
+    return t;
+}
+
 typedef struct OSetNode OSetNode;
 struct OSetNode {
     AvlNode avl;             /* first member: the tree links (avl.h) */

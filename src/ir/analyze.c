@@ -230,6 +230,7 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
         case AGG_COUNT: ir_col_add(v, a, arena_printf(a, "%s.count", name), type_make(T_INT8)); break;
         case AGG_SUM:
         case AGG_AVG:
+        case AGG_SUM_SQUARES:
             ir_col_add(v, a, arena_printf(a, "%s.sum", name), type_is_integer(argt) ? type_numeric(38, 0) : argt);
             ir_col_add(v, a, arena_printf(a, "%s.count", name), type_make(T_INT8));
             break;

@@ -49,7 +49,7 @@ static const char *op_sql(int op)
     }
 }
 
-static char *expr_text(ExprCtx *cx, const Expr *e)
+char *bind_expr_text(ExprCtx *cx, const Expr *e)
 {
     StrBuf sb = STRBUF_INIT;
     const PlanNode *in = cx->scope ? cx->scope->input : NULL;
@@ -76,15 +76,15 @@ static const char *op_hint(ExprCtx *cx, int op, const Expr *l, const Expr *r)
             from = r;
             to = l;
         }
-        return arena_printf(b->arena, "cast one side, e.g. %s::%s", expr_text(cx, from), bind_type_display(b, to->type));
+        return arena_printf(b->arena, "cast one side, e.g. %s::%s", bind_expr_text(cx, from), bind_type_display(b, to->type));
     }
-    if (op == OP_CONCAT) return arena_printf(b->arena, "cast one side to text, e.g. %s::text", expr_text(cx, l));
+    if (op == OP_CONCAT) return arena_printf(b->arena, "cast one side to text, e.g. %s::text", bind_expr_text(cx, l));
     if (op == OP_MOD && bind_type_cat(l->type) == CAT_NUM && bind_type_cat(r->type) == CAT_NUM)
         return arena_printf(b->arena, "%% is defined for integers and numeric: cast, e.g. %s::numeric",
-                            expr_text(cx, type_is_float(l->type) ? l : r));
+                            bind_expr_text(cx, type_is_float(l->type) ? l : r));
     if ((op == OP_ADD || op == OP_SUB) && l->type.id == T_DATE && r->type.id == T_INT8)
         return arena_printf(b->arena, "date %s integer adds days: cast the number, e.g. %s::integer",
-                            op_sql(op), expr_text(cx, r));
+                            op_sql(op), bind_expr_text(cx, r));
     return "no operator matches the given name and argument types; you might need to add explicit type casts";
 }
 

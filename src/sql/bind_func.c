@@ -9,6 +9,7 @@
 #include "sql/bind_internal.h"
 
 #include "base/regex.h"
+#include "base/tz.h"
 
 #include <math.h>
 #include <string.h>
@@ -154,6 +155,10 @@ static bool agg_type(AggKind k, Type t, Type *out)
         else if (id == T_FLOAT4 || id == T_FLOAT8 || id == T_INTERVAL) *out = type_make(id);
         else return false;
         return true;
+    case AGG_SUM_SQUARES:
+        if (id == T_NUMERIC || id == T_FLOAT8) *out = type_make(id);
+        else return false;
+        return true;
     case AGG_AVG:
         if (type_is_integer(t) || id == T_NUMERIC) *out = type_make(T_NUMERIC);
         else if (type_is_float(t)) *out = type_make(T_FLOAT8);
@@ -187,10 +192,14 @@ static bool agg_type(AggKind k, Type t, Type *out)
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
 
-/* string_agg(value, delimiter [ORDER BY value [ASC|DESC]]): text values, a constant
- * delimiter (NULL: none). The values are joined in their order (C collation): ordered
- * by the value itself, as ORDER BY may say; PostgreSQL leaves the order unspecified
- * without ORDER BY, weir sorts. */
+/* string_agg(value, delimiter [ORDER BY key [ASC|DESC]]): text values joined, each but
+ * the first after its own row's delimiter (NULL: none), as PostgreSQL defines it. With
+ * a constant delimiter and no key other than the value, the values are kept as they
+ * are, in their order (C collation); PostgreSQL leaves the order unspecified without
+ * ORDER BY, weir sorts. Ordered by another expression or with a delimiter computed
+ * per row, the argument is FN_STRING_AGG_ITEM(value, delimiter, key) (the key is the
+ * value without ORDER BY), kept in the order of the key (NULL last, as ORDER BY puts
+ * it ascending), then value and delimiter (PostgreSQL leaves ties unspecified). */
 static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac)
 {
     Binder *b = cx->b;
@@ -206,8 +215,10 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
             return false;
         }
     }
-    if (args[1]->kind != EX_CONST) {
-        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc, "a string_agg delimiter computed per row");
+    bool per_row = args[1]->kind != EX_CONST;
+    if (per_row && a->agg_distinct) {
+        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc,
+                         "string_agg(DISTINCT ...) with a delimiter computed per row");
         return false;
     }
     ac->type = type_make(T_TEXT);
@@ -225,18 +236,30 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
         Expr *o = oe ? bind_expr(&in, oe) : NULL;
         if (!o) return false;
         if (bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
-        if (!o || !plan_expr_equal(o, args[0])) {
-            if (o && a->agg_distinct) {
-                bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
-                           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
-                return false;
-            }
-            if (o)
-                bind_unsupported(b, bind_ast_start(oe),
-                                 "string_agg ordered by another expression than its value");
+        if (!o) return false;
+        bool other = !plan_expr_equal(o, args[0]);
+        if (other && a->agg_distinct) {
+            bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
+                       "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
             return false;
         }
         ac->offset = sb->kind == AST_SORT_BY && sb->desc ? 1 : 0;
+        if (other && sb->kind == AST_SORT_BY && sb->nulls != 0 && sb->nulls != (sb->desc ? 1 : 2)) {
+            bind_unsupported(b, bind_ast_start(oe), sb->desc ? "NULLS LAST in string_agg's ORDER BY ... DESC"
+                                                           : "NULLS FIRST in string_agg's ORDER BY");
+            return false;
+        }
+        if (other || per_row) {
+            Expr *item[3] = {args[0], args[1], o};
+            ac->arg = func_node(b, FN_STRING_AGG_ITEM, type_make(T_TEXT), a->loc, item, 3);
+            ac->dflt = NULL;
+        }
+        return true;
+    }
+    if (per_row) {
+        Expr *item[3] = {args[0], args[1], plan_expr_copy(b->arena, args[0])};
+        ac->arg = func_node(b, FN_STRING_AGG_ITEM, type_make(T_TEXT), a->loc, item, 3);
+        ac->dflt = NULL;
     }
     return true;
 }
@@ -445,8 +468,9 @@ static Expr *op2(Binder *b, int op, Type t, Expr *l, Expr *r, int loc)
     return e;
 }
 
-/* variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop (x) as PostgreSQL
- * computes them from N = count(x), S = sum(x), Q = sum(x * x) (in numeric for integer
+/* variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop ([DISTINCT] x) as
+ * PostgreSQL computes them from N = count(x), S = sum(x), Q = sum(x * x) (with DISTINCT:
+ * over the distinct values, Q an AGG_SUM_SQUARES of them) (in numeric for integer
  * and numeric x, in double precision for real and double precision x):
  *   var = (N * Q - S * S) / (N * (N - 1))   (pop: / (N * N)); NULL below 2 (pop: 1) rows;
  *   numeric: 0 when the numerator is not positive, the quotient at PostgreSQL's division
@@ -459,10 +483,6 @@ static Expr *bind_stats_agg(ExprCtx *cx, Ast *a)
     bool sd = strncmp(name, "stddev", 6) == 0;
     if (cx->agg_mode != AGGS_COLLECT || a->agg_order.n || a->func_variadic || a->args.n != 1 || a->agg_star)
         return bind_agg_call(cx, a, AGG_SUM); /* its checks and messages */
-    if (a->agg_distinct) {
-        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s(DISTINCT ...)", name));
-        return NULL;
-    }
     ExprCtx in = *cx;
     in.agg_mode = AGGS_INSIDE;
     Expr *x = bind_expr(&in, a->args.items[0]);
@@ -489,14 +509,22 @@ static Expr *bind_stats_agg(ExprCtx *cx, Ast *a)
     ac.loc = loc;
     ac.filter = filter;
     ac.kind = AGG_COUNT;
-    ac.arg = x;
+    ac.distinct = a->agg_distinct;
+    /* DISTINCT: the three calls share one set of the distinct values of xc; the squares
+     * are summed over those values (sum(DISTINCT x * x) would merge -2 and 2) */
+    ac.arg = a->agg_distinct ? xc : x;
     ac.type = type_make(T_INT8);
     Expr *n = agg_placeholder(cx, &ac, loc);
     ac.kind = AGG_SUM;
     ac.arg = xc;
     ac.type = t;
     Expr *sum = agg_placeholder(cx, &ac, loc);
-    ac.arg = op2(b, OP_MUL, t, plan_expr_copy(b->arena, xc), plan_expr_copy(b->arena, xc), loc);
+    if (a->agg_distinct) {
+        ac.kind = AGG_SUM_SQUARES;
+        ac.arg = plan_expr_copy(b->arena, xc);
+    } else {
+        ac.arg = op2(b, OP_MUL, t, plan_expr_copy(b->arena, xc), plan_expr_copy(b->arena, xc), loc);
+    }
     Expr *sq = agg_placeholder(cx, &ac, loc);
     Expr *nn = bind_coerce(b, n, t);
     Expr *num = op2(b, OP_SUB, t, op2(b, OP_MUL, t, nn, sq, loc),
@@ -1113,7 +1141,9 @@ nofunc:
  * timestamp -> timestamptz and timestamptz -> timestamp are casts that keep the
  * instant's digits; an interval offset (hours, minutes, seconds) shifts them:
  *   timestamptz AT TIME ZONE iv = timestamp (x + iv);  timestamp AT TIME ZONE iv =
- *   timestamptz (x - iv). Named zones other than UTC are not supported yet. */
+ *   timestamptz (x - iv). Any other zone text is FN_TIMEZONE (base/tz.h: abbreviations,
+ *   the time zone database, POSIX zones), resolved here when it is a constant (an
+ *   unknown name is then a bind error at the zone) and per row otherwise. */
 static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
 {
     Binder *b = cx->b;
@@ -1131,22 +1161,34 @@ static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
     if (bind_is_unknown_literal(zone)) zone = bind_coerce(b, zone, type_make(T_TEXT));
     if (!zone) return NULL;
     if (zone->type.id == T_TEXT) {
-        if (zone->kind != EX_CONST || zone->cval.isnull) {
-            bind_unsupported(b, zone->loc >= 0 ? zone->loc : loc, "AT TIME ZONE with a zone computed per row");
-            return NULL;
+        if (zone->kind == EX_CONST && !zone->cval.isnull) {
+            static const char *const utc[] = {"utc", "gmt", "etc/utc", "etc/gmt", "z", "zulu", "universal", "uct"};
+            for (size_t i = 0; i < sizeof utc / sizeof utc[0]; i++)
+                if (strlen(utc[i]) == zone->cval.len && strncasecmp(zone->cval.s, utc[i], zone->cval.len) == 0)
+                    return bind_cast(b, x, out, loc);
         }
-        static const char *const utc[] = {"utc", "gmt", "etc/utc", "etc/gmt", "z", "zulu", "universal", "uct"};
-        bool is_utc = false;
-        for (size_t i = 0; i < sizeof utc / sizeof utc[0] && !is_utc; i++)
-            is_utc = strlen(utc[i]) == zone->cval.len && strncasecmp(zone->cval.s, utc[i], zone->cval.len) == 0;
-        if (!is_utc) {
-            bind_error(b, zone->loc >= 0 ? zone->loc : loc, "unsupported",
-                       "weir's session time zone is UTC: use AT TIME ZONE 'UTC', or a fixed offset as an interval, "
-                       "e.g. AT TIME ZONE INTERVAL '+02:00'",
-                       "time zone \"%.*s\" is not supported yet", (int)zone->cval.len, zone->cval.s);
-            return NULL;
+        Expr *pair[2] = {zone, x};
+        Expr *e = func_node(b, FN_TIMEZONE, out, loc, pair, 2);
+        if (zone->kind == EX_CONST && !zone->cval.isnull) {
+            const char *dyn = NULL;
+            int len = (int)(zone->cval.len > TZ_NAME_MAX ? TZ_NAME_MAX : zone->cval.len);
+            TzStatus st = tz_find(zone->cval.s, zone->cval.len, &e->tzone, &dyn);
+            int at = zone->loc >= 0 ? zone->loc : loc;
+            if (st == TZ_DYNAMIC_ABBREV) {
+                const char *hint = arena_printf(b->arena, "write the zone it stands for: AT TIME ZONE '%s'", dyn);
+                bind_error(b, at, "unsupported", hint, "time zone abbreviation \"%.*s\" is not supported yet", len,
+                           zone->cval.s);
+                return NULL;
+            }
+            if (st != TZ_FOUND) {
+                bind_error(b, at, "invalid-time-zone",
+                           "a zone of the time zone database (AT TIME ZONE 'Europe/Berlin'), an abbreviation "
+                           "('CET'), a POSIX zone ('UTC+3') or an interval (INTERVAL '+02:00')",
+                           "time zone \"%.*s\" not recognized", len, zone->cval.s);
+                return NULL;
+            }
         }
-        return bind_cast(b, x, out, loc);
+        return e;
     }
     if (zone->type.id == T_INTERVAL) {
         if (zone->kind == EX_CONST && !zone->cval.isnull && (zone->cval.iv.months || zone->cval.iv.days)) {
@@ -1186,8 +1228,13 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
     if (strcmp(name, "array_agg") == 0 || strcmp(name, "json_agg") == 0 || strcmp(name, "jsonb_agg") == 0) {
-        bind_error(b, loc, "unsupported", "aggregate the values another way, e.g. count(DISTINCT x), min(x), max(x)",
-                   "%s() is not supported: weir has no %s type", name, name[0] == 'a' ? "array" : "json");
+        const char *x = nargs > 0 && args[0] ? bind_expr_text(cx, args[0]) : "x";
+        const char *hint = arena_printf(b->arena,
+                                        "aggregate the values another way, e.g. string_agg(%s%s, ','), "
+                                        "count(DISTINCT %s), min(%s), max(%s)", x,
+                                        nargs > 0 && args[0] && args[0]->type.id == T_TEXT ? "" : "::text", x, x, x);
+        bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no %s type", name,
+                   name[0] == 'a' ? "array" : "json");
         return NULL;
     }
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {

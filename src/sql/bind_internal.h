@@ -288,6 +288,9 @@ const char *bind_did_you_mean(Binder *b, const char *word, const char *const *ca
 /* True when the function-call AST names a pg_catalog (or unqualified) function. */
 bool bind_func_unqualified(const Ast *fc);
 /* "name(type, type)" for messages; types without typmods, as PostgreSQL prints them. */
+/* An expression as SQL for a message or hint, with the input's column names ("x"
+ * when it prints as nothing); arena-allocated. */
+char *bind_expr_text(ExprCtx *cx, const Expr *e);
 const char *bind_func_signature(Binder *b, const char *name, Expr *const *args, int nargs, bool star);
 
 /* ---- bind_types.c ---- */

@@ -422,6 +422,91 @@ static Expr *scalar_aggregate(ExprCtx *cx, Ast *q, int loc)
     return add_correlated(cx, sp, value, empty, &sink, loc);
 }
 
+static Ast *agg_ast(Binder *b, const char *name, Ast *arg, int loc)
+{
+    Ast *fc = ARENA_NEW(b->arena, Ast);
+    memset(fc, 0, sizeof *fc);
+    fc->kind = AST_FUNC_CALL;
+    fc->name = name;
+    fc->names = ARENA_ARRAY(b->arena, const char *, 1);
+    fc->names[0] = name;
+    fc->nnames = 1;
+    fc->loc = loc;
+    if (arg) {
+        fc->args.items = ARENA_ARRAY(b->arena, Ast *, 1);
+        fc->args.items[0] = arg;
+        fc->args.n = 1;
+    } else {
+        fc->agg_star = true;
+    }
+    return fc;
+}
+
+/* A correlated scalar subquery that is not an aggregate, (SELECT e FROM ... WHERE ...):
+ * per outer row the inner rows that match, none: NULL, one: its e, several: PostgreSQL's
+ * runtime error. Decorrelated as the aggregate (SELECT min(e), count(*) ...) over the
+ * outer values (see scalar_aggregate), the count carried to the outer row in place of
+ * the match marker: CASE WHEN no group THEN NULL WHEN count > 1 THEN error ELSE min(e)
+ * END, evaluated per outer row (so the error is that row's dead letter), incremental on
+ * both sides like every decorrelated subquery. NULL on an error, or with *uncorrelated
+ * set when q has no outer reference (the caller reports that). */
+static Expr *scalar_rows(ExprCtx *cx, Ast *q0, int loc, bool *uncorrelated)
+{
+    *uncorrelated = false;
+    Binder *b = cx->b;
+    Ast *t = q0->targets.items[0];
+    Ast *e = t->kind == AST_RES_TARGET ? t->expr : t;
+    Ast *q = ARENA_NEW(b->arena, Ast);
+    *q = *q0;
+    q->targets.items = ARENA_ARRAY(b->arena, Ast *, 2);
+    q->targets.items[0] = agg_ast(b, "min", e, bind_ast_start(e) >= 0 ? bind_ast_start(e) : loc);
+    q->targets.items[1] = agg_ast(b, "count", NULL, loc);
+    q->targets.n = 2;
+    q->order_by.n = 0;
+    CorrSink sink;
+    PlanNode *sp = bind_domain_query(b, cx->scope, cx->env, q, &sink, NULL, 0);
+    if (!sp) return NULL;
+    if (sink.nd == 0) {
+        *uncorrelated = true;
+        return NULL;
+    }
+    if (sp->ncols - sink.nd != 2 || sp->kind != PL_PROJECT || sp->inputs[0]->kind != PL_AGGREGATE) {
+        bind_unsupported(b, loc, "this correlated scalar subquery");
+        return NULL;
+    }
+    Type vt = sp->cols[0].type;
+    /* the value column and the count in place of add_correlated's constant marker */
+    Expr *value = plan_expr_column(b->arena, 0, vt);
+    Expr *c = add_correlated(cx, sp, value, plan_expr_const(b->arena, vt, value_null()), &sink, loc);
+    if (!c) return NULL;
+    SubList *l = cx->subs;
+    PlanNode *r = l->items[l->n - 2].plan;
+    r->exprs[1] = plan_expr_column(b->arena, 1, type_make(T_INT8));
+    r->cols[1].type = type_make(T_INT8);
+    Expr *mark = c->args[0]->args[0];   /* __matched IS NULL: no group */
+    mark->type = type_make(T_INT8);
+    Expr *many = plan_expr_new(b->arena, EX_OP, type_make(T_BOOL), loc);
+    many->op = OP_GT;
+    many->args = ARENA_ARRAY(b->arena, Expr *, 2);
+    many->args[0] = plan_expr_copy(b->arena, mark);
+    many->args[1] = plan_expr_const(b->arena, type_make(T_INT8), value_int(1));
+    many->nargs = 2;
+    Expr *err = plan_expr_new(b->arena, EX_FUNC, vt, loc);
+    err->func = FN_SUBQUERY_ROWS;
+    err->args = ARENA_ARRAY(b->arena, Expr *, 1);
+    err->nargs = 0;
+    Expr *out = plan_expr_new(b->arena, EX_CASE, vt, loc);
+    out->args = ARENA_ARRAY(b->arena, Expr *, 5);
+    out->args[0] = c->args[0];
+    out->args[1] = c->args[1];
+    out->args[2] = many;
+    out->args[3] = err;
+    out->args[4] = c->args[2];
+    out->nargs = 5;
+    out->has_else = true;
+    return out;
+}
+
 static Expr *const_bool(Binder *b, bool v)
 {
     return plan_expr_const(b->arena, type_make(T_BOOL), value_bool(v));
@@ -626,6 +711,11 @@ Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
     if (a->sublink != AST_SUBLINK_EXPR) {
         bind_unsupported(b, a->loc, "this kind of subquery");
         return NULL;
+    }
+    if (!one_row_aggregate(a->subquery) && plain_select(a->subquery) && a->subquery->targets.n == 1) {
+        bool uncorrelated;
+        Expr *e = scalar_rows(cx, a->subquery, a->loc, &uncorrelated);
+        if (e || !uncorrelated) return e;
     }
     if (!one_row_aggregate(a->subquery)) {
         bind_error(b, a->loc, "unsupported",

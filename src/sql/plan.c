@@ -118,7 +118,7 @@ const char *func_kind_name(FuncKind f)
         [FN_TO_TIMESTAMP] = "to_timestamp", [FN_TO_DATE] = "to_date", [FN_DATE_BIN] = "date_bin",
         [FN_MAKE_DATE] = "make_date", [FN_MAKE_TIMESTAMP] = "make_timestamp", [FN_AGE] = "age",
         [FN_JUSTIFY_DAYS] = "justify_days", [FN_JUSTIFY_HOURS] = "justify_hours",
-        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_EXP] = "exp",
+        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
         [FN_LN] = "ln", [FN_LOG] = "log", [FN_LOG10] = "log10", [FN_CBRT] = "cbrt", [FN_PI] = "pi",
         [FN_DEGREES] = "degrees", [FN_RADIANS] = "radians", [FN_SIN] = "sin", [FN_COS] = "cos",
         [FN_TAN] = "tan", [FN_ASIN] = "asin", [FN_ACOS] = "acos", [FN_ATAN] = "atan",
@@ -147,6 +147,7 @@ const char *agg_kind_name(AggKind k)
     case AGG_LAG: return "lag";
     case AGG_FIRST_VALUE: return "first_value";
     case AGG_LAST_VALUE: return "last_value";
+    case AGG_SUM_SQUARES: return "sum_squares";
     case AGG__COUNT: break;
     }
     return "?";
@@ -809,8 +810,17 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
         sb_putc(out, '*');
     } else {
         if (a->distinct) sb_puts(out, "DISTINCT ");
-        put_expr(out, a->arg, incols, nincols);
-        if (a->kind == AGG_STRING_AGG) {
+        const Expr *item = a->kind == AGG_STRING_AGG && a->arg && a->arg->kind == EX_FUNC &&
+                                   a->arg->func == FN_STRING_AGG_ITEM && a->arg->nargs == 3
+                               ? a->arg : NULL;
+        put_expr(out, item ? item->args[0] : a->arg, incols, nincols);
+        if (item) {
+            sb_puts(out, ", ");
+            put_expr(out, item->args[1], incols, nincols);
+            sb_puts(out, " ORDER BY ");
+            put_expr(out, item->args[2], incols, nincols);
+            if (a->offset) sb_puts(out, " DESC");
+        } else if (a->kind == AGG_STRING_AGG) {
             sb_puts(out, ", ");
             put_expr(out, a->dflt, incols, nincols);
             sb_puts(out, " ORDER BY ");

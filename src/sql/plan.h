@@ -69,6 +69,14 @@ typedef enum FuncKind {
     /* date/time */
     FN_DATE_BIN, FN_MAKE_DATE, FN_MAKE_TIMESTAMP, FN_AGE, FN_JUSTIFY_DAYS, FN_JUSTIFY_HOURS,
     FN_JUSTIFY_INTERVAL, FN_ISFINITE,
+    FN_SUBQUERY_ROWS,              /* no arguments: always fails with PostgreSQL's "more than one
+                                      row returned by a subquery used as an expression" */
+    FN_STRING_AGG_ITEM,            /* x text, delimiter text, order key: the argument of a
+                                      string_agg ordered by another expression or with a
+                                      delimiter per row (engine/agg_item.h); not strict:
+                                      NULL only when x is */
+    FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the
+                                      zone, when constant, resolved in Expr.tzone) */
     /* math */
     FN_EXP, FN_LN, FN_LOG, FN_LOG10, FN_CBRT, FN_PI, FN_DEGREES, FN_RADIANS, FN_SIN, FN_COS, FN_TAN,
     FN_ASIN, FN_ACOS, FN_ATAN, FN_ATAN2, FN_WIDTH_BUCKET, FN_DIV, FN_GCD, FN_LCM,
@@ -97,6 +105,10 @@ struct Expr {
      * when the pattern is computed per row (or the node was built without it). Not part
      * of equality or hashing: it follows from the arguments. */
     struct Regex *regex;
+    /* The zone of an FN_TIMEZONE call whose zone is a constant, resolved by the binder
+     * (base/tz.h; lives as long as the process); NULL when computed per row. Not part
+     * of equality or hashing: it follows from the arguments. */
+    const struct TzZone *tzone;
 };
 
 typedef enum AggKind {
@@ -113,6 +125,9 @@ typedef enum AggKind {
     AGG_LAG,         /* `offset` rows before the current one in the partition, else `dflt` */
     AGG_FIRST_VALUE, /* at the frame's first row */
     AGG_LAST_VALUE,  /* at the frame's last row */
+    /* the sum of the squares of `arg`'s values (numeric or double precision); with
+     * DISTINCT, of its distinct values: variance(DISTINCT x) and friends */
+    AGG_SUM_SQUARES,
     AGG__COUNT
 } AggKind;
 

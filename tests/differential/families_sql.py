@@ -13,9 +13,11 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
           EXISTS / NOT EXISTS under OR, NOT and CASE; x op ANY / ALL (subquery) and
           [NOT] IN under OR with NULL keys on either side (three-valued results)
 
-  stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop over integer,
-          numeric and double precision columns, grouped or not, with FILTER, in HAVING;
-          string_agg(x, sep ORDER BY x [DESC]) and string_agg(DISTINCT x, ...)
+  stats   variance / var_samp / var_pop / stddev / stddev_samp / stddev_pop ([DISTINCT] x)
+          over integer, numeric and double precision columns, grouped or not, with FILTER,
+          in HAVING;
+          string_agg(x, sep ORDER BY x [DESC]), string_agg(DISTINCT x, ...) and
+          string_agg(x, delimiter per row ORDER BY id [DESC])
 
   gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
           GROUPING(), HAVING, over an insert-only or updating source
@@ -291,13 +293,21 @@ def gen_stats(case, r, qr):
         filt = ''
         if r.random() < 0.25:
             filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3])
-        items.append(X('double precision' if flt else 'numeric', raw='%s(a.%s)%s' % (fn, c['name'], filt),
+        dist = 'DISTINCT ' if r.random() < 0.35 else ''
+        items.append(X('double precision' if flt else 'numeric', raw='%s(%sa.%s)%s' % (fn, dist, c['name'], filt),
                        inexact=flt))
     texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text']
     if texts and r.random() < 0.6:
         t = r.choice(texts)
         sep = r.choice(["','", "' | '", "''", 'NULL'])
-        if r.random() < 0.3:
+        u = r.random()
+        if u < 0.4:
+            # ordered by another expression (the row's unique id: no ties, whose order
+            # PostgreSQL leaves unspecified), the delimiter of each row placed before it
+            dl = r.choice([sep, "CASE WHEN a.id %% 2 = 0 THEN ',' ELSE ' | ' END" % (),
+                           "CASE WHEN a.id %% 3 = 0 THEN NULL ELSE ';' END" % (), 'a.%s' % r.choice(texts)])
+            items.append(X('text', raw="string_agg(a.%s, %s ORDER BY a.id%s)" % (t, dl, r.choice(['', ' DESC']))))
+        elif u < 0.55:
             items.append(X('text', raw="string_agg(DISTINCT a.%s, %s ORDER BY a.%s)" % (t, sep, t)))
         else:
             items.append(X('text', raw="string_agg(a.%s, %s ORDER BY a.%s%s)" % (t, sep, t, r.choice(['', ' DESC', ' ASC']))))

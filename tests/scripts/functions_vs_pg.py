@@ -91,6 +91,22 @@ MODELS = {
         "ts AT TIME ZONE 'UTC'", "tz AT TIME ZONE 'utc'", "d AT TIME ZONE 'GMT'", "ts AT TIME ZONE INTERVAL '+02:00'",
         "tz AT TIME ZONE INTERVAL '-05:30'", "(ts AT TIME ZONE 'UTC') AT TIME ZONE 'Z'",
     ],
+    # named zones (the system's tzdata, read by weir's own TZif reader), abbreviations,
+    # POSIX zones and a zone computed per row; the rows' timestamps span 1900..2099
+    'zones': [
+        "ts AT TIME ZONE 'Europe/Berlin'", "tz AT TIME ZONE 'Europe/Berlin'", "ts AT TIME ZONE 'America/New_York'",
+        "tz AT TIME ZONE 'america/new_york'", "ts AT TIME ZONE 'Australia/Lord_Howe'",
+        "tz AT TIME ZONE 'Australia/Lord_Howe'", "ts AT TIME ZONE 'Asia/Kolkata'", "tz AT TIME ZONE 'Asia/Kolkata'",
+        "d AT TIME ZONE 'Europe/Dublin'", "ts AT TIME ZONE 'CET'", "tz AT TIME ZONE 'pst'", "ts AT TIME ZONE 'UTC+3'",
+        "tz AT TIME ZONE '<+0545>-5:45'", "ts AT TIME ZONE 'EST5EDT'", "tz AT TIME ZONE 'America/Sao_Paulo'",
+        "ts AT TIME ZONE 'Pacific/Apia'", "(ts AT TIME ZONE 'Europe/Berlin') AT TIME ZONE 'America/New_York'",
+        "(ts + make_interval(0, 0, 0, (id * 37 % 365)::int, (id % 24)::int)) AT TIME ZONE 'America/New_York'",
+        "(tz + make_interval(0, 0, 0, (id * 37 % 365)::int, (id % 24)::int)) AT TIME ZONE 'Europe/Berlin'",
+        "ts AT TIME ZONE (CASE id % 5 WHEN 0 THEN 'Europe/Berlin' WHEN 1 THEN 'America/New_York' "
+        "WHEN 2 THEN 'Asia/Kolkata' WHEN 3 THEN 'EST' ELSE 'Australia/Lord_Howe' END)",
+        "tz AT TIME ZONE (CASE WHEN id % 2 = 0 THEN 'Africa/Casablanca' ELSE 'Europe/Moscow' END)",
+        "timezone('Asia/Tokyo', ts)",
+    ],
     'formatting': [
         "to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US')", "to_char(ts, 'Day, DD Month YYYY HH12:MI AM')",
         "to_char(ts, 'FMDay FMDDth FMMonth IYYY-IW-ID Q WW J DDD')", "to_char(tz, 'YYYY-MM-DD\"T\"HH24:MI:SS.MSOF TZ')",
@@ -119,7 +135,9 @@ MODELS = {
 # Expressions that fail on some rows: the dead letters must carry PostgreSQL's error.
 ERRORS = ["repeat(s, i)", "chr(i)", "make_date(i, 1, 1)", "ln(n)", "lpad(s, i)", "regexp_substr(s, 'o', i)",
           "make_interval(0, 0, 0, 0, 0, 0, f * 1e10)", "to_timestamp(f)", "exp(n * 10000000000)", "div(1, n)",
-          "to_char(n, '9.9.9')", "to_date(s, 'YYYY-MM-DD')"]
+          "to_char(n, '9.9.9')", "to_date(s, 'YYYY-MM-DD')",
+          "ts AT TIME ZONE CASE WHEN id % 5 = 0 THEN s2 ELSE 'Europe/Berlin' END",
+          "tz AT TIME ZONE CASE WHEN id % 7 = 0 THEN s ELSE 'Asia/Kolkata' END"]
 
 
 def model_sql(exprs, source):

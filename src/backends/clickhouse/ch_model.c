@@ -611,6 +611,7 @@ static bool agg_types(ChProject *cp, const AggCall *ac, const char **fn, const c
     Type at = ac->arg ? ac->arg->type : type_make(T_INT8);
     *rt = ac->type;
     switch (ac->kind) {
+    case AGG_SUM_SQUARES: return (*why = "variance(DISTINCT ...) and stddev(DISTINCT ...) are not translated yet"), false;
     case AGG_SUM:
         if (ac->distinct) return (*why = "sum(DISTINCT ...) is not translated yet"), false;
         *fn = "sum";
