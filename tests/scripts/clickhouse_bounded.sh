@@ -80,9 +80,8 @@ weir --vars "$V" plan > "$TMP/plan2" 2>&1
 weir --vars "$V" apply --yes > "$TMP/apply2" 2>&1
 weir doctor > "$TMP/doctor" 2>&1
 drc=$?
-# (plan's ClickHouse section sometimes still says `rebuild` for the adopted model right
-# after reconcile while apply finds nothing to do: a known defect, docs/clickhouse.md)
-if [ $rc -eq 0 ] && grep -q "UNCHANGED  recent" "$TMP/plan2" && grep -q "nothing to apply: target ch runs this version" "$TMP/apply2" &&
+if [ $rc -eq 0 ] && grep -q "UNCHANGED  recent" "$TMP/plan2" && grep -q "model  recent  *unchanged" "$TMP/plan2" &&
+   grep -q "nothing to apply: target ch runs this version" "$TMP/apply2" &&
    [ $drc -eq 0 ] && [ "$(chq "SELECT count() FROM bnd.recent")" = "$before" ]; then
   ok "reconcile --yes: plan takes the running objects as the project's SQL, nothing rebuilt, doctor healthy"
 else bad "reconcile --yes (rc $rc, doctor $drc)" "$TMP/rec2"; cat "$TMP/plan2" "$TMP/apply2" "$TMP/doctor" >&2; fi

@@ -36,6 +36,7 @@ typedef struct Dep {
     size_t errsize;
     bool locked;
     StrBuf *out;
+    long long last_at_ms;        /* the latest at_ms recorded: stamps only move forward */
 } Dep;
 
 /* What a deployment does with one model or source. */
@@ -108,7 +109,17 @@ static const char *lit(Dep *d, const char *s)
     return r;
 }
 
-static const char *now_ms_sql = "toUInt64(toUnixTimestamp(now())) * 1000";
+/* The at_ms of the next metadata row: this machine's clock in milliseconds, but always
+ * after every stamp recorded before (ensure_meta reads the latest under the lock), so
+ * "the latest row" is never a tie between two commands of the same second. */
+static const char *stamp(Dep *d)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long long now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    d->last_at_ms = now > d->last_at_ms ? now : d->last_at_ms + 1;
+    return arena_printf(&d->a, "%lld", d->last_at_ms);
+}
 
 /* Test hook: WEIR_CLICKHOUSE_CRASH_AFTER=<step> ends the process right after that
  * step is recorded, as a crash would (the suite reruns the command). */
@@ -209,11 +220,15 @@ static bool ensure_meta(Dep *d)
                                "`phase` String, `logical` String, `physical` String, `view_sql` String, "
                                "`previous_physical` String, `previous_sql` String, `at_ms` UInt64"},
     };
-    for (size_t i = 0; ok && i < sizeof tables / sizeof tables[0]; i++)
+    for (size_t i = 0; ok && i < sizeof tables / sizeof tables[0]; i++) {
         ok = execf(d, "CREATE TABLE IF NOT EXISTS %s (%s) ENGINE = MergeTree() ORDER BY tuple()", qn(d, tables[i][0]),
                    tables[i][1]);
+        long long latest = ok ? count_of(d, "SELECT max(at_ms) FROM %s", qn(d, tables[i][0])) : -1;
+        if (latest < 0) ok = false;
+        else if (latest > d->last_at_ms) d->last_at_ms = latest;
+    }
     if (ok && count_of(d, "SELECT count() FROM %s", qn(d, "_weir_meta_version")) == 0)
-        ok = execf(d, "INSERT INTO %s SELECT %d, %s", qn(d, "_weir_meta_version"), META_VERSION, now_ms_sql);
+        ok = execf(d, "INSERT INTO %s SELECT %d, %s", qn(d, "_weir_meta_version"), META_VERSION, stamp(d));
     return ok;
 }
 
@@ -249,7 +264,7 @@ static int lock(Dep *d, const char *command)
         if (ok) {
             d->locked = true;
             if (!execf(d, "INSERT INTO %s SELECT %s, %d, %s, %s", qn(d, "_weir_lock"), lit(d, host), (int)getpid(),
-                       lit(d, command), now_ms_sql))
+                       lit(d, command), stamp(d)))
                 return 3;
             return 0;
         }
@@ -302,7 +317,7 @@ static int open_locked(Dep *d, Project *p, const IrGraph *g, const ChOptions *o,
 static bool record_state(Dep *d, const char *dep, const char *state, const char *detail)
 {
     return execf(d, "INSERT INTO %s SELECT %s, %s, %s, %s", qn(d, "_weir_deployments"), lit(d, dep), lit(d, state),
-                 lit(d, detail ? detail : ""), now_ms_sql);
+                 lit(d, detail ? detail : ""), stamp(d));
 }
 
 /* The latest state of a deployment ("" when unknown). */
@@ -562,7 +577,7 @@ static bool insert_objects(Dep *d, const char *dep, const Obj *objs, int n)
                   qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : "'model'", lit(d, o->name),
                   lit(d, o->physical), lit(d, o->mv), lit(d, o->kafka), lit(d, o->group), lit(d, o->input),
                   lit(d, o->replay_from), lit(d, o->signature), lit(d, o->view_sql), o->create ? 1 : 0,
-                  o->replay ? 1 : 0, lit(d, o->action), now_ms_sql);
+                  o->replay ? 1 : 0, lit(d, o->action), stamp(d));
         bool ok = exec(d, sb_cstr(&b));
         sb_free(&b);
         if (!ok) return false;
@@ -1229,7 +1244,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             if (strcmp(cut, "history") == 0) {
                 /* Kafka delivers the history to the new view */
                 if (!execf(d, "INSERT INTO %s SELECT %s, %s, 0, %s", qn(d, "_weir_replays"), lit(d, dep),
-                           lit(d, o->name), now_ms_sql))
+                           lit(d, o->name), stamp(d)))
                     return 3;
                 continue;
             }
@@ -1251,7 +1266,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             if (!ok) return 3;
             long long nrows = count_of(d, "SELECT count() FROM %s", qn(d, scratch));
             if (!execf(d, "INSERT INTO %s SELECT %s, %s, %lld, %s", qn(d, "_weir_replays"), lit(d, dep),
-                       lit(d, o->name), nrows < 0 ? 0 : nrows, now_ms_sql))
+                       lit(d, o->name), nrows < 0 ? 0 : nrows, stamp(d)))
                 return 3;
             crash_point("replay");
         }
@@ -1440,7 +1455,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
             /* the plan is recorded before anything is created: a rerun resumes it */
             if (!insert_objects(&d, dep, objs, n) ||
                 !execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
-                       lit(&d, manifest), now_ms_sql) ||
+                       lit(&d, manifest), stamp(&d)) ||
                 !record_state(&d, dep, "planned", base ? arena_printf(&d.a, "base %s", base) : "greenfield"))
                 rc = 3;
             else crash_point("planned");
@@ -1572,7 +1587,7 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
             const char *pub = arena_printf(&d.a, "reconcile_%s", dep);
             bool ok = insert_objects(&d, dep, objs, n) &&
                       execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
-                            lit(&d, manifest_text(&d)), now_ms_sql) &&
+                            lit(&d, manifest_text(&d)), stamp(&d)) &&
                       record_state(&d, dep, "planned", arena_printf(&d.a, "reconcile of %s", base)) &&
                       record_state(&d, dep, "staged", "nothing created: the running objects adopted");
             /* every stable view stays as it is; the publication says this deployment owns it */
@@ -1580,7 +1595,7 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
                 ok = execf(&d, "INSERT INTO %s SELECT %s, %s, 'reconcile', 'done', %s, %s, %s, %s, %s, %s",
                            qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, bs[j].logical),
                            lit(&d, bs[j].physical), lit(&d, bs[j].view_sql), lit(&d, bs[j].physical),
-                           lit(&d, bs[j].view_sql), now_ms_sql);
+                           lit(&d, bs[j].view_sql), stamp(&d));
             ok = ok && record_state(&d, dep, "active", "reconciled");
             if (!ok) rc = 3;
             else sb_printf(out, "reconciled: deployment %s records the running objects\n", dep);
@@ -1620,7 +1635,7 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
             if (!execf(d, "INSERT INTO %s SELECT %s, %s, %s, 'intent', %s, %s, %s, %s, %s, %s",
                        qn(d, "_weir_publications"), lit(d, pub), lit(d, dep), lit(d, operation), lit(d, sw[i].logical),
                        lit(d, sw[i].physical), lit(d, sw[i].view_sql), lit(d, sw[i].prev_physical),
-                       lit(d, sw[i].prev_sql), now_ms_sql))
+                       lit(d, sw[i].prev_sql), stamp(d)))
                 return 3;
         crash_point("publish-intent");
     }
@@ -1668,7 +1683,7 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
         if (!execf(d, "INSERT INTO %s SELECT %s, %s, %s, 'done', %s, %s, %s, %s, %s, %s", qn(d, "_weir_publications"),
                    lit(d, pub), lit(d, dep), lit(d, operation), lit(d, sw[i].logical),
                    lit(d, sw[i].view_sql && *sw[i].view_sql ? sw[i].physical : ""), lit(d, sw[i].view_sql),
-                   lit(d, sw[i].prev_physical), lit(d, sw[i].prev_sql), now_ms_sql))
+                   lit(d, sw[i].prev_physical), lit(d, sw[i].prev_sql), stamp(d)))
             return 3;
     return 0;
 }
@@ -2114,7 +2129,7 @@ int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *ou
               "SELECT deployment_id, argMax(state, at_ms), max(at_ms) FROM %s GROUP BY deployment_id HAVING "
               "argMax(state, at_ms) IN ('superseded', 'rolled_back', 'abandoned', 'failed') AND max(at_ms) <= %s - %lld "
               "ORDER BY deployment_id",
-              qn(&d, "_weir_deployments"), now_ms_sql, (long long)keep_ms)) {
+              qn(&d, "_weir_deployments"), stamp(&d), (long long)keep_ms)) {
         close_dep(&d);
         return 3;
     }
