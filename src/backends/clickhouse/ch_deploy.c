@@ -110,6 +110,16 @@ static const char *lit(Dep *d, const char *s)
 
 static const char *now_ms_sql = "toUInt64(toUnixTimestamp(now())) * 1000";
 
+/* The at_ms of a new row of the metadata table `table`: the server's time (18.16 has
+ * only seconds), raised above every stamp the table holds, so rows written within one
+ * second stay in the order they were written (argMax and ORDER BY at_ms pick the latest;
+ * with equal stamps they would pick any). Writers of the metadata hold the lock, so the
+ * stamps of one table strictly increase. */
+static const char *stamp(Dep *d, const char *table)
+{
+    return arena_printf(&d->a, "greatest(%s, (SELECT max(`at_ms`) + 1 FROM %s))", now_ms_sql, qn(d, table));
+}
+
 /* Test hook: WEIR_CLICKHOUSE_CRASH_AFTER=<step> ends the process right after that
  * step is recorded, as a crash would (the suite reruns the command). */
 static void crash_point(const char *step)
@@ -302,7 +312,7 @@ static int open_locked(Dep *d, Project *p, const IrGraph *g, const ChOptions *o,
 static bool record_state(Dep *d, const char *dep, const char *state, const char *detail)
 {
     return execf(d, "INSERT INTO %s SELECT %s, %s, %s, %s", qn(d, "_weir_deployments"), lit(d, dep), lit(d, state),
-                 lit(d, detail ? detail : ""), now_ms_sql);
+                 lit(d, detail ? detail : ""), stamp(d, "_weir_deployments"));
 }
 
 /* The latest state of a deployment ("" when unknown). */
@@ -562,7 +572,7 @@ static bool insert_objects(Dep *d, const char *dep, const Obj *objs, int n)
                   qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : "'model'", lit(d, o->name),
                   lit(d, o->physical), lit(d, o->mv), lit(d, o->kafka), lit(d, o->group), lit(d, o->input),
                   lit(d, o->replay_from), lit(d, o->signature), lit(d, o->view_sql), o->create ? 1 : 0,
-                  o->replay ? 1 : 0, lit(d, o->action), now_ms_sql);
+                  o->replay ? 1 : 0, lit(d, o->action), stamp(d, "_weir_objects"));
         bool ok = exec(d, sb_cstr(&b));
         sb_free(&b);
         if (!ok) return false;
@@ -1229,7 +1239,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             if (strcmp(cut, "history") == 0) {
                 /* Kafka delivers the history to the new view */
                 if (!execf(d, "INSERT INTO %s SELECT %s, %s, 0, %s", qn(d, "_weir_replays"), lit(d, dep),
-                           lit(d, o->name), now_ms_sql))
+                           lit(d, o->name), stamp(d, "_weir_replays")))
                     return 3;
                 continue;
             }
@@ -1251,7 +1261,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             if (!ok) return 3;
             long long nrows = count_of(d, "SELECT count() FROM %s", qn(d, scratch));
             if (!execf(d, "INSERT INTO %s SELECT %s, %s, %lld, %s", qn(d, "_weir_replays"), lit(d, dep),
-                       lit(d, o->name), nrows < 0 ? 0 : nrows, now_ms_sql))
+                       lit(d, o->name), nrows < 0 ? 0 : nrows, stamp(d, "_weir_replays")))
                 return 3;
             crash_point("replay");
         }
@@ -1440,7 +1450,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
             /* the plan is recorded before anything is created: a rerun resumes it */
             if (!insert_objects(&d, dep, objs, n) ||
                 !execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
-                       lit(&d, manifest), now_ms_sql) ||
+                       lit(&d, manifest), stamp(&d, "_weir_manifests")) ||
                 !record_state(&d, dep, "planned", base ? arena_printf(&d.a, "base %s", base) : "greenfield"))
                 rc = 3;
             else crash_point("planned");
@@ -1572,7 +1582,7 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
             const char *pub = arena_printf(&d.a, "reconcile_%s", dep);
             bool ok = insert_objects(&d, dep, objs, n) &&
                       execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
-                            lit(&d, manifest_text(&d)), now_ms_sql) &&
+                            lit(&d, manifest_text(&d)), stamp(&d, "_weir_manifests")) &&
                       record_state(&d, dep, "planned", arena_printf(&d.a, "reconcile of %s", base)) &&
                       record_state(&d, dep, "staged", "nothing created: the running objects adopted");
             /* every stable view stays as it is; the publication says this deployment owns it */
@@ -1580,7 +1590,7 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
                 ok = execf(&d, "INSERT INTO %s SELECT %s, %s, 'reconcile', 'done', %s, %s, %s, %s, %s, %s",
                            qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, bs[j].logical),
                            lit(&d, bs[j].physical), lit(&d, bs[j].view_sql), lit(&d, bs[j].physical),
-                           lit(&d, bs[j].view_sql), now_ms_sql);
+                           lit(&d, bs[j].view_sql), stamp(&d, "_weir_publications"));
             ok = ok && record_state(&d, dep, "active", "reconciled");
             if (!ok) rc = 3;
             else sb_printf(out, "reconciled: deployment %s records the running objects\n", dep);
@@ -1620,7 +1630,7 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
             if (!execf(d, "INSERT INTO %s SELECT %s, %s, %s, 'intent', %s, %s, %s, %s, %s, %s",
                        qn(d, "_weir_publications"), lit(d, pub), lit(d, dep), lit(d, operation), lit(d, sw[i].logical),
                        lit(d, sw[i].physical), lit(d, sw[i].view_sql), lit(d, sw[i].prev_physical),
-                       lit(d, sw[i].prev_sql), now_ms_sql))
+                       lit(d, sw[i].prev_sql), stamp(d, "_weir_publications")))
                 return 3;
         crash_point("publish-intent");
     }
@@ -1668,7 +1678,7 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
         if (!execf(d, "INSERT INTO %s SELECT %s, %s, %s, 'done', %s, %s, %s, %s, %s, %s", qn(d, "_weir_publications"),
                    lit(d, pub), lit(d, dep), lit(d, operation), lit(d, sw[i].logical),
                    lit(d, sw[i].view_sql && *sw[i].view_sql ? sw[i].physical : ""), lit(d, sw[i].view_sql),
-                   lit(d, sw[i].prev_physical), lit(d, sw[i].prev_sql), now_ms_sql))
+                   lit(d, sw[i].prev_physical), lit(d, sw[i].prev_sql), stamp(d, "_weir_publications")))
             return 3;
     return 0;
 }
