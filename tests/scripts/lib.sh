@@ -25,3 +25,16 @@ holds_flock() {
   awk -v pid="$1" -v ino="$ino" '$2 == "FLOCK" && $5 == pid { n = split($6, f, ":"); if (f[n] == ino) found = 1 }
     END { exit !found }' /proc/locks
 }
+# start_pg: a throwaway PostgreSQL (scripts/pg-start: its PG* variables exported here),
+# stopped and $TMP removed when the script exits. pg-start picks a random port; another
+# test's server may hold it, so it is tried three times.
+start_pg() {
+  local env="" attempt
+  for attempt in 1 2 3; do
+    env=$("$ROOT/scripts/pg-start") && break
+    env=""
+  done
+  [ -n "$env" ] || fail "could not start PostgreSQL"
+  eval "$env"
+  trap '"$ROOT/scripts/pg-stop"; rm -rf "$TMP"' EXIT
+}

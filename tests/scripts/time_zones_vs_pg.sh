@@ -7,12 +7,5 @@ source "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || fail "python3 not found (scripts/install-deps)"
 [ -x "$WEIR" ] || fail "$WEIR is not built"
 [ -d /usr/share/zoneinfo ] || fail "/usr/share/zoneinfo not found (the tzdata package, scripts/install-deps)"
-PGENV=
-for attempt in 1 2 3; do
-  PGENV=$("$ROOT/scripts/pg-start") && break
-  PGENV=
-done
-[ -n "$PGENV" ] || fail "could not start PostgreSQL"
-eval "$PGENV"
-trap '"$ROOT/scripts/pg-stop"; rm -rf "$TMP"' EXIT
+start_pg
 python3 "$ROOT/tests/scripts/time_zones_vs_pg.py" --weir "$WEIR" --tmp "$TMP"

@@ -6,13 +6,5 @@
 source "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || fail "python3 not found (scripts/install-deps)"
 [ -x "$WEIR" ] || fail "$WEIR is not built"
-# pg-start picks a random port; another test's server may hold it, so try again
-PGENV=
-for attempt in 1 2 3; do
-  PGENV=$("$ROOT/scripts/pg-start") && break
-  PGENV=
-done
-[ -n "$PGENV" ] || fail "could not start PostgreSQL"
-eval "$PGENV"
-trap '"$ROOT/scripts/pg-stop"; rm -rf "$TMP"' EXIT
+start_pg
 python3 "$ROOT/tests/scripts/values_vs_pg.py" --weir "$WEIR" --tmp "$TMP"
