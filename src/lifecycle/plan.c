@@ -268,11 +268,13 @@ static bool other_stream(const MfSource *o, const MfSource *n)
            !same_str(o->format, n->format);
 }
 
-static void source_diff(StrBuf *b, const MfSource *o, const MfSource *n)
+/* Appends what changed in source n since o; false when nothing that decides its rows or
+ * their event times did ("source X changed" is appended then). */
+static bool source_diff(StrBuf *b, const MfSource *o, const MfSource *n)
 {
     if (!o) {
         sb_printf(b, "source %s is new", n->name);
-        return;
+        return true;
     }
     size_t start = b->len;
     sb_printf(b, "source %s changed:", n->name);
@@ -297,7 +299,9 @@ static void source_diff(StrBuf *b, const MfSource *o, const MfSource *n)
     if (b->len == head) {
         b->len = start;
         sb_printf(b, "source %s changed", n->name);
+        return false;
     }
+    return true;
 }
 
 static const MfSource *scanned_source(const Manifest *m, const MfNode *n)
@@ -575,17 +579,6 @@ static void sources_below(Ctx *c, Plan *p, const MfNode *n, int depth)
     for (int i = 0; i < n->ninputs; i++) sources_below(c, p, n->inputs[i], depth + 1);
 }
 
-/* True when a source's definition differs in anything that decides its rows or their
- * event times (what source_diff shows). */
-static bool source_defs_differ(const MfSource *o, const MfSource *n)
-{
-    bool pk = o->npk == n->npk;
-    for (int i = 0; pk && i < o->npk; i++) pk = same_str(o->pk[i], n->pk[i]);
-    return !pk || !same_str(o->connector, n->connector) || !same_str(o->where, n->where) ||
-           !same_str(o->format, n->format) || !same_columns(o->cols, o->ncols, n->cols, n->ncols, true) ||
-           !same_str(o->event_time, n->event_time) || o->watermark_delay_ms != n->watermark_delay_ms;
-}
-
 /* The sources below n (also through the models it reads) whose definition changed, when the
  * operators above them did not (a column's encoding, say, moves the values the same plan
  * reads). `time_only`: only a changed event time or watermark delay counts, which moves
@@ -594,15 +587,18 @@ static void source_causes(Ctx *c, const MfNode *n, Causes *out, bool time_only, 
 {
     if (!n || depth > 10000) return;
     const MfSource *ns = scanned_source(c->next, n), *os = ns ? mf_find_source(c->old, ns->name) : NULL;
-    bool moved = os && (time_only ? os->watermark_delay_ms != ns->watermark_delay_ms ||
-                                        !same_str(os->event_time, ns->event_time)
-                                  : source_defs_differ(os, ns));
-    if (moved) {
+    if (os) {
         StrBuf b = STRBUF_INIT;
-        source_diff(&b, os, ns);
-        if (time_only) sb_puts(&b, "\n  its keys would have expired at other times (state_ttl expires by the watermark)");
-        if (other_stream(os, ns)) out->other_stream = true;
-        add_cause(c, out, &b);
+        bool moved = time_only ? os->watermark_delay_ms != ns->watermark_delay_ms || !same_str(os->event_time, ns->event_time)
+                               : source_diff(&b, os, ns);
+        if (moved) {
+            if (time_only) {
+                source_diff(&b, os, ns);
+                sb_puts(&b, "\n  its keys would have expired at other times (state_ttl expires by the watermark)");
+            }
+            if (other_stream(os, ns)) out->other_stream = true;
+            add_cause(c, out, &b);
+        }
         sb_free(&b);
     }
     for (int i = 0; i < n->ninputs; i++) source_causes(c, n->inputs[i], out, time_only, depth + 1);

@@ -180,6 +180,12 @@ static uint64_t trailer_of(const void *data, size_t len)
     return bytes_get_u64(&r);
 }
 
+/* Writes checksum h as the trailer after a record's len bytes at dst. */
+static void put_trailer(char *dst, size_t len, uint64_t h)
+{
+    for (unsigned i = 0; i < TRAILER; i++) dst[len + i] = (char)(h >> (8 * i));
+}
+
 static void seal_render(const Seal *l, StrBuf *out)
 {
     bytes_put_u32(out, SEAL_MAGIC);
@@ -737,7 +743,7 @@ static void copy_records(void *ctx)
         char *dst = nv.mv_data;
         memcpy(dst, d.mv_data, d.mv_size);
         uint64_t h = blob_hash(k.mv_data, k.mv_size, d.mv_data, d.mv_size);
-        for (unsigned i = 0; i < TRAILER; i++) dst[d.mv_size + i] = (char)(h >> (8 * i));
+        put_trailer(dst, d.mv_size, h);
         c->seal.n++;
         c->seal.sum += h;
     }
@@ -1126,7 +1132,7 @@ bool store_put2(StateStore *s, const char *name, const void *a, size_t alen, con
     if (alen) memcpy(dst, a, alen);
     if (blen) memcpy(dst + alen, b, blen);
     uint64_t h = blob_hash(name, k.mv_size, dst, len);
-    for (unsigned i = 0; i < TRAILER; i++) dst[len + i] = (char)(h >> (8 * i));
+    put_trailer(dst, len, h);
     s->pending.n++;
     s->pending.sum += h;
     s->written_bytes += (int64_t)(k.mv_size + len + TRAILER);

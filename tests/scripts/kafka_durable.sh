@@ -153,22 +153,30 @@ PY
 check "weir inspect: checkpoint, offsets, lag, state sizes" t_inspect
 
 # ---- SIGKILL at any moment, then resume: exactly-once sinks ----
+# kill_after_delivery FILE LOG COMMAND...: COMMAND in the background (output to LOG),
+# SIGKILLed right after FILE gained lines
+kill_after_delivery() {
+  local f=$1 log=$2 n pid deadline=$((SECONDS + 30))
+  shift 2
+  n=$(cat "$f" 2>/dev/null | wc -l)
+  "$@" > "$log" 2>&1 &
+  pid=$!
+  until [ "$(cat "$f" 2>/dev/null | wc -l)" -gt "$n" ]; do
+    [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
+    sleep 0.01
+  done
+  kill -9 $pid
+  wait $pid 2>/dev/null
+  return 0
+}
 t_crash() {
-  local P=$TMP/crash i n first="" pid deadline total
+  local P=$TMP/crash i first="" total
   project "$P" ev out_crash
   total=$(wc -l < "$REF/out/sel.jsonl")
   for i in 1 2 3; do
-    "$WEIR" --project-dir "$P" run --no-progress --batch-size 5 --checkpoint-interval 20ms > /dev/null 2>&1 &
-    pid=$!
-    # kill it right after it delivered something new (mid-run: 40000 records, 5 per step)
-    n=$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)
-    deadline=$((SECONDS + 30))
-    until [ "$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)" -gt "$n" ]; do
-      [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
-      sleep 0.01
-    done
-    kill -9 $pid
-    wait $pid 2>/dev/null
+    # killed right after it delivered something new (mid-run: 40000 records, 5 per step)
+    kill_after_delivery "$P/out/sel.jsonl" /dev/null \
+      "$WEIR" --project-dir "$P" run --no-progress --batch-size 5 --checkpoint-interval 20ms || return 1
     [ -n "$first" ] || first=$(wc -l < "$P/out/sel.jsonl")
   done
   [ "$first" -lt "$total" ] || { echo "the first run was not interrupted mid-way"; return 1; }
@@ -179,22 +187,13 @@ check "killed three times mid-run (SIGKILL) and resumed: file, SQLite and Kafka 
 
 # ---- the same on engine replicas (--workers), resumed with other counts and batches ----
 t_crash_workers() {
-  local P=$TMP/crashw i n pid deadline total w b
+  local P=$TMP/crashw i total w b
   project "$P" ev out_crashw
   total=$(wc -l < "$REF/out/sel.jsonl")
   for i in 1 2 3; do
     w=$((i + 1)); b=$((3 + 2 * i))   # --workers 2, 3, 4 asked; batches 5, 7, 9
-    "$WEIR" --project-dir "$P" run --no-progress --workers $w --batch-size $b --checkpoint-interval 20ms \
-      > "$TMP/crashw$i.txt" 2>&1 &
-    pid=$!
-    n=$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)
-    deadline=$((SECONDS + 30))
-    until [ "$(cat "$P/out/sel.jsonl" 2>/dev/null | wc -l)" -gt "$n" ]; do
-      [ $SECONDS -ge $deadline ] && { kill -9 $pid; echo "no delivery"; return 1; }
-      sleep 0.01
-    done
-    kill -9 $pid
-    wait $pid 2>/dev/null
+    kill_after_delivery "$P/out/sel.jsonl" "$TMP/crashw$i.txt" \
+      "$WEIR" --project-dir "$P" run --no-progress --workers $w --batch-size $b --checkpoint-interval 20ms || return 1
   done
   [ "$(wc -l < "$P/out/sel.jsonl")" -lt "$total" ] || { echo "the runs were not interrupted mid-way"; return 1; }
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --workers 1 > "$TMP/crashw.txt" 2>&1 \
