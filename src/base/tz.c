@@ -43,6 +43,18 @@ struct TzZone {
     bool rule;
     int32_t std_off, dst_off;
     TzRule start, end;
+    /* A TZif zone's designations: type i is called chars + desig[i] ("CET", "MSK"). */
+    uint8_t *desig;
+    char *chars;
+    int32_t nchars;
+    /* An abbreviation PostgreSQL defines by a zone ('MSK' by Europe/Moscow): `base` is
+     * that zone, and the abbreviation's meanings are its transitions into a type of that
+     * name, use_at[i] starting offset use_off[i] (nuse may be 0: the zone never uses the
+     * name, every time takes the zone's own offset). */
+    const TzZone *base;
+    int32_t nuse;
+    int64_t *use_at;
+    int32_t *use_off;
 };
 
 /* ---- calendar --------------------------------------------------------------------------- */
@@ -158,8 +170,31 @@ static int32_t trans_before(const TzZone *z, int64_t t)
     return lo - 1;
 }
 
+/* PostgreSQL's pg_interpret_timezone_abbrev: a zone-defined abbreviation means, at t,
+ * the offset of the zone's latest transition into it at or before t, else of its first
+ * one after t; false if the zone never uses it. */
+static bool abbrev_meaning(const TzZone *z, int64_t t, int32_t *off)
+{
+    if (z->nuse == 0) return false;
+    int32_t lo = 0, hi = z->nuse;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (t < z->use_at[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    *off = z->use_off[lo > 0 ? lo - 1 : 0];
+    return true;
+}
+
 int32_t tz_offset_at(const TzZone *z, int64_t utc)
 {
+    if (z->base) {
+        /* DetermineTimeZoneAbbrevOffsetTS: else the zone's offset for the wall-clock
+         * time of that instant */
+        int32_t off;
+        if (abbrev_meaning(z, utc, &off)) return off;
+        return tz_offset_for_local(z->base, utc + tz_offset_at(z->base, utc));
+    }
     if (z->ntrans == 0) return z->rule ? rule_offset(z, utc) : z->utoff[0];
     int32_t i = trans_before(z, utc);
     if (i < 0) return z->utoff[0];
@@ -216,6 +251,12 @@ static bool next_boundary(const TzZone *z, int64_t t, int32_t *before, int64_t *
 
 int32_t tz_offset_for_local(const TzZone *z, int64_t local)
 {
+    if (z->base) {
+        /* DetermineTimeZoneAbbrevOffset: the abbreviation's meaning at the instant the
+         * zone gives that wall-clock time, else the zone's offset */
+        int32_t zone_off = tz_offset_for_local(z->base, local), off;
+        return abbrev_meaning(z, local - zone_off, &off) ? off : zone_off;
+    }
     int32_t before, after;
     int64_t boundary;
     if (!next_boundary(z, local - SECS_PER_DAY, &before, &boundary, &after)) return before;
@@ -328,10 +369,10 @@ static bool get_rule(Cursor *c, TzRule *r)
     return true;
 }
 
-static TzZone *zone_alloc(int32_t ntrans, int32_t ntypes)
+static TzZone *zone_alloc(int32_t ntrans, int32_t ntypes, int32_t nchars)
 {
     size_t sz = sizeof(TzZone) + (size_t)ntrans * sizeof(int64_t) + (size_t)ntypes * sizeof(int32_t) +
-                (size_t)ntrans + (size_t)ntypes;
+                (size_t)ntrans + (size_t)ntypes * 2 + (size_t)nchars + 1;
     TzZone *z = calloc(1, sz);
     if (!z) return NULL;
     char *p = (char *)(z + 1);
@@ -342,6 +383,11 @@ static TzZone *zone_alloc(int32_t ntrans, int32_t ntypes)
     z->tidx = (uint8_t *)p;
     p += ntrans;
     z->isdst = (uint8_t *)p;
+    p += ntypes;
+    z->desig = (uint8_t *)p;
+    p += ntypes;
+    z->chars = p;   /* NUL-terminated by calloc */
+    z->nchars = nchars;
     z->ntrans = ntrans;
     z->ntypes = ntypes;
     return z;
@@ -382,7 +428,7 @@ TzZone *tz_parse_posix(const char *s, size_t n)
     TzZone tmp;
     memset(&tmp, 0, sizeof tmp);
     if (!parse_posix(s, n, &tmp)) return NULL;
-    TzZone *z = zone_alloc(0, tmp.rule ? 2 : 1);
+    TzZone *z = zone_alloc(0, tmp.rule ? 2 : 1, 0);
     if (!z) return NULL;
     z->rule = tmp.rule;
     z->std_off = tmp.std_off;
@@ -448,7 +494,7 @@ TzZone *tz_parse_tzif(const unsigned char *data, size_t n)
         after = p + size;
     }
     if (h.leapcnt > 0) return NULL;   /* leap-second ("right/") zones are not supported */
-    TzZone *z = zone_alloc((int32_t)h.timecnt, (int32_t)h.typecnt);
+    TzZone *z = zone_alloc((int32_t)h.timecnt, (int32_t)h.typecnt, (int32_t)h.charcnt);
     if (!z) return NULL;
     const unsigned char *times = p, *idx = p + (size_t)h.timecnt * tsize,
                         *types = idx + h.timecnt;
@@ -471,7 +517,9 @@ TzZone *tz_parse_tzif(const unsigned char *data, size_t n)
         if (off == INT32_MIN || t[4] > 1 || t[5] >= h.charcnt) goto bad;
         z->utoff[i] = off;
         z->isdst[i] = t[4];
+        z->desig[i] = t[5];
     }
+    memcpy(z->chars, types + 6 * (size_t)h.typecnt, h.charcnt);
     /* the footer: "\n" TZ string "\n" at the end of a version 2+ file */
     if (tsize == 8 && after < data + n && *after == '\n' && data[n - 1] == '\n' && data + n - after >= 2) {
         const char *fs = (const char *)after + 1;
@@ -647,49 +695,86 @@ static void init_abbrevs(void)
     }
 }
 
-TzStatus tz_find(const char *name, size_t len, const TzZone **zone, const char **dyn_zone)
+/* The zone named by the upper-cased `key` (len bytes), from the cache or read and
+ * remembered; NULL if not recognized. Called with cache_lock held. */
+static TzZone *zone_by_key_locked(const char *key, size_t len)
+{
+    CacheEntry *slot = cache_cap ? cache_slot(key) : NULL;
+    if (slot && slot->key) return slot->zone;
+    TzZone *z = NULL;
+    const char *fname = key[0] == ':' ? key + 1 : key;
+    if (*fname) z = load_file(fname);
+    if (!z && key[0] != ':') z = tz_parse_posix(key, len);
+    /* remembered (a zone that cannot be remembered is still returned and kept) */
+    if ((z || cache_unknown < CACHE_UNKNOWN_MAX) && ((cache_len + 1) * 2 <= cache_cap || cache_grow())) {
+        char *k = strdup(key);
+        if (k) {
+            slot = cache_slot(key);
+            slot->key = k;
+            slot->zone = z;
+            cache_len++;
+            if (!z) cache_unknown++;
+        }
+    }
+    return z;
+}
+
+static void upper_key(const char *name, size_t len, char *key)
+{
+    for (size_t i = 0; i < len; i++) {
+        char ch = name[i];
+        key[i] = ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
+    }
+    key[len] = 0;
+}
+
+/* The zone of abbreviation `at`, defined by the zone a->zone: its meanings are the
+ * transitions of that zone into a type designated by the abbreviation (upper case, as
+ * PostgreSQL compares it). NULL if the zone is not found. Called with cache_lock held. */
+static TzZone *dynamic_zone_locked(int at, const Abbrev *a)
+{
+    static TzZone *made[N_ABBREVS];
+    if (made[at]) return made[at];
+    char key[TZ_NAME_MAX + 1];
+    upper_key(a->zone, strlen(a->zone), key);
+    const TzZone *base = zone_by_key_locked(key, strlen(key));
+    if (!base) return NULL;
+    char name[16];
+    upper_key(a->name, strlen(a->name), name);
+    int32_t nuse = 0;
+    for (int32_t i = 0; i < base->ntrans; i++)
+        if (strcmp(base->chars + base->desig[base->tidx[i]], name) == 0) nuse++;
+    TzZone *z = calloc(1, sizeof *z + (size_t)nuse * (sizeof(int64_t) + sizeof(int32_t)));
+    if (!z) return NULL;
+    z->base = base;
+    z->use_at = (int64_t *)(z + 1);
+    z->use_off = (int32_t *)(z->use_at + nuse);
+    for (int32_t i = 0; i < base->ntrans; i++)
+        if (strcmp(base->chars + base->desig[base->tidx[i]], name) == 0) {
+            z->use_at[z->nuse] = base->trans[i];
+            z->use_off[z->nuse++] = base->utoff[base->tidx[i]];
+        }
+    made[at] = z;
+    return z;
+}
+
+TzStatus tz_find(const char *name, size_t len, const TzZone **zone)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, init_abbrevs);
     if (len > TZ_NAME_MAX) len = TZ_NAME_MAX;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] == 0) return TZ_UNKNOWN;
     int at;
     const Abbrev *a = find_abbrev(name, len, &at);
-    if (a) {
-        if (a->zone) {
-            if (dyn_zone) *dyn_zone = a->zone;
-            return TZ_DYNAMIC_ABBREV;
-        }
+    if (a && !a->zone) {
         *zone = &abbrev_zones[at];
         return TZ_FOUND;
     }
     char key[TZ_NAME_MAX + 1];
-    for (size_t i = 0; i < len; i++) {
-        char ch = name[i];
-        if (ch == 0) return TZ_UNKNOWN;
-        key[i] = ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
-    }
-    key[len] = 0;
+    upper_key(name, len, key);
     pthread_mutex_lock(&cache_lock);
-    TzZone *z = NULL;
-    CacheEntry *slot = cache_cap ? cache_slot(key) : NULL;
-    if (slot && slot->key) {
-        z = slot->zone;
-    } else {
-        const char *fname = key[0] == ':' ? key + 1 : key;
-        if (*fname) z = load_file(fname);
-        if (!z && key[0] != ':') z = tz_parse_posix(key, len);
-        /* remembered (a zone that cannot be remembered is still returned and kept) */
-        if ((z || cache_unknown < CACHE_UNKNOWN_MAX) && ((cache_len + 1) * 2 <= cache_cap || cache_grow())) {
-            char *k = strdup(key);
-            if (k) {
-                slot = cache_slot(key);
-                slot->key = k;
-                slot->zone = z;
-                cache_len++;
-                if (!z) cache_unknown++;
-            }
-        }
-    }
+    TzZone *z = a ? dynamic_zone_locked(at, a) : zone_by_key_locked(key, len);
     pthread_mutex_unlock(&cache_lock);
     if (!z) return TZ_UNKNOWN;
     *zone = z;

@@ -3,8 +3,10 @@
  * A name is looked up, in PostgreSQL's order, as
  *   1. a time zone abbreviation of PostgreSQL's default set (timezone_abbreviations
  *      'Default': 'CET' is always +01:00, 'PST' -08:00, 'UTC' 0, case-insensitive);
- *      the abbreviations that set defines by a zone rather than an offset ('MSK',
- *      'ART', ...) are reported apart (TZ_DYNAMIC_ABBREV, not supported yet);
+ *      an abbreviation the set defines by a zone ('MSK' by Europe/Moscow, 'ART', ...)
+ *      means, at a given time, what the zone's data says it meant then (its latest use
+ *      at or before that time, else its first use after; a zone that never uses it gives
+ *      its own offset), as PostgreSQL's DetermineTimeZoneAbbrevOffset;
  *   2. a compiled zone of the system's time zone database: a TZif file (versions 1 to
  *      4) under $TZDIR, else /usr/share/zoneinfo, matched case-insensitively one path
  *      component at a time, never through a component starting with '.' (as
@@ -32,18 +34,15 @@ typedef struct TzZone TzZone;
 typedef enum TzStatus {
     TZ_FOUND,           /* *zone set */
     TZ_UNKNOWN,         /* PostgreSQL: time zone "..." not recognized */
-    TZ_DYNAMIC_ABBREV,  /* an abbreviation PostgreSQL defines by a zone; *dyn_zone names it */
 } TzStatus;
 
 /* The longest zone name PostgreSQL reads (TZ_STRLEN_MAX); longer text is cut there. */
 #define TZ_NAME_MAX 255
 
 /* Resolves `name` (len bytes, not NUL-terminated) as above. TZ_FOUND sets *zone to a
- * zone valid until the process ends; TZ_DYNAMIC_ABBREV sets *dyn_zone (if not NULL)
- * to the zone name the abbreviation stands for. Thread-safe; reads the file system
- * only the first time a name is seen (unknown names are remembered too, up to a
- * bound). */
-TzStatus tz_find(const char *name, size_t len, const TzZone **zone, const char **dyn_zone);
+ * zone valid until the process ends. Thread-safe; reads the file system only the
+ * first time a name is seen (unknown names are remembered too, up to a bound). */
+TzStatus tz_find(const char *name, size_t len, const TzZone **zone);
 
 /* The zone's offset at the instant `utc` (PostgreSQL's pg_localtime): before the first
  * transition the zone's first type, after the last the footer rule, if any. */

@@ -477,13 +477,8 @@ static bool fn_timezone(const Expr *e, const Value *zone, int64_t x, EvalCtx *ct
 {
     const TzZone *z = e->tzone;
     if (!z) {
-        const char *dyn = NULL;
         size_t len = zone->len > TZ_NAME_MAX ? TZ_NAME_MAX : zone->len;
-        TzStatus st = tz_find(zone->s, zone->len, &z, &dyn);
-        if (st == TZ_DYNAMIC_ABBREV)
-            return eval_fail(ctx, "time zone abbreviation \"%.*s\" is not supported yet (use the zone %s)", (int)len,
-                             zone->s, dyn);
-        if (st != TZ_FOUND) return eval_fail(ctx, "time zone \"%.*s\" not recognized", (int)len, zone->s);
+        if (tz_find(zone->s, zone->len, &z) != TZ_FOUND) return eval_fail(ctx, "time zone \"%.*s\" not recognized", (int)len, zone->s);
     }
     bool to_tz = e->type.id == T_TIMESTAMPTZ;
     if (x == TM_INFINITY || x == TM_NEG_INFINITY) {

@@ -1170,16 +1170,9 @@ static Expr *at_time_zone(ExprCtx *cx, Expr **args, int nargs, int loc)
         Expr *pair[2] = {zone, x};
         Expr *e = func_node(b, FN_TIMEZONE, out, loc, pair, 2);
         if (zone->kind == EX_CONST && !zone->cval.isnull) {
-            const char *dyn = NULL;
             int len = (int)(zone->cval.len > TZ_NAME_MAX ? TZ_NAME_MAX : zone->cval.len);
-            TzStatus st = tz_find(zone->cval.s, zone->cval.len, &e->tzone, &dyn);
+            TzStatus st = tz_find(zone->cval.s, zone->cval.len, &e->tzone);
             int at = zone->loc >= 0 ? zone->loc : loc;
-            if (st == TZ_DYNAMIC_ABBREV) {
-                const char *hint = arena_printf(b->arena, "write the zone it stands for: AT TIME ZONE '%s'", dyn);
-                bind_error(b, at, "unsupported", hint, "time zone abbreviation \"%.*s\" is not supported yet", len,
-                           zone->cval.s);
-                return NULL;
-            }
             if (st != TZ_FOUND) {
                 bind_error(b, at, "invalid-time-zone",
                            "a zone of the time zone database (AT TIME ZONE 'Europe/Berlin'), an abbreviation "
