@@ -23,7 +23,7 @@
 
 typedef struct DistinctEntry {
     int64_t count;
-    TtlItem tt;              /* TTL: last update */
+    TtlItem tt;              /* state_ttl only (TTL_PAYLOAD): last update */
 } DistinctEntry;
 
 typedef struct DistinctOp {
@@ -65,7 +65,7 @@ static bool distinct_step(Op *op, OpCtx *ctx)
             if (!e && w < 0) continue; /* the state no longer has the row */
         }
         DistinctEntry *e = ktab_upsert(&d->tab, row, h, &created);
-        if (created) ttl_item_init(&e->tt);
+        if (created) ttl_entry_init(&d->ttl, &e->tt);
         chunk_mark(&d->chunks, h);
         int64_t c = e->count, nc = c + w;
         e->count = nc;
@@ -147,7 +147,7 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
         if (r.bad || count == 0) break;
         bool created;
         DistinctEntry *e = ktab_upsert(&d->tab, row, ktab_hash(&d->tab, row), &created);
-        if (created) ttl_item_init(&e->tt);
+        if (created) ttl_entry_init(&d->ttl, &e->tt);
         e->count += count;
         ttl_touch(&d->ttl, &e->tt, t);
     }
@@ -208,7 +208,7 @@ static bool get_row(void *ctx, OpReader *r, uint64_t *hash)
     bool created;
     DistinctEntry *e = ktab_upsert(&d->tab, rr->row, *hash, &created);
     if (!created) return false;
-    ttl_item_init(&e->tt);
+    ttl_entry_init(&d->ttl, &e->tt);
     e->count = count;
     ttl_touch(&d->ttl, &e->tt, t);
     return true;
@@ -281,9 +281,9 @@ Op *op_distinct_new(EngPipeline *p, const IrNode *n, Op **inputs)
 {
     DistinctOp *d = xcalloc(1, sizeof *d);
     op_base_init(&d->base, &distinct_vt, p, n, inputs, 1);
-    ktab_init(&d->tab, d->base.ncols, d->base.out_types, sizeof(DistinctEntry));
-    d->state_id = n->nstate > 0 ? n->state[0].id : n->op_id;
     d->ttl.ttl_us = ttl_of_state(n, 0);
+    ktab_init(&d->tab, d->base.ncols, d->base.out_types, TTL_PAYLOAD(&d->ttl, DistinctEntry));
+    d->state_id = n->nstate > 0 ? n->state[0].id : n->op_id;
     if (ttl_on(&d->ttl)) d->base.frontier = FR_JUDGE;
     return &d->base;
 }

@@ -38,7 +38,7 @@
 
 typedef struct SetEntry {
     int64_t l, r;
-    TtlItem tt;              /* TTL: last update */
+    TtlItem tt;              /* state_ttl only (TTL_PAYLOAD): last update */
 } SetEntry;
 
 /* A row of one input with the watermark it is judged by (TTL: merge order). */
@@ -96,7 +96,7 @@ static void apply_row(SetOp *s, int side, int i, int64_t jw)
     }
     bool created;
     SetEntry *e = ktab_upsert(&s->tab, row, h, &created);
-    if (created) ttl_item_init(&e->tt);
+    if (created) ttl_entry_init(&s->ttl, &e->tt);
     int64_t before = out_mult(s, e->l, e->r);
     if (side == 0) e->l += w;
     else e->r += w;
@@ -231,7 +231,7 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
         bool created;
         SetEntry *e = ktab_upsert(&s->tab, row, ktab_hash(&s->tab, row), &created);
         if (!created) ok = false;
-        else ttl_item_init(&e->tt);
+        else ttl_entry_init(&s->ttl, &e->tt);
         e->l = l;
         e->r = rr;
         if (ok) ttl_touch(&s->ttl, &e->tt, t);
@@ -285,8 +285,8 @@ Op *op_setop_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t
     s->kind = n->plan->setop;
     s->all = n->plan->all;
     s->state_id = op_state_id(&s->base, "setop", 0, "");
-    ktab_init(&s->tab, s->base.ncols, s->base.out_types, sizeof(SetEntry));
     s->ttl.ttl_us = ttl_of_state(n, 0);
+    ktab_init(&s->tab, s->base.ncols, s->base.out_types, TTL_PAYLOAD(&s->ttl, SetEntry));
     if (ttl_on(&s->ttl)) s->base.frontier = FR_JUDGE;
     return &s->base;
 }

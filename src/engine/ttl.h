@@ -20,6 +20,7 @@
 #include "ir/ir.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Embedded in an entry's payload (which never moves). */
@@ -45,6 +46,14 @@ static inline void ttl_item_init(TtlItem *it)
 {
     iheap_item_init(&it->h);
     it->touch = INT64_MIN;
+}
+/* An entry type whose TtlItem is its last member `tt` is stored without it when the
+ * operator has no state_ttl (every ttl_* call below reads the item only under a TTL):
+ * the payload size to give its table, and the item's initialisation. */
+#define TTL_PAYLOAD(t, type) (ttl_on(t) ? sizeof(type) : offsetof(type, tt))
+static inline void ttl_entry_init(const Ttl *t, TtlItem *it)
+{
+    if (t->ttl_us > 0) ttl_item_init(it);
 }
 /* The entries last updated before this time have expired at watermark wm. */
 static inline int64_t ttl_limit(const Ttl *t, int64_t wm) { return wm == INT64_MIN ? INT64_MIN : op_sat_add(wm, -t->ttl_us); }
