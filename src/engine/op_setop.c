@@ -35,6 +35,7 @@
 #define SETOP_MAGIC 0x57534554u /* "WSET" */
 #define SETOP_VERSION 1u
 #define SETOP_VERSION_TTL 2u /* version 1 plus every entry's last update time */
+#define SETOP_VERSION_CHUNKED 3u /* a base blob and the entries in chunks by hash (setop_save_chunks) */
 
 typedef struct SetEntry {
     int64_t l, r;
@@ -56,10 +57,12 @@ typedef struct SetOp {
     const char *state_id;
     SetRow *rows;            /* TTL: the step's rows of both inputs, merged (reused) */
     int rows_cap;
+    ChunkTrack chunks;       /* incremental checkpoints: which chunks of entries changed */
 } SetOp;
 
 static void remove_entry(SetOp *s, SetEntry *e)
 {
+    if (s->chunks.dirty) chunk_mark(&s->chunks, ktab_hash(&s->tab, ktab_key(&s->tab, e)));
     ttl_forget(&s->ttl, &e->tt);
     ktab_remove(&s->tab, e);
 }
@@ -97,6 +100,7 @@ static void apply_row(SetOp *s, int side, int i, int64_t jw)
     bool created;
     SetEntry *e = ktab_upsert(&s->tab, row, h, &created);
     if (created) ttl_entry_init(&s->ttl, &e->tt);
+    chunk_mark(&s->chunks, h);
     int64_t before = out_mult(s, e->l, e->r);
     if (side == 0) e->l += w;
     else e->r += w;
@@ -160,14 +164,20 @@ static int setop_stats(const Op *op, EngStateStats *out, int max)
     return op_state_stats1_ttl(out, max, s->state_id, s->tab.count, s->tab.bytes + ttl_bytes(&s->ttl), s->ttl.expired);
 }
 
+/* magic, version, the column count and types: the start of both formats */
+static void put_base(const SetOp *s, StrBuf *b, uint32_t version)
+{
+    op_put_u32(b, SETOP_MAGIC);
+    op_put_u32(b, version);
+    op_put_u32(b, (uint32_t)s->base.ncols);
+    for (int c = 0; c < s->base.ncols; c++) op_put_u8(b, s->base.out_types[c].id);
+}
+
 static bool setop_serialize(const Op *op, StrBuf *sb)
 {
     const SetOp *s = (const SetOp *)op;
-    op_put_u32(sb, SETOP_MAGIC);
     bool ttl = ttl_on(&s->ttl);
-    op_put_u32(sb, ttl ? SETOP_VERSION_TTL : SETOP_VERSION);
-    op_put_u32(sb, (uint32_t)op->ncols);
-    for (int c = 0; c < op->ncols; c++) op_put_u8(sb, op->out_types[c].id);
+    put_base(s, sb, ttl ? SETOP_VERSION_TTL : SETOP_VERSION);
     /* entries in row order so the bytes depend only on the content */
     uint32_t n;
     void **es = op_sorted_entries(&s->tab, NULL, &n);
@@ -200,6 +210,7 @@ static bool setop_emit_current(Op *op, char *err, size_t errsize)
 
 static void clear_state(SetOp *s)
 {
+    op_chunks_fini(&s->chunks);
     ttl_reset(&s->ttl);
     ktab_clear(&s->tab);
 }
@@ -244,9 +255,92 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
     return true;
 }
 
+/* ---- chunked checkpoints ----
+ * Base blob: magic, version SETOP_VERSION_CHUNKED, the column count and types, the TTL
+ * flag, the chunk bits and the entry count; the entries are in chunks (op_chunks_save,
+ * as the aggregate's groups), each as in the one-blob format. */
+
+static void put_entry(void *ctx, StrBuf *b, const void *payload)
+{
+    const SetOp *s = ctx;
+    const SetEntry *e = payload;
+    op_put_row(b, s->base.out_types, s->base.ncols, ktab_key(&s->tab, e));
+    op_put_i64(b, e->l);
+    op_put_i64(b, e->r);
+    if (ttl_on(&s->ttl)) op_put_i64(b, e->tt.touch);
+}
+
+static bool setop_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+{
+    SetOp *s = (SetOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&s->chunks, &s->tab, name, io, put_entry, s, err, errsize)) return false;
+    StrBuf b = STRBUF_INIT;
+    put_base(s, &b, SETOP_VERSION_CHUNKED);
+    op_put_u8(&b, ttl_on(&s->ttl));
+    op_put_u8(&b, (uint8_t)s->chunks.bits);
+    op_put_u64(&b, s->tab.count);
+    bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+typedef struct EntryRead {
+    SetOp *s;
+    Value *row;
+    bool with_touch;
+} EntryRead;
+
+static bool get_entry(void *ctx, OpReader *r, uint64_t *hash)
+{
+    EntryRead *er = ctx;
+    SetOp *s = er->s;
+    op_get_row(r, s->base.out_types, s->base.ncols, er->row);
+    int64_t l = op_get_i64(r), rr = op_get_i64(r);
+    int64_t t = er->with_touch ? op_get_i64(r) : s->base.in_wm;
+    if (r->bad || (l == 0 && rr == 0)) return false;
+    *hash = ktab_hash(&s->tab, er->row);
+    bool created;
+    SetEntry *e = ktab_upsert(&s->tab, er->row, *hash, &created);
+    if (!created) return false;
+    ttl_entry_init(&s->ttl, &e->tt);
+    e->l = l;
+    e->r = rr;
+    ttl_touch(&s->ttl, &e->tt, t);
+    return true;
+}
+
+static bool setop_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get,
+                                 void *ctx, char *err, size_t errsize)
+{
+    SetOp *s = (SetOp *)op;
+    OpReader r = {data, data + len, false};
+    uint32_t magic = op_get_u32(&r), version = op_get_u32(&r);
+    if (magic != SETOP_MAGIC || version != SETOP_VERSION_CHUNKED)
+        return setop_deserialize(op, data, len, err, errsize);  /* a one-blob state of an older weir */
+    bool ok = op_get_u32(&r) == (uint32_t)op->ncols;
+    for (int c = 0; ok && c < op->ncols; c++) ok = op_get_u8(&r) == op->out_types[c].id;
+    uint8_t with_touch = op_get_u8(&r), bits = op_get_u8(&r);
+    uint64_t total = op_get_u64(&r);
+    if (!ok || r.bad || with_touch != ttl_on(&s->ttl)) {
+        snprintf(err, errsize, "state of %s: not a set-operation state of this shape", s->state_id);
+        return false;
+    }
+    clear_state(s);
+    EntryRead er = {s, xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1)), with_touch == 1};
+    ok = op_chunks_restore(&s->chunks, bits, total, name, get, ctx, get_entry, &er);
+    free(er.row);
+    if (!op_get_finish(&r, ok, s->state_id, err, errsize)) {
+        clear_state(s);
+        return false;
+    }
+    return true;
+}
+
 static void setop_free(Op *op)
 {
     SetOp *s = (SetOp *)op;
+    op_chunks_fini(&s->chunks);
     ttl_reset(&s->ttl);
     ktab_fini(&s->tab);
     free(s->rows);
@@ -263,6 +357,8 @@ static const OpVtbl setop_vt = {
     .state_stats = setop_stats,
     .serialize = setop_serialize,
     .deserialize = setop_deserialize,
+    .save_chunks = setop_save_chunks,
+    .restore_chunks = setop_restore_chunks,
     .emit_current = setop_emit_current,
 };
 

@@ -3,7 +3,8 @@
 # GROUP BY of 20000 groups writes a full checkpoint; runs that continue it after events
 # on 1% of the groups write only the chunks that changed (a small fraction of the full
 # checkpoint's bytes), and their sink ends exactly as one run over all events does.
-# The same for a SELECT DISTINCT of 20000 rows over a directory source.
+# The same for a SELECT DISTINCT of 20000 rows over a directory source, and for an
+# EXCEPT of two directory sources.
 source "$(dirname "$0")/lib.sh"
 eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:4 ref:4)" || fail "kafka-start"
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
@@ -103,4 +104,38 @@ cp "$D/in/3.jsonl" "$DR/in/"
 drun "$D" > /dev/null || fail "DISTINCT: third run"
 drun "$DR" > /dev/null || fail "DISTINCT: reference, third"
 cmp -s <(sort "$D/out/dst.jsonl") <(sort "$DR/out/dst.jsonl") || fail "the state restored from incremental DISTINCT checkpoints differs"
-echo "2 passed, 0 failed"
+# EXCEPT: 20000 rows less 1000 of them; then 1% new rows and 100 more taken away
+sproject() {  # sproject DIR
+  mkdir -p "$1/sources" "$1/models" "$1/in" "$1/gone"
+  echo "name: sinc" > "$1/weir.yml"
+  cat > "$1/sources/ev.yml" <<'YAML'
+sources:
+  ev: {connector: file, path: in, format: json, columns: {k: bigint, v: bigint, name: text}}
+  gone: {connector: file, path: gone, format: json, columns: {k: bigint, v: bigint, name: text}}
+YAML
+  echo "SELECT k, name FROM source('ev') EXCEPT SELECT k, name FROM source('gone')" > "$1/models/left.sql"
+  cat > "$1/models/models.yml" <<'YAML'
+models:
+  left: {materialized: table, key: [k, name], sink: {connector: sqlite, path: out/db.sqlite, table: left_rows}}
+YAML
+}
+srows() { python3 -c "
+import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute('SELECT k, name FROM left_rows ORDER BY k'): print(*r)" "$1"; }
+S=$TMP/s; SR=$TMP/sr
+sproject "$S"; sproject "$SR"
+events 0 1 20000 0 > "$S/in/1.jsonl"; events 7 20 1000 0 > "$S/gone/1.jsonl"
+drun "$S" > "$TMP/s1.json" || fail "EXCEPT: first run"
+events 20000 1 200 0 > "$S/in/2.jsonl"; events 11 200 100 0 > "$S/gone/2.jsonl"
+drun "$S" > "$TMP/s2.json" || fail "EXCEPT: second run"
+sfull=$(bytes "$TMP/s1.json"); sinc=$(bytes "$TMP/s2.json")
+echo "EXCEPT: full checkpoint $sfull bytes; incremental: $sinc bytes"
+[ "$sfull" -gt 500000 ] || fail "the EXCEPT full checkpoint wrote only $sfull bytes"
+[ $((sinc * 100)) -le $((sfull * 10)) ] || fail "an EXCEPT incremental checkpoint wrote $sinc bytes, more than 10% of $sfull"
+events 30000 1 10 0 > "$S/in/3.jsonl"
+drun "$S" > /dev/null || fail "EXCEPT: third run"
+cp "$S"/in/*.jsonl "$SR/in/"; cp "$S"/gone/*.jsonl "$SR/gone/"
+drun "$SR" > /dev/null || fail "EXCEPT: reference run"
+[ "$(srows "$SR/out/db.sqlite" | wc -l)" -eq 19110 ] || fail "the EXCEPT reference has $(srows "$SR/out/db.sqlite" | wc -l) rows"
+cmp -s <(srows "$S/out/db.sqlite") <(srows "$SR/out/db.sqlite") || fail "the state restored from incremental EXCEPT checkpoints differs"
+echo "3 passed, 0 failed"
