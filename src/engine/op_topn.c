@@ -47,6 +47,7 @@
 #define TOPN_MAGIC 0x57544f50u /* "WTOP" */
 #define TOPN_VERSION 1u
 #define TOPN_VERSION_TTL 2u /* version 1 plus every partition's last update time */
+#define TOPN_VERSION_CHUNKED 3u /* a base blob and the partitions in chunks by hash (topn_save_chunks) */
 
 typedef struct TNode TNode;
 struct TNode {
@@ -99,6 +100,7 @@ typedef struct TopNOp {
     TNode **grave;
     int ngrave, cap_grave;
     Ttl ttl;
+    ChunkTrack chunks;       /* incremental checkpoints: which chunks of partitions changed */
 } TopNOp;
 
 /* ---------- order ---------- */
@@ -354,6 +356,7 @@ static void trim(TopNOp *t, Part *pt, TNode *last)
 
 static void remove_part(TopNOp *t, Part *pt)
 {
+    if (t->chunks.dirty) chunk_mark(&t->chunks, ktab_hash(&t->parts, ktab_key(&t->parts, pt)));
     ttl_forget(&t->ttl, &pt->tt);
     ktab_remove(&t->parts, pt);
 }
@@ -399,7 +402,7 @@ static bool topn_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
         Part *pt = (Part *)((char *)it - offsetof(Part, tt));
         ttl_count(&t->ttl);
         bury_tree(t, pt->root);
-        ktab_remove(&t->parts, pt);
+        remove_part(t, pt);
     }
     for (int g = 0; g < t->ngrave; g++) free_node(t, t->grave[g]);
     t->ngrave = 0;
@@ -487,6 +490,7 @@ static bool topn_step(Op *op, OpCtx *ctx)
         }
         Part *pt = ktab_upsert(&t->parts, t->keybuf, h, &created);
         if (created) ttl_item_init(&pt->tt);
+        chunk_mark(&t->chunks, h);
         ttl_touch(&t->ttl, &pt->tt, jw);
         if (t->insert_only && beyond_limit(t, pt)) continue;
         touch(t, pt, ctx->step);
@@ -540,27 +544,29 @@ static uint64_t shape_hash(const TopNOp *t)
     return h;
 }
 
+/* A partition: its key, node count, update time (TTL) and rows with their counts. */
+static void put_part(TopNOp *t, StrBuf *sb, const Part *pt)
+{
+    op_put_row(sb, t->part_types, t->npart, ktab_key(&t->parts, pt));
+    op_put_u64(sb, (uint64_t)pt->nodes);
+    if (ttl_on(&t->ttl)) op_put_i64(sb, pt->tt.touch);
+    AvlIter w;
+    avl_iter_init(&w, pt->root);
+    TNode *node;
+    while ((node = walk_next(&w))) {
+        op_put_row(sb, t->base.out_types, t->nin, node_decode(t, node, 0));
+        op_put_i64(sb, node->count);
+    }
+}
+
 static bool topn_serialize(const Op *op, StrBuf *sb)
 {
-    const TopNOp *t = (const TopNOp *)op;
-    bool ttl = ttl_on(&t->ttl);
-    op_put_header(sb, TOPN_MAGIC, ttl ? TOPN_VERSION_TTL : TOPN_VERSION, shape_hash(t));
+    TopNOp *t = (TopNOp *)op;
+    op_put_header(sb, TOPN_MAGIC, ttl_on(&t->ttl) ? TOPN_VERSION_TTL : TOPN_VERSION, shape_hash(t));
     uint32_t n;
     void **ps = op_sorted_entries(&t->parts, NULL, &n);
     op_put_u64(sb, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const Part *pt = ps[i];
-        op_put_row(sb, t->part_types, t->npart, ktab_key(&t->parts, pt));
-        op_put_u64(sb, (uint64_t)pt->nodes);
-        if (ttl) op_put_i64(sb, pt->tt.touch);
-        AvlIter w;
-        avl_iter_init(&w, pt->root);
-        TNode *node;
-        while ((node = walk_next(&w))) {
-            op_put_row(sb, t->base.out_types, t->nin, node_decode((TopNOp *)t, node, 0));
-            op_put_i64(sb, node->count);
-        }
-    }
+    for (uint32_t i = 0; i < n; i++) put_part(t, sb, ps[i]);
     free(ps);
     return true;
 }
@@ -568,12 +574,46 @@ static bool topn_serialize(const Op *op, StrBuf *sb)
 /* Drop every partition and node (pending graves included: they are pool blocks). */
 static void clear_state(TopNOp *t)
 {
+    op_chunks_fini(&t->chunks);
     ktab_clear(&t->parts);
     ttl_reset(&t->ttl);
     pool_fini(&t->pool);
     t->node_bytes = 0;
     t->nnodes = 0;
     t->ngrave = 0;
+}
+
+/* Reads a partition as put_part wrote it into the state (row: room for a partition key
+ * or a row); false when it is malformed or a duplicate. *hash: its key's hash. */
+static bool read_part(TopNOp *t, OpReader *r, Value *row, bool with_touch, EvalCtx *ec, uint64_t *hash)
+{
+    op_get_row(r, t->part_types, t->npart, row);
+    if (r->bad) return false;
+    bool created;
+    *hash = ktab_hash(&t->parts, row);
+    Part *pt = ktab_upsert(&t->parts, row, *hash, &created);
+    if (!created) return false;
+    ttl_item_init(&pt->tt);
+    uint64_t nn = op_get_u64(r);
+    int64_t touch_t = with_touch ? op_get_i64(r) : t->base.in_wm;
+    if (r->bad) return false;
+    if (touch_t != INT64_MIN) ttl_touch(&t->ttl, &pt->tt, touch_t);
+    for (uint64_t k = 0; k < nn; k++) {
+        op_get_row(r, t->base.out_types, t->nin, row);
+        int64_t count = op_get_i64(r);
+        if (r->bad || count == 0 || !eval_cells(t, row, ec)) return false;
+        AddCtx c = {t, t->cellbuf, count, NULL, false, false};
+        pt->root = add_rec(pt->root, &c);
+        if (!c.created) return false;
+        pt->nodes++;
+    }
+    return true;
+}
+
+static Value *row_buffer(const TopNOp *t)
+{
+    int cells = t->nin > t->npart ? t->nin : t->npart; /* holds a partition key or a row */
+    return xmalloc(sizeof(Value) * (size_t)(cells + 1));
 }
 
 static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -590,33 +630,70 @@ static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
     clear_state(t);
     EvalCtx ec = {0};
     ec.arena = &op->out->arena;
-    int cells = t->nin > t->npart ? t->nin : t->npart; /* holds a partition key or a row */
-    Value *row = xmalloc(sizeof(Value) * (size_t)(cells + 1));
-    uint64_t n = op_get_u64(&r);
+    Value *row = row_buffer(t);
+    uint64_t n = op_get_u64(&r), h;
     bool ok = true;
-    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        op_get_row(&r, t->part_types, t->npart, row);
-        bool created;
-        Part *pt = ktab_upsert(&t->parts, row, ktab_hash(&t->parts, row), &created);
-        if (!created) ok = false;
-        ttl_item_init(&pt->tt);
-        uint64_t nn = op_get_u64(&r);
-        int64_t touch_t = with_touch ? op_get_i64(&r) : op->in_wm;
-        if (ok && !r.bad && touch_t != INT64_MIN) ttl_touch(&t->ttl, &pt->tt, touch_t);
-        for (uint64_t k = 0; k < nn && ok && !r.bad; k++) {
-            op_get_row(&r, t->base.out_types, t->nin, row);
-            int64_t count = op_get_i64(&r);
-            if (r.bad || count == 0 || !eval_cells(t, row, &ec)) {
-                ok = false;
-                break;
-            }
-            AddCtx c = {t, t->cellbuf, count, NULL, false, false};
-            pt->root = add_rec(pt->root, &c);
-            if (!c.created) ok = false;
-            pt->nodes++;
-        }
-    }
+    for (uint64_t i = 0; i < n && ok && !r.bad; i++) ok = read_part(t, &r, row, with_touch, &ec, &h);
     free(row);
+    if (!op_get_finish(&r, ok, t->state_id, err, errsize)) {
+        clear_state(t);
+        return false;
+    }
+    return true;
+}
+
+/* ---- chunked checkpoints ----
+ * Base blob: the header (version TOPN_VERSION_CHUNKED), the TTL flag, the chunk bits and
+ * the partition count; the partitions are in chunks by the hash of their key
+ * (op_chunks_save, as the aggregate's groups), each as put_part writes it. */
+
+static void put_chunk_part(void *ctx, StrBuf *b, const void *payload) { put_part(ctx, b, payload); }
+
+static bool topn_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+{
+    TopNOp *t = (TopNOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&t->chunks, &t->parts, name, io, put_chunk_part, t, err, errsize)) return false;
+    StrBuf b = STRBUF_INIT;
+    op_put_header(&b, TOPN_MAGIC, TOPN_VERSION_CHUNKED, shape_hash(t));
+    op_put_u8(&b, ttl_on(&t->ttl));
+    op_put_u8(&b, (uint8_t)t->chunks.bits);
+    op_put_u64(&b, t->parts.count);
+    bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+typedef struct PartRead {
+    TopNOp *t;
+    Value *row;
+    EvalCtx ec;
+} PartRead;
+
+static bool get_chunk_part(void *ctx, OpReader *r, uint64_t *hash)
+{
+    PartRead *pr = ctx;
+    return read_part(pr->t, r, pr->row, ttl_on(&pr->t->ttl), &pr->ec, hash);
+}
+
+static bool topn_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get, void *ctx,
+                                char *err, size_t errsize)
+{
+    TopNOp *t = (TopNOp *)op;
+    OpReader r = {data, data + len, false};
+    if (!op_get_header(&r, TOPN_MAGIC, TOPN_VERSION_CHUNKED, shape_hash(t)))
+        return topn_deserialize(op, data, len, err, errsize);  /* a one-blob state (of an older weir) */
+    uint8_t with_touch = op_get_u8(&r), bits = op_get_u8(&r);
+    uint64_t total = op_get_u64(&r);
+    if (r.bad || with_touch != ttl_on(&t->ttl)) {
+        snprintf(err, errsize, "state of %s: not a top-N state of this shape", t->state_id);
+        return false;
+    }
+    clear_state(t);
+    PartRead pr = {t, row_buffer(t), {0}};
+    pr.ec.arena = &op->out->arena;
+    bool ok = op_chunks_restore(&t->chunks, bits, total, name, get, ctx, get_chunk_part, &pr);
+    free(pr.row);
     if (!op_get_finish(&r, ok, t->state_id, err, errsize)) {
         clear_state(t);
         return false;
@@ -652,6 +729,8 @@ static const OpVtbl topn_vt = {
     .state_stats = topn_stats,
     .serialize = topn_serialize,
     .deserialize = topn_deserialize,
+    .save_chunks = topn_save_chunks,
+    .restore_chunks = topn_restore_chunks,
     .emit_current = topn_emit_current,
 };
 

@@ -3,8 +3,8 @@
 # GROUP BY of 20000 groups writes a full checkpoint; runs that continue it after events
 # on 1% of the groups write only the chunks that changed (a small fraction of the full
 # checkpoint's bytes), and their sink ends exactly as one run over all events does.
-# The same for a SELECT DISTINCT of 20000 rows over a directory source, and for an
-# EXCEPT of two directory sources.
+# The same for a SELECT DISTINCT of 20000 rows over a directory source, an EXCEPT of
+# two directory sources, and a top-2 per key.
 source "$(dirname "$0")/lib.sh"
 eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:4 ref:4)" || fail "kafka-start"
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
@@ -138,4 +138,38 @@ cp "$S"/in/*.jsonl "$SR/in/"; cp "$S"/gone/*.jsonl "$SR/gone/"
 drun "$SR" > /dev/null || fail "EXCEPT: reference run"
 [ "$(srows "$SR/out/db.sqlite" | wc -l)" -eq 19110 ] || fail "the EXCEPT reference has $(srows "$SR/out/db.sqlite" | wc -l) rows"
 cmp -s <(srows "$S/out/db.sqlite") <(srows "$SR/out/db.sqlite") || fail "the state restored from incremental EXCEPT checkpoints differs"
-echo "3 passed, 0 failed"
+# TopN: the two largest v of each of 20000 keys; then 1% of the keys get a new row and
+# 1% are new
+tproject() {  # tproject DIR
+  mkdir -p "$1/sources" "$1/models" "$1/in"
+  echo "name: tinc" > "$1/weir.yml"
+  cat > "$1/sources/ev.yml" <<'YAML'
+sources:
+  ev: {connector: file, path: in, format: json, columns: {k: bigint, v: bigint, name: text}}
+YAML
+  echo "SELECT k, v, name, rn FROM (SELECT k, v, name, row_number() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM source('ev')) t WHERE rn <= 2" > "$1/models/top.sql"
+  cat > "$1/models/models.yml" <<'YAML'
+models:
+  top: {materialized: table, key: [k, rn], sink: {connector: sqlite, path: out/db.sqlite, table: top_rows}}
+YAML
+}
+trows() { python3 -c "
+import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute('SELECT k, rn, v, name FROM top_rows ORDER BY k, rn'): print(*r)" "$1"; }
+T=$TMP/t; TR=$TMP/tr
+tproject "$T"; tproject "$TR"
+{ events 0 1 20000 0; events 0 1 20000 5; } > "$T/in/1.jsonl"
+drun "$T" > "$TMP/t1.json" || fail "TopN: first run"
+{ events 20000 1 200 0; events 5 100 200 9; } > "$T/in/2.jsonl"
+drun "$T" > "$TMP/t2.json" || fail "TopN: second run"
+tfull=$(bytes "$TMP/t1.json"); tinc=$(bytes "$TMP/t2.json")
+echo "TopN: full checkpoint $tfull bytes; incremental: $tinc bytes"
+[ "$tfull" -gt 500000 ] || fail "the TopN full checkpoint wrote only $tfull bytes"
+[ $((tinc * 100)) -le $((tfull * 10)) ] || fail "a TopN incremental checkpoint wrote $tinc bytes, more than 10% of $tfull"
+events 7 1000 20 3 > "$T/in/3.jsonl"
+drun "$T" > /dev/null || fail "TopN: third run"
+cp "$T"/in/*.jsonl "$TR/in/"
+drun "$TR" > /dev/null || fail "TopN: reference run"
+[ "$(trows "$TR/out/db.sqlite" | wc -l)" -eq 40200 ] || fail "the TopN reference has $(trows "$TR/out/db.sqlite" | wc -l) rows"
+cmp -s <(trows "$T/out/db.sqlite") <(trows "$TR/out/db.sqlite") || fail "the state restored from incremental TopN checkpoints differs"
+echo "4 passed, 0 failed"
