@@ -45,6 +45,7 @@
 #define OVER_MAGIC 0x574f5652u /* "WOVR" */
 #define OVER_VERSION 2u
 #define OVER_VERSION_TTL 3u /* version 2 plus every partition's last update time */
+#define OVER_VERSION_CHUNKED 4u /* the buffer in a base blob, the partitions in chunks by hash */
 
 typedef struct BufRow {
     IHeapItem h;             /* key = t */
@@ -106,6 +107,7 @@ typedef struct OverOp {
     int64_t late_rows;
     int64_t kept_rows;
     Ttl ttl;
+    ChunkTrack chunks;       /* incremental checkpoints: which chunks of partitions changed */
 } OverOp;
 
 static inline BufRow *buf_of(IHeapItem *it) { return (BufRow *)((char *)it - offsetof(BufRow, h)); }
@@ -253,8 +255,10 @@ static PState *part_of(OverOp *o, const Value *row, EvalCtx *ec)
 {
     if (!eval_part(o, row, ec)) return NULL;
     bool created;
-    PState *ps = ktab_upsert(&o->parts, o->keybuf, ktab_hash(&o->parts, o->keybuf), &created);
+    uint64_t h = ktab_hash(&o->parts, o->keybuf);
+    PState *ps = ktab_upsert(&o->parts, o->keybuf, h, &created);
     if (created) ttl_item_init(&ps->tt);
+    chunk_mark(&o->chunks, h);
     return ps;
 }
 
@@ -432,6 +436,7 @@ static bool expire_parts(OverOp *o, int64_t wm)
         PState *ps = (PState *)((char *)tt - offsetof(PState, tt));
         ttl_count(&o->ttl);
         release_part(o, ps);
+        if (o->chunks.dirty) chunk_mark(&o->chunks, ktab_hash(&o->parts, ktab_key(&o->parts, ps)));
         ktab_remove(&o->parts, ps);
     }
     return true;
@@ -540,11 +545,10 @@ static void put_krow(OverOp *o, StrBuf *sb, const KRow *k)
     op_put_row(sb, o->base.out_types, o->nin, o->krow);
 }
 
-static bool over_serialize(const Op *op, StrBuf *sb)
+/* The rows waiting for the watermark: the arrival counter, then each row with its
+ * multiplicity and arrival. */
+static void put_buffer(OverOp *o, StrBuf *sb)
 {
-    OverOp *o = (OverOp *)op;
-    bool ttl = ttl_on(&o->ttl);
-    op_put_header(sb, OVER_MAGIC, ttl ? OVER_VERSION_TTL : OVER_VERSION, shape_hash(o));
     op_put_i64(sb, o->seq);
     uint32_t n;
     void **es = op_sorted_entries(&o->buf, NULL, &n);
@@ -556,28 +560,40 @@ static bool over_serialize(const Op *op, StrBuf *sb)
         op_put_i64(sb, b->seq);
     }
     free(es);
-    es = op_sorted_entries(&o->parts, NULL, &n);
+}
+
+/* A partition: its key, counters, kept rows, first row, update time (TTL), accumulators. */
+static void put_part(OverOp *o, StrBuf *sb, const PState *ps)
+{
+    op_put_row(sb, o->part_types, o->npart, ktab_key(&o->parts, ps));
+    op_put_i64(sb, ps->nrows);
+    op_put_i64(sb, ps->nadded);
+    op_put_i64(sb, ps->frame_start);
+    op_put_i64(sb, ps->kept.base);
+    op_put_u64(sb, ps->kept.n);
+    for (uint32_t k = 0; k < ps->kept.n; k++) put_krow(o, sb, kept_at(&ps->kept, ps->kept.base + k));
+    op_put_u8(sb, ps->first ? 1 : 0);
+    if (ps->first) put_krow(o, sb, ps->first);
+    if (ttl_on(&o->ttl)) op_put_i64(sb, ps->tt.touch);
+    aggacc_put(&o->acc, sb, ps->acc);
+}
+
+static bool over_serialize(const Op *op, StrBuf *sb)
+{
+    OverOp *o = (OverOp *)op;
+    op_put_header(sb, OVER_MAGIC, ttl_on(&o->ttl) ? OVER_VERSION_TTL : OVER_VERSION, shape_hash(o));
+    put_buffer(o, sb);
+    uint32_t n;
+    void **es = op_sorted_entries(&o->parts, NULL, &n);
     op_put_u64(sb, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const PState *ps = es[i];
-        op_put_row(sb, o->part_types, o->npart, ktab_key(&o->parts, ps));
-        op_put_i64(sb, ps->nrows);
-        op_put_i64(sb, ps->nadded);
-        op_put_i64(sb, ps->frame_start);
-        op_put_i64(sb, ps->kept.base);
-        op_put_u64(sb, ps->kept.n);
-        for (uint32_t k = 0; k < ps->kept.n; k++) put_krow(o, sb, kept_at(&ps->kept, ps->kept.base + k));
-        op_put_u8(sb, ps->first ? 1 : 0);
-        if (ps->first) put_krow(o, sb, ps->first);
-        if (ttl) op_put_i64(sb, ps->tt.touch);
-        aggacc_put(&o->acc, sb, ps->acc);
-    }
+    for (uint32_t i = 0; i < n; i++) put_part(o, sb, es[i]);
     free(es);
     return true;
 }
 
 static void clear_state(OverOp *o)
 {
+    op_chunks_fini(&o->chunks);
     uint32_t pos = 0;
     PState *ps;
     while ((ps = ktab_next(&o->parts, &pos))) release_part(o, ps);
@@ -598,6 +614,63 @@ static KRow *get_krow(OverOp *o, OpReader *r, Value *row)
     return krow_new(o, row, t);
 }
 
+/* Reads what put_buffer wrote into the state (row: room for a row). */
+static bool read_buffer(OverOp *o, OpReader *r, Value *row)
+{
+    EvalCtx ec = {0};
+    ec.arena = &o->base.out->arena;
+    o->seq = op_get_i64(r);
+    uint64_t n = op_get_u64(r);
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        op_get_row(r, o->base.out_types, o->nin, row);
+        int64_t w = op_get_i64(r), seq = op_get_i64(r);
+        int64_t t = 0;
+        bool tnull = true;
+        if (r->bad || w == 0 || !eval_time(o, row, &ec, &t, &tnull) || tnull) return false;
+        bool created;
+        BufRow *b = ktab_upsert(&o->buf, row, ktab_hash(&o->buf, row), &created);
+        if (!created) return false;
+        iheap_item_init(&b->h);
+        iheap_push(&o->heap, &b->h, t);
+        b->w = w;
+        b->seq = seq;
+    }
+    return !r->bad;
+}
+
+/* Reads a partition as put_part wrote it into the state (row: room for a partition key
+ * or a row); false when it is malformed or a duplicate. *hash: its key's hash. */
+static bool read_part(OverOp *o, OpReader *r, Value *row, bool with_touch, uint64_t *hash)
+{
+    op_get_row(r, o->part_types, o->npart, row);
+    if (r->bad) return false;
+    bool created;
+    *hash = ktab_hash(&o->parts, row);
+    PState *ps = ktab_upsert(&o->parts, row, *hash, &created);
+    if (!created) return false;
+    ttl_item_init(&ps->tt);
+    ps->nrows = op_get_i64(r);
+    ps->nadded = op_get_i64(r);
+    ps->frame_start = op_get_i64(r);
+    ps->kept.base = op_get_i64(r);
+    uint64_t nk = op_get_u64(r);
+    if (r->bad || nk > (uint64_t)(ps->nadded - ps->kept.base) || ps->kept.base < 0) return false;
+    for (uint64_t k = 0; k < nk; k++) {
+        KRow *kr = get_krow(o, r, row);
+        if (!kr) return false;
+        kept_push(&ps->kept, kr);
+    }
+    uint8_t has_first = op_get_u8(r);
+    if (has_first > 1) return false;
+    if (has_first && !(ps->first = get_krow(o, r, row))) return false;
+    int64_t touch_t = with_touch ? op_get_i64(r) : o->base.in_wm;
+    if (r->bad) return false;
+    if (touch_t != INT64_MIN) ttl_touch(&o->ttl, &ps->tt, touch_t);
+    return aggacc_get(&o->acc, r, ps->acc);
+}
+
+static Value *row_buffer(const OverOp *o) { return xmalloc(sizeof(Value) * (size_t)(o->nin + o->npart + 1)); }
+
 static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
 {
     OverOp *o = (OverOp *)op;
@@ -610,55 +683,70 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         return false;
     }
     clear_state(o);
-    EvalCtx ec = {0};
-    ec.arena = &op->out->arena;
-    o->seq = op_get_i64(&r);
-    Value *row = xmalloc(sizeof(Value) * (size_t)(o->nin + o->npart + 1));
-    bool ok = true;
-    uint64_t n = op_get_u64(&r);
-    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        op_get_row(&r, o->base.out_types, o->nin, row);
-        int64_t w = op_get_i64(&r), seq = op_get_i64(&r);
-        int64_t t = 0;
-        bool tnull = true;
-        if (r.bad || w == 0 || !eval_time(o, row, &ec, &t, &tnull) || tnull) {
-            ok = false;
-            break;
-        }
-        bool created;
-        BufRow *b = ktab_upsert(&o->buf, row, ktab_hash(&o->buf, row), &created);
-        if (!created) ok = false;
-        iheap_item_init(&b->h);
-        iheap_push(&o->heap, &b->h, t);
-        b->w = w;
-        b->seq = seq;
-    }
-    n = ok ? op_get_u64(&r) : 0;
-    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        op_get_row(&r, o->part_types, o->npart, row);
-        bool created;
-        PState *ps = ktab_upsert(&o->parts, row, ktab_hash(&o->parts, row), &created);
-        if (!created) ok = false;
-        ttl_item_init(&ps->tt);
-        ps->nrows = op_get_i64(&r);
-        ps->nadded = op_get_i64(&r);
-        ps->frame_start = op_get_i64(&r);
-        ps->kept.base = op_get_i64(&r);
-        uint64_t nk = op_get_u64(&r);
-        if (r.bad || nk > (uint64_t)(ps->nadded - ps->kept.base) || ps->kept.base < 0) ok = false;
-        for (uint64_t k = 0; k < nk && ok; k++) {
-            KRow *kr = get_krow(o, &r, row);
-            if (!kr) ok = false;
-            else kept_push(&ps->kept, kr);
-        }
-        uint8_t has_first = ok ? op_get_u8(&r) : 0;
-        if (has_first > 1) ok = false;
-        if (ok && has_first && !(ps->first = get_krow(o, &r, row))) ok = false;
-        int64_t touch_t = ok && with_touch ? op_get_i64(&r) : op->in_wm;
-        if (ok && !r.bad && touch_t != INT64_MIN) ttl_touch(&o->ttl, &ps->tt, touch_t);
-        ok = ok && aggacc_get(&o->acc, &r, ps->acc);
-    }
+    Value *row = row_buffer(o);
+    bool ok = read_buffer(o, &r, row);
+    uint64_t n = ok ? op_get_u64(&r) : 0, h;
+    for (uint64_t i = 0; i < n && ok && !r.bad; i++) ok = read_part(o, &r, row, with_touch, &h);
     free(row);
+    if (!op_get_finish(&r, ok, o->state_id, err, errsize)) {
+        clear_state(o);
+        return false;
+    }
+    return true;
+}
+
+/* ---- chunked checkpoints ----
+ * Base blob: the header (version OVER_VERSION_CHUNKED), the TTL flag, the chunk bits,
+ * the partition count and the buffer (rows waiting for the watermark: a small part of
+ * the state, rewritten at every checkpoint); the partitions are in chunks by the hash of
+ * their key (op_chunks_save, as the aggregate's groups), each as put_part writes it. */
+
+static void put_chunk_part(void *ctx, StrBuf *b, const void *payload) { put_part(ctx, b, payload); }
+
+static bool over_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+{
+    OverOp *o = (OverOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&o->chunks, &o->parts, name, io, put_chunk_part, o, err, errsize)) return false;
+    StrBuf b = STRBUF_INIT;
+    op_put_header(&b, OVER_MAGIC, OVER_VERSION_CHUNKED, shape_hash(o));
+    op_put_u8(&b, ttl_on(&o->ttl));
+    op_put_u8(&b, (uint8_t)o->chunks.bits);
+    op_put_u64(&b, o->parts.count);
+    put_buffer(o, &b);
+    bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+typedef struct PartRead {
+    OverOp *o;
+    Value *row;
+} PartRead;
+
+static bool get_chunk_part(void *ctx, OpReader *r, uint64_t *hash)
+{
+    PartRead *pr = ctx;
+    return read_part(pr->o, r, pr->row, ttl_on(&pr->o->ttl), hash);
+}
+
+static bool over_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get, void *ctx,
+                                char *err, size_t errsize)
+{
+    OverOp *o = (OverOp *)op;
+    OpReader r = {data, data + len, false};
+    if (!op_get_header(&r, OVER_MAGIC, OVER_VERSION_CHUNKED, shape_hash(o)))
+        return over_deserialize(op, data, len, err, errsize);  /* a one-blob state (of an older weir) */
+    uint8_t with_touch = op_get_u8(&r), bits = op_get_u8(&r);
+    uint64_t total = op_get_u64(&r);
+    if (r.bad || with_touch != ttl_on(&o->ttl)) {
+        snprintf(err, errsize, "state of %s: not an OVER aggregate state of this shape", o->state_id);
+        return false;
+    }
+    clear_state(o);
+    PartRead pr = {o, row_buffer(o)};
+    bool ok = read_buffer(o, &r, pr.row) && op_chunks_restore(&o->chunks, bits, total, name, get, ctx, get_chunk_part, &pr);
+    free(pr.row);
     if (!op_get_finish(&r, ok, o->state_id, err, errsize)) {
         clear_state(o);
         return false;
@@ -693,6 +781,8 @@ static const OpVtbl over_vt = {
     .state_stats = over_stats,
     .serialize = over_serialize,
     .deserialize = over_deserialize,
+    .save_chunks = over_save_chunks,
+    .restore_chunks = over_restore_chunks,
 };
 
 Op *op_over_agg_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t errsize)

@@ -4,7 +4,7 @@
 # on 1% of the groups write only the chunks that changed (a small fraction of the full
 # checkpoint's bytes), and their sink ends exactly as one run over all events does.
 # The same for a SELECT DISTINCT of 20000 rows over a directory source, an EXCEPT of
-# two directory sources, and a top-2 per key.
+# two directory sources, a top-2 per key, and a running SUM OVER per key.
 source "$(dirname "$0")/lib.sh"
 eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:4 ref:4)" || fail "kafka-start"
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
@@ -172,4 +172,42 @@ cp "$T"/in/*.jsonl "$TR/in/"
 drun "$TR" > /dev/null || fail "TopN: reference run"
 [ "$(trows "$TR/out/db.sqlite" | wc -l)" -eq 40200 ] || fail "the TopN reference has $(trows "$TR/out/db.sqlite" | wc -l) rows"
 cmp -s <(trows "$T/out/db.sqlite") <(trows "$TR/out/db.sqlite") || fail "the state restored from incremental TopN checkpoints differs"
-echo "4 passed, 0 failed"
+# OVER: a running sum per key over 20000 keys; then rows for 1% of the keys
+tsevents() {  # tsevents FIRST STEP COUNT T0: events with ts = T0 + j seconds
+  python3 -c "
+import datetime
+t0 = datetime.datetime(2026, 1, 1) + datetime.timedelta(seconds=$4)
+for j in range($3):
+    i = $1 + j * $2
+    print('{\"k\":%d,\"v\":%d,\"ts\":\"%s\"}' % (i, (i * 7) % 1000, (t0 + datetime.timedelta(seconds=j)).isoformat(' ')))"
+}
+oproject() {  # oproject DIR
+  mkdir -p "$1/sources" "$1/models" "$1/in"
+  echo "name: oinc" > "$1/weir.yml"
+  cat > "$1/sources/ev.yml" <<'YAML'
+sources:
+  ev: {connector: file, path: in, format: json, columns: {k: bigint, v: bigint, ts: timestamp}, event_time: ts}
+YAML
+  echo "SELECT k, ts, sum(v) OVER (PARTITION BY k ORDER BY ts) AS running FROM source('ev')" > "$1/models/run.sql"
+  cat > "$1/models/models.yml" <<'YAML'
+models:
+  run: {materialized: append, sink: {connector: file, path: out/run.jsonl, format: json}}
+YAML
+}
+O=$TMP/o; OR=$TMP/or
+oproject "$O"; oproject "$OR"
+tsevents 0 1 20000 0 > "$O/in/1.jsonl"
+drun "$O" > "$TMP/o1.json" || fail "OVER: first run"
+tsevents 3 100 200 20000 > "$O/in/2.jsonl"
+drun "$O" > "$TMP/o2.json" || fail "OVER: second run"
+ofull=$(bytes "$TMP/o1.json"); oinc=$(bytes "$TMP/o2.json")
+echo "OVER: full checkpoint $ofull bytes; incremental: $oinc bytes"
+[ "$ofull" -gt 500000 ] || fail "the OVER full checkpoint wrote only $ofull bytes"
+[ $((oinc * 100)) -le $((ofull * 10)) ] || fail "an OVER incremental checkpoint wrote $oinc bytes, more than 10% of $ofull"
+tsevents 5 100 200 30000 > "$O/in/3.jsonl"
+drun "$O" > /dev/null || fail "OVER: third run"
+cp "$O"/in/*.jsonl "$OR/in/"
+drun "$OR" > /dev/null || fail "OVER: reference run"
+[ "$(wc -l < "$OR/out/run.jsonl")" -ge 20000 ] || fail "the OVER reference has $(wc -l < "$OR/out/run.jsonl") rows"
+cmp -s <(sort "$O/out/run.jsonl") <(sort "$OR/out/run.jsonl") || fail "the state restored from incremental OVER checkpoints differs"
+echo "5 passed, 0 failed"
