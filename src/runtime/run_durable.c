@@ -77,20 +77,7 @@ static bool get_blob(void *ctx, const char *name, const void **data, size_t *len
     return store_get(ctx, name, data, len);
 }
 
-static bool put_blob(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
-{
-    Run *r = ctx;
-    r->ckpt_bytes += (int64_t)len;
-    return store_put(r->store, name, data, len, err, errsize);
-}
-
-static bool del_blob(void *ctx, const char *name, char *err, size_t errsize)
-{
-    Run *r = ctx;
-    return store_del(r->store, name, err, errsize);
-}
-
-/* The blobs of one replica of a partitioned run: every name under a prefix. */
+/* The blobs of one replica of a partitioned run, read back: every name under a prefix. */
 typedef struct PrefixIO {
     Run *r;
     StateStore *store;
@@ -111,20 +98,116 @@ static bool get_prefixed(void *ctx, const char *name, const void **data, size_t 
     return store_get(io->store, prefixed(io, name), data, len);
 }
 
-static bool put_prefixed(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
-{
-    PrefixIO *io = ctx;
-    io->r->ckpt_bytes += (int64_t)len;
-    return store_put(io->store, prefixed(io, name), data, len, err, errsize);
-}
-
-static bool del_prefixed(void *ctx, const char *name, char *err, size_t errsize)
-{
-    PrefixIO *io = ctx;
-    return store_del(io->store, prefixed(io, name), err, errsize);
-}
-
 #define RUN_MAX_PIPES 1024  /* replicas of a partitioned run, and its rest pipeline */
+
+/* ---- the pipelines' state, serialized in parallel ----
+ * With --workers N each pipeline's save (eng_checkpoint_save_inc) runs on a lane of
+ * the decode pool into its own buffer: the names and blobs it puts, and the names it
+ * deletes. The buffers then go to the store on the calling thread in pipeline order,
+ * so the store receives exactly what one save after the other would write. */
+typedef struct SavedBlob {
+    size_t name, data, len;   /* offsets into PipeSave.buf; len of the blob */
+    bool del;
+} SavedBlob;
+
+typedef struct PipeSave {
+    EngPipeline *pipe;
+    const char *prefix;
+    StrBuf buf;
+    SavedBlob *blobs;
+    int nblobs, cap;
+    bool ok;
+    char err[256];
+} PipeSave;
+
+static void save_push(PipeSave *ps, const char *name, const void *data, size_t len, bool del)
+{
+    if (ps->nblobs == ps->cap) {
+        ps->cap = ps->cap ? ps->cap * 2 : 64;
+        ps->blobs = xrealloc(ps->blobs, sizeof *ps->blobs * (size_t)ps->cap);
+    }
+    SavedBlob *b = &ps->blobs[ps->nblobs++];
+    b->name = ps->buf.len;
+    sb_append(&ps->buf, name, strlen(name) + 1);
+    b->data = ps->buf.len;
+    if (len) sb_append(&ps->buf, data, len);
+    b->len = len;
+    b->del = del;
+}
+
+static bool save_put(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    (void)err, (void)errsize;
+    save_push(ctx, name, data, len, false);
+    return true;
+}
+
+static bool save_del(void *ctx, const char *name, char *err, size_t errsize)
+{
+    (void)err, (void)errsize;
+    save_push(ctx, name, NULL, 0, true);
+    return true;
+}
+
+typedef struct SaveJob {
+    PipeSave *saves;
+    int n, lanes;
+} SaveJob;
+
+static void save_lane(void *arg, int lane)
+{
+    SaveJob *job = arg;
+    for (int i = lane; i < job->n; i += job->lanes) {
+        PipeSave *ps = &job->saves[i];
+        ps->ok = eng_checkpoint_save_inc(ps->pipe, save_put, save_del, ps, ps->err, sizeof ps->err);
+    }
+}
+
+/* Saves the np pipelines (pipes[i] under prefixes[i]) into the store: serialized on the
+ * decode pool's lanes when the run has one, written in order. */
+static bool save_pipelines(Run *r, EngPipeline **pipes, const char **prefixes, int np, char *err, size_t errsize)
+{
+    PipeSave *saves = xcalloc((size_t)np, sizeof *saves);
+    for (int i = 0; i < np; i++) {
+        saves[i].pipe = pipes[i];
+        saves[i].prefix = prefixes[i];
+    }
+    SaveJob job = {saves, np, 1};
+    if (r->decode_pool && np > 1) {
+        job.lanes = workpool_lanes(r->decode_pool) < np ? workpool_lanes(r->decode_pool) : np;
+        workpool_run(r->decode_pool, job.lanes, save_lane, &job);
+    } else {
+        save_lane(&job, 0);
+    }
+    bool ok = true;
+    StrBuf name = STRBUF_INIT;
+    for (int i = 0; i < np && ok; i++) {
+        PipeSave *ps = &saves[i];
+        if (!ps->ok) {
+            snprintf(err, errsize, "%s", ps->err);
+            ok = false;
+            break;
+        }
+        for (int k = 0; k < ps->nblobs && ok; k++) {
+            const SavedBlob *b = &ps->blobs[k];
+            sb_clear(&name);
+            sb_printf(&name, "%s%s", ps->prefix, ps->buf.data + b->name);
+            if (b->del) {
+                ok = store_del(r->store, sb_cstr(&name), err, errsize);
+            } else {
+                r->ckpt_bytes += (int64_t)b->len;
+                ok = store_put(r->store, sb_cstr(&name), ps->buf.data + b->data, b->len, err, errsize);
+            }
+        }
+    }
+    sb_free(&name);
+    for (int i = 0; i < np; i++) {
+        sb_free(&saves[i].buf);
+        free(saves[i].blobs);
+    }
+    free(saves);
+    return ok;
+}
 
 /* Every pipeline whose state a checkpoint holds: r->pipe (prefix "") and, in a
  * partitioned run, each replica. Returns how many (arrays of RUN_MAX_PIPES + 1). */
@@ -498,15 +581,10 @@ static bool write_checkpoint(Run *r, uint64_t id, uint64_t *bases, char *err, si
     StrBuf v = STRBUF_INIT;
     run_meta_blob(&v, id, r->p->name);
     bool ok = store_put(r->store, "meta", v.data, v.len, err, errsize);
-    if (ok) ok = eng_checkpoint_save_inc(r->pipe, put_blob, del_blob, r, err, errsize);
     EngPipeline *pipes[RUN_MAX_PIPES + 1];
     const char *prefixes[RUN_MAX_PIPES + 1];
     int np = all_pipes(r, pipes, prefixes);
-    for (int i = 1; i < np && ok; i++) {
-        PrefixIO io = {r, r->store, prefixes[i], STRBUF_INIT};
-        ok = eng_checkpoint_save_inc(pipes[i], put_prefixed, del_prefixed, &io, err, errsize);
-        sb_free(&io.name);
-    }
+    if (ok) ok = save_pipelines(r, pipes, prefixes, np, err, errsize);
     if (ok && np > 1) {
         sb_clear(&v);
         const char *by = run_par_partition_by(r);
