@@ -33,6 +33,7 @@
 
 #define WAGG_MAGIC 0x5757494eu /* "WWIN" */
 #define WAGG_VERSION 1u
+#define WAGG_VERSION_CHUNKED 2u /* a base blob and the groups (or session keys) in chunks by hash */
 
 typedef struct WGroup WGroup;
 struct WGroup {
@@ -96,7 +97,18 @@ typedef struct WAggOp {
     bool col_keys;           /* every group key is a plain column: hash ahead, prefetch */
     uint64_t *hashes;
     int hcap;
+    ChunkTrack chunks;       /* incremental checkpoints: which chunks of groups / keys changed */
 } WAggOp;
+
+/* The table a checkpoint keeps in chunks: the session keys, or the window groups. */
+static inline KTab *state_table(WAggOp *a) { return a->kind == WTVF_SESSION ? &a->skeys : &a->groups; }
+
+/* An entry of the state table goes or changes outside a step's hashing. */
+static void mark_entry(WAggOp *a, const void *e)
+{
+    KTab *t = state_table(a);
+    if (a->chunks.dirty) chunk_mark(&a->chunks, ktab_hash(t, ktab_key(t, e)));
+}
 
 #define PF_DIST 16
 
@@ -155,6 +167,7 @@ static bool close_windows(WAggOp *a, int64_t wm, OpCtx *ctx)
             WGroup *next = g->wnext;
             if (g->nrows > 0 && !emit_row(a, ktab_key(&a->groups, g), g->acc, it->key, ctx)) return false;
             aggacc_release(&a->acc, g->acc);
+            mark_entry(a, g);
             ktab_remove(&a->groups, g);
             g = next;
         }
@@ -214,8 +227,10 @@ static bool step_windows(WAggOp *a, OpCtx *ctx)
             continue;
         }
         bool created;
-        WGroup *g = ktab_upsert(&a->groups, a->keybuf, pre ? a->hashes[i] : ktab_hash(&a->groups, a->keybuf), &created);
+        uint64_t h = pre ? a->hashes[i] : ktab_hash(&a->groups, a->keybuf);
+        WGroup *g = ktab_upsert(&a->groups, a->keybuf, h, &created);
         if (created) link_group(a, g, we);
+        chunk_mark(&a->chunks, h);
         fail = aggacc_prepare(&a->acc, g->acc, w);
         if (fail) {
             op_dead_letter(op, 0, i, fail);
@@ -410,6 +425,7 @@ static bool step_sessions(WAggOp *a, OpCtx *ctx)
             iheap_item_init(&k->h);
             k->closed_end = INT64_MIN;
         }
+        chunk_mark(&a->chunks, h);
         add_event(a, k, t, w);
     }
     return true;
@@ -470,6 +486,7 @@ static bool close_sessions(WAggOp *a, int64_t wm, OpCtx *ctx)
     IHeapItem *it;
     while ((it = iheap_min(&a->heap)) && it->key <= wm) {
         SKey *k = (SKey *)it;
+        mark_entry(a, k);
         if (!close_key_sessions(a, k, wm, ctx)) return false;
         if (k->nev == 0 && op_sat_add(k->closed_end, a->gap) <= wm) {
             free_skey(a, k);
@@ -522,6 +539,7 @@ static void clear_state(WAggOp *a)
     ktab_clear(&a->wins);
     ktab_clear(&a->skeys);
     iheap_fini(&a->heap);
+    op_chunks_fini(&a->chunks);
 }
 
 /* ---------- checkpoints ---------- */
@@ -539,43 +557,93 @@ static uint64_t shape_hash(const WAggOp *a)
     return aggacc_shape(&a->acc, h);
 }
 
+/* A session key: the key, the end of its last emitted session, its events. */
+static void put_skey(const WAggOp *a, StrBuf *sb, const SKey *k)
+{
+    op_put_row(sb, a->skey_types, a->nskey, ktab_key(&a->skeys, k));
+    op_put_i64(sb, k->closed_end);
+    op_put_u32(sb, (uint32_t)k->nev);
+    for (int m = 0; m < k->nev; m++) {
+        SEvent *e = k->ev[m];
+        op_put_i64(sb, e->t);
+        op_put_i64(sb, e->w);
+        const bool *ea = ev_active(a, e);
+        for (int j = 0; j < a->naggs; j++) {
+            op_put_u8(sb, ea[j]);
+            if (ea[j] && a->acc.specs[j].arg) op_put_value(sb, a->acc.specs[j].argt, &e->argv[j]);
+        }
+    }
+}
+
+/* A window group: its keys (the window's among them), row count, accumulators. */
+static void put_group(const WAggOp *a, StrBuf *sb, const WGroup *g)
+{
+    op_put_row(sb, a->key_types, a->ngroup, ktab_key(&a->groups, g));
+    op_put_i64(sb, g->nrows);
+    aggacc_put(&a->acc, sb, g->acc);
+}
+
+static void put_entry(void *ctx, StrBuf *sb, const void *e)
+{
+    const WAggOp *a = ctx;
+    if (a->kind == WTVF_SESSION) put_skey(a, sb, e);
+    else put_group(a, sb, e);
+}
+
 static bool wagg_serialize(const Op *op, StrBuf *sb)
 {
-    const WAggOp *a = (const WAggOp *)op;
+    WAggOp *a = (WAggOp *)op;
     op_put_header(sb, WAGG_MAGIC, WAGG_VERSION, shape_hash(a));
     uint32_t n;
-    if (a->kind == WTVF_SESSION) {
-        void **es = op_sorted_entries(&a->skeys, NULL, &n);
-        op_put_u64(sb, n);
-        for (uint32_t i = 0; i < n; i++) {
-            const SKey *k = es[i];
-            op_put_row(sb, a->skey_types, a->nskey, ktab_key(&a->skeys, k));
-            op_put_i64(sb, k->closed_end);
-            op_put_u32(sb, (uint32_t)k->nev);
-            for (int m = 0; m < k->nev; m++) {
-                SEvent *e = k->ev[m];
-                op_put_i64(sb, e->t);
-                op_put_i64(sb, e->w);
-                const bool *ea = ev_active(a, e);
-                for (int j = 0; j < a->naggs; j++) {
-                    op_put_u8(sb, ea[j]);
-                    if (ea[j] && a->acc.specs[j].arg) op_put_value(sb, a->acc.specs[j].argt, &e->argv[j]);
-                }
-            }
-        }
-        free(es);
-    } else {
-        void **es = op_sorted_entries(&a->groups, NULL, &n);
-        op_put_u64(sb, n);
-        for (uint32_t i = 0; i < n; i++) {
-            const WGroup *g = es[i];
-            op_put_row(sb, a->key_types, a->ngroup, ktab_key(&a->groups, g));
-            op_put_i64(sb, g->nrows);
-            aggacc_put(&a->acc, sb, g->acc);
-        }
-        free(es);
-    }
+    void **es = op_sorted_entries(state_table(a), NULL, &n);
+    op_put_u64(sb, n);
+    for (uint32_t i = 0; i < n; i++) put_entry(a, sb, es[i]);
+    free(es);
     return true;
+}
+
+/* Reads an entry as put_entry wrote it into the state; false when it is malformed or a
+ * duplicate. *hash: its key's hash. */
+static bool read_entry(WAggOp *a, OpReader *r, uint64_t *hash)
+{
+    bool created;
+    if (a->kind == WTVF_SESSION) {
+        op_get_row(r, a->skey_types, a->nskey, a->skeybuf);
+        if (r->bad) return false;
+        *hash = ktab_hash(&a->skeys, a->skeybuf);
+        SKey *k = ktab_upsert(&a->skeys, a->skeybuf, *hash, &created);
+        if (!created) return false;
+        iheap_item_init(&k->h);
+        k->closed_end = op_get_i64(r);
+        uint32_t nev = op_get_u32(r);
+        int64_t prev = INT64_MIN;
+        for (uint32_t m = 0; m < nev && !r->bad; m++) {
+            int64_t t = op_get_i64(r), w = op_get_i64(r);
+            for (int j = 0; j < a->naggs; j++) {
+                uint8_t act = op_get_u8(r);
+                if (act > 1) return false;
+                a->acc.active[j] = act;
+                a->acc.argv[j] = value_null();
+                if (act && a->acc.specs[j].arg) op_get_value(r, a->acc.specs[j].argt, &a->acc.argv[j]);
+            }
+            if (w == 0 || t < prev || r->bad) return false;
+            prev = t;
+            add_event(a, k, t, w);
+        }
+        if (r->bad) return false;
+        if (k->nev == 0) reschedule(a, k);
+        return true;
+    }
+    op_get_row(r, a->key_types, a->ngroup, a->keybuf);
+    if (r->bad) return false;
+    bool wok;
+    int64_t we = window_end_us(a, a->keybuf, &wok);
+    *hash = ktab_hash(&a->groups, a->keybuf);
+    WGroup *g = ktab_upsert(&a->groups, a->keybuf, *hash, &created);
+    if (!created || !wok) return false;
+    link_group(a, g, we);
+    g->nrows = op_get_i64(r);
+    return aggacc_get(&a->acc, r, g->acc);
 }
 
 static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -587,52 +655,52 @@ static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         return false;
     }
     clear_state(a);
-    uint64_t n = op_get_u64(&r);
+    uint64_t n = op_get_u64(&r), h;
     bool ok = true;
-    for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
-        if (a->kind == WTVF_SESSION) {
-            op_get_row(&r, a->skey_types, a->nskey, a->skeybuf);
-            if (r.bad) break;
-            bool created;
-            SKey *k = ktab_upsert(&a->skeys, a->skeybuf, ktab_hash(&a->skeys, a->skeybuf), &created);
-            if (!created) {
-                ok = false;
-                break;
-            }
-            iheap_item_init(&k->h);
-            k->closed_end = op_get_i64(&r);
-            uint32_t nev = op_get_u32(&r);
-            int64_t prev = INT64_MIN;
-            for (uint32_t m = 0; m < nev && ok && !r.bad; m++) {
-                int64_t t = op_get_i64(&r), w = op_get_i64(&r);
-                for (int j = 0; j < a->naggs; j++) {
-                    uint8_t act = op_get_u8(&r);
-                    if (act > 1) ok = false;
-                    a->acc.active[j] = act;
-                    a->acc.argv[j] = value_null();
-                    if (act && a->acc.specs[j].arg) op_get_value(&r, a->acc.specs[j].argt, &a->acc.argv[j]);
-                }
-                if (w == 0 || t < prev) ok = false;
-                prev = t;
-                if (ok && !r.bad) add_event(a, k, t, w);
-            }
-            if (ok && !r.bad && k->nev == 0) reschedule(a, k);
-        } else {
-            op_get_row(&r, a->key_types, a->ngroup, a->keybuf);
-            if (r.bad) break;
-            bool wok;
-            int64_t we = window_end_us(a, a->keybuf, &wok);
-            bool created;
-            WGroup *g = ktab_upsert(&a->groups, a->keybuf, ktab_hash(&a->groups, a->keybuf), &created);
-            if (!created || !wok) {
-                ok = false;
-                break;
-            }
-            link_group(a, g, we);
-            g->nrows = op_get_i64(&r);
-            ok = aggacc_get(&a->acc, &r, g->acc);
-        }
+    for (uint64_t i = 0; i < n && ok && !r.bad; i++) ok = read_entry(a, &r, &h);
+    if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
+        clear_state(a);
+        return false;
     }
+    return true;
+}
+
+/* ---- chunked checkpoints ----
+ * Base blob: the header (version WAGG_VERSION_CHUNKED), the chunk bits and the entry
+ * count; the groups (TUMBLE/HOP) or session keys are in chunks by the hash of their key
+ * (op_chunks_save, as the GROUP BY aggregate's groups), each as put_entry writes it. */
+
+static bool wagg_save_chunks(Op *op, const char *name, const EngCkptIO *io, char *err, size_t errsize)
+{
+    WAggOp *a = (WAggOp *)op;
+    /* the chunks first: a full save picks their size, which the base records */
+    if (!op_chunks_save(&a->chunks, state_table(a), name, io, put_entry, a, err, errsize)) return false;
+    StrBuf b = STRBUF_INIT;
+    op_put_header(&b, WAGG_MAGIC, WAGG_VERSION_CHUNKED, shape_hash(a));
+    op_put_u8(&b, (uint8_t)a->chunks.bits);
+    op_put_u64(&b, state_table(a)->count);
+    bool ok = io->put(io->ctx, name, b.data, b.len, err, errsize);
+    sb_free(&b);
+    return ok;
+}
+
+static bool get_entry(void *ctx, OpReader *r, uint64_t *hash) { return read_entry(ctx, r, hash); }
+
+static bool wagg_restore_chunks(Op *op, const char *name, const uint8_t *data, size_t len, EngGetFn get, void *ctx,
+                                char *err, size_t errsize)
+{
+    WAggOp *a = (WAggOp *)op;
+    OpReader r = {data, data + len, false};
+    if (!op_get_header(&r, WAGG_MAGIC, WAGG_VERSION_CHUNKED, shape_hash(a)))
+        return wagg_deserialize(op, data, len, err, errsize);  /* a one-blob state (of an older weir) */
+    uint8_t bits = op_get_u8(&r);
+    uint64_t total = op_get_u64(&r);
+    if (r.bad) {
+        snprintf(err, errsize, "state of %s: not a window aggregate state of this shape", a->state_id);
+        return false;
+    }
+    clear_state(a);
+    bool ok = op_chunks_restore(&a->chunks, bits, total, name, get, ctx, get_entry, a);
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_state(a);
         return false;
@@ -671,6 +739,8 @@ static const OpVtbl wagg_vt = {
     .state_stats = wagg_stats,
     .serialize = wagg_serialize,
     .deserialize = wagg_deserialize,
+    .save_chunks = wagg_save_chunks,
+    .restore_chunks = wagg_restore_chunks,
 };
 
 /* Does e read a column >= first? */

@@ -4,7 +4,9 @@
 # on 1% of the groups write only the chunks that changed (a small fraction of the full
 # checkpoint's bytes), and their sink ends exactly as one run over all events does.
 # The same for a SELECT DISTINCT of 20000 rows over a directory source, an EXCEPT of
-# two directory sources, a top-2 per key, and a running SUM OVER per key.
+# two directory sources, a top-2 per key, a running SUM OVER per key, a day's
+# tumbling window per key that stays open, and sessions per key (gap 1 day: none
+# closes before the last run).
 source "$(dirname "$0")/lib.sh"
 eval "$(BUILD=$BUILD "$ROOT/scripts/kafka-start" ev:4 ref:4)" || fail "kafka-start"
 trap '"$ROOT/scripts/kafka-stop"; rm -rf "$TMP"' EXIT
@@ -210,4 +212,47 @@ cp "$O"/in/*.jsonl "$OR/in/"
 drun "$OR" > /dev/null || fail "OVER: reference run"
 [ "$(wc -l < "$OR/out/run.jsonl")" -ge 20000 ] || fail "the OVER reference has $(wc -l < "$OR/out/run.jsonl") rows"
 cmp -s <(sort "$O/out/run.jsonl") <(sort "$OR/out/run.jsonl") || fail "the state restored from incremental OVER checkpoints differs"
-echo "5 passed, 0 failed"
+# TUMBLE: 20000 keys in one open day-long window; then rows for 1% of the keys
+wproject() {  # wproject DIR
+  oproject "$1"
+  echo "SELECT k, window_start, count(*) AS n, sum(v) AS s FROM TABLE(TUMBLE(TABLE source('ev'), DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY k, window_start, window_end" > "$1/models/run.sql"
+}
+W=$TMP/w; WR=$TMP/wr
+wproject "$W"; wproject "$WR"
+tsevents 0 1 20000 0 > "$W/in/1.jsonl"
+drun "$W" > "$TMP/w1.json" || fail "TUMBLE: first run"
+tsevents 3 100 200 20000 > "$W/in/2.jsonl"
+drun "$W" > "$TMP/w2.json" || fail "TUMBLE: second run"
+wfull=$(bytes "$TMP/w1.json"); winc=$(bytes "$TMP/w2.json")
+echo "TUMBLE: full checkpoint $wfull bytes; incremental: $winc bytes"
+[ "$wfull" -gt 500000 ] || fail "the TUMBLE full checkpoint wrote only $wfull bytes"
+[ $((winc * 100)) -le $((wfull * 10)) ] || fail "a TUMBLE incremental checkpoint wrote $winc bytes, more than 10% of $wfull"
+# the next day's rows close the first window
+tsevents 5 100 200 90000 > "$W/in/3.jsonl"; tsevents 0 1 10 200000 > "$W/in/4.jsonl"
+drun "$W" > /dev/null || fail "TUMBLE: third run"
+cp "$W"/in/*.jsonl "$WR/in/"
+drun "$WR" > /dev/null || fail "TUMBLE: reference run"
+[ "$(wc -l < "$WR/out/run.jsonl")" -ge 20000 ] || fail "the TUMBLE reference has $(wc -l < "$WR/out/run.jsonl") rows"
+cmp -s <(sort "$W/out/run.jsonl") <(sort "$WR/out/run.jsonl") || fail "the state restored from incremental TUMBLE checkpoints differs"
+# SESSION: 20000 keys with open sessions (gap 1 day); then rows for 1% of the keys
+sesproject() {  # sesproject DIR
+  oproject "$1"
+  echo "SELECT k, window_start, window_end, count(*) AS n, sum(v) AS s FROM SESSION(source('ev'), ts, INTERVAL '1' DAY) GROUP BY k, window_start, window_end" > "$1/models/run.sql"
+}
+X=$TMP/x; XR=$TMP/xr
+sesproject "$X"; sesproject "$XR"
+tsevents 0 1 20000 0 > "$X/in/1.jsonl"
+drun "$X" > "$TMP/x1.json" || fail "SESSION: first run"
+tsevents 3 100 200 20000 > "$X/in/2.jsonl"
+drun "$X" > "$TMP/x2.json" || fail "SESSION: second run"
+xfull=$(bytes "$TMP/x1.json"); xinc=$(bytes "$TMP/x2.json")
+echo "SESSION: full checkpoint $xfull bytes; incremental: $xinc bytes"
+[ "$xfull" -gt 500000 ] || fail "the SESSION full checkpoint wrote only $xfull bytes"
+[ $((xinc * 100)) -le $((xfull * 10)) ] || fail "a SESSION incremental checkpoint wrote $xinc bytes, more than 10% of $xfull"
+tsevents 5 100 200 24000 > "$X/in/3.jsonl"; tsevents 0 1 10 300000 > "$X/in/4.jsonl"
+drun "$X" > /dev/null || fail "SESSION: third run"
+cp "$X"/in/*.jsonl "$XR/in/"
+drun "$XR" > /dev/null || fail "SESSION: reference run"
+[ "$(wc -l < "$XR/out/run.jsonl")" -ge 20000 ] || fail "the SESSION reference has $(wc -l < "$XR/out/run.jsonl") rows"
+cmp -s <(sort "$X/out/run.jsonl") <(sort "$XR/out/run.jsonl") || fail "the state restored from incremental SESSION checkpoints differs"
+echo "7 passed, 0 failed"
