@@ -9,6 +9,7 @@
  * with chunked state (save_chunks) add "state/<op id>@<hex>" chunks, which an
  * incremental save rewrites only when they changed. */
 #include "engine/pipeline_internal.h"
+#include "engine/partition.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,12 +158,14 @@ static bool restore_state(EngPipeline *p, Op *op, const char *id, EngGetFn get, 
     return op->vt->deserialize(op, data, len, err, errsize);
 }
 
-bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize)
+/* A pipeline record: its step, the operators it names (their ids, logic fingerprints
+ * and watermarks); with set_wm, the source watermarks it holds are set in p. False
+ * (err filled) when it is absent or malformed; *saved is then NULL. */
+static bool read_record(EngPipeline *p, EngGetFn get, void *ctx, bool set_wm, uint64_t *step, SavedOp **saved,
+                        uint32_t *nops, char *err, size_t errsize)
 {
-    if (p->step != 0) {
-        snprintf(err, errsize, "a checkpoint is restored into a pipeline before its first step");
-        return false;
-    }
+    *saved = NULL;
+    *nops = 0;
     const void *data;
     size_t len;
     if (!get(ctx, "pipeline", &data, &len)) {
@@ -174,41 +177,80 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
         snprintf(err, errsize, "the checkpoint's pipeline record is of an unknown format");
         return false;
     }
-    uint64_t step = op_get_u64(&r);
+    *step = op_get_u64(&r);
     uint32_t nsrc = op_get_u32(&r);
     for (uint32_t i = 0; i < nsrc && !r.bad; i++) {
         const char *name = get_str(&r, &p->arena);
         int64_t wm = op_get_i64(&r);
-        for (int s = 0; s < p->nsrc; s++)
+        for (int s = 0; s < p->nsrc && set_wm; s++)
             if (p->src[s].used && strcmp(p->g->project->sources[s].name, name) == 0) p->src[s].wm = wm;
     }
-    uint32_t nops = op_get_u32(&r);
-    if (r.bad || nops > len) {
+    uint32_t n = op_get_u32(&r);
+    if (r.bad || n > len) {
         snprintf(err, errsize, "the checkpoint's pipeline record is truncated");
         return false;
     }
-    SavedOp *saved = xcalloc((size_t)nops + 1, sizeof(SavedOp));
-    for (uint32_t i = 0; i < nops && !r.bad; i++) {
-        saved[i].id = get_str(&r, &p->arena);
-        saved[i].logic_fp = op_get_u64(&r);
-        saved[i].in_wm = op_get_i64(&r);
-        saved[i].wm = op_get_i64(&r);
+    SavedOp *so = xcalloc((size_t)n + 1, sizeof(SavedOp));
+    for (uint32_t i = 0; i < n && !r.bad; i++) {
+        so[i].id = get_str(&r, &p->arena);
+        so[i].logic_fp = op_get_u64(&r);
+        so[i].in_wm = op_get_i64(&r);
+        so[i].wm = op_get_i64(&r);
     }
-    bool ok = !r.bad && r.p == r.end;
-    if (!ok) snprintf(err, errsize, "the checkpoint's pipeline record is truncated or malformed");
-    /* a model none of whose operators ran when the checkpoint was written is new: its
-     * output would start now, without the history the others have seen */
-    for (int m = 0; m < p->g->nmodels && ok; m++) {
+    if (r.bad || r.p != r.end) {
+        snprintf(err, errsize, "the checkpoint's pipeline record is truncated or malformed");
+        free(so);
+        return false;
+    }
+    *saved = so;
+    *nops = n;
+    return true;
+}
+
+/* A model none of whose operators ran when the checkpoints were written is new: its
+ * output would start now, without the history the others have seen. */
+static bool check_no_new_model(EngPipeline *p, SavedOp *const *saved, const uint32_t *nops, int nrec, char *err,
+                               size_t errsize)
+{
+    for (int m = 0; m < p->g->nmodels; m++) {
         if (!p->running[m]) continue;
         bool seen = false;
         for (int i = 0; i < p->nops && !seen; i++)
-            seen = p->ops[i]->node && p->ops[i]->node->model == m && find_saved(saved, nops, p->ops[i]->node->op_id);
+            for (int k = 0; k < nrec && !seen; k++)
+                seen = p->ops[i]->node && p->ops[i]->node->model == m && find_saved(saved[k], nops[k], p->ops[i]->node->op_id);
         if (!seen) {
             snprintf(err, errsize, "model %s is new since the checkpoint (it would miss the history the other "
                      "models have seen)", p->g->project->models[m].name);
-            ok = false;
+            return false;
         }
     }
+    return true;
+}
+
+static bool restore_norms(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize)
+{
+    for (int s = 0; s < p->nsrc; s++) {
+        if (!p->src[s].norm) continue;
+        char e2[512];
+        if (!restore_state(p, p->src[s].norm, norm_key(&p->src[s]), get, ctx, e2, sizeof e2)) {
+            snprintf(err, errsize, "source %s: %s", p->g->project->sources[s].name, e2);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize)
+{
+    if (p->step != 0) {
+        snprintf(err, errsize, "a checkpoint is restored into a pipeline before its first step");
+        return false;
+    }
+    uint64_t step;
+    SavedOp *saved;
+    uint32_t nops;
+    bool ok = read_record(p, get, ctx, true, &step, &saved, &nops, err, errsize) &&
+              check_no_new_model(p, &saved, &nops, 1, err, errsize);
     for (int i = 0; i < p->nops && ok; i++) {
         Op *op = p->ops[i];
         const char *id = op_key(op);
@@ -237,16 +279,86 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
             }
         }
     }
-    for (int s = 0; s < p->nsrc && ok; s++) {
-        if (!p->src[s].norm) continue;
-        char e2[512];
-        if (!restore_state(p, p->src[s].norm, norm_key(&p->src[s]), get, ctx, e2, sizeof e2)) {
-            snprintf(err, errsize, "source %s: %s", p->g->project->sources[s].name, e2);
-            ok = false;
-        }
-    }
+    ok = ok && restore_norms(p, get, ctx, err, errsize);
     free(saved);
     if (ok) p->step = step;
     p->ckpt_saved = ok;
+    return ok;
+}
+
+bool eng_checkpoint_restore_plan(EngPipeline *p, const EngRestorePlan *rp, char *err, size_t errsize)
+{
+    if (p->step != 0) {
+        snprintf(err, errsize, "a checkpoint is restored into a pipeline before its first step");
+        return false;
+    }
+    uint64_t step, ignored;
+    SavedOp *own;
+    uint32_t nown;
+    if (!read_record(p, rp->pipeline.get, rp->pipeline.ctx, true, &step, &own, &nown, err, errsize)) return false;
+    int ns = rp->nstate;
+    SavedOp **saved = xcalloc((size_t)ns + 1, sizeof(SavedOp *));
+    uint32_t *nops = xcalloc((size_t)ns + 1, sizeof(uint32_t));
+    bool ok = true;
+    for (int k = 0; k < ns && ok; k++)
+        ok = read_record(p, rp->state[k].get, rp->state[k].ctx, false, &ignored, &saved[k], &nops[k], err, errsize);
+    if (ok && ns > 0) ok = check_no_new_model(p, saved, nops, ns, err, errsize);
+    bool split = rp->n > 1 && rp->part && rp->part->node_col;
+    for (int i = 0; i < p->nops && ok; i++) {
+        Op *op = p->ops[i];
+        const char *id = op_key(op);
+        bool stateful = op->vt->serialize != NULL;
+        const SavedOp *pso = id ? find_saved(own, nown, id) : NULL;
+        if (pso) {
+            op->in_wm = pso->in_wm;
+            op->wm = pso->wm;
+        }
+        if (ns == 0) continue;  /* the operators start empty */
+        int found = 0;
+        for (int k = 0; k < ns && ok; k++) {
+            const SavedOp *so = id ? find_saved(saved[k], nops[k], id) : NULL;
+            if (!so) continue;
+            if (stateful && so->logic_fp != state_fingerprint(op)) {
+                snprintf(err, errsize, "model %s changed since the checkpoint: the state of %s was computed by "
+                         "another version of it", model_of(op), id);
+                ok = false;
+                break;
+            }
+            /* the replicas stepped together: the lowest watermark is the one every replica passed */
+            if (!found || so->in_wm < op->in_wm) op->in_wm = so->in_wm;
+            if (!found || so->wm < op->wm) op->wm = so->wm;
+            if (stateful) {
+                memset(&op->route, 0, sizeof op->route);
+                op->route.merge = found > 0;
+                if (split && op->node) {
+                    const IrNode *n = op->node;
+                    op->route.replica = rp->replica;
+                    op->route.n = rp->n;
+                    op->route.out_col = rp->part->node_col[n->index];
+                    op->route.in_col[0] = n->ninputs > 0 ? rp->part->node_col[n->inputs[0]->index] : -1;
+                    op->route.in_col[1] = n->ninputs > 1 ? rp->part->node_col[n->inputs[1]->index] : -1;
+                }
+                char e2[512];
+                if (!restore_state(p, op, id, rp->state[k].get, rp->state[k].ctx, e2, sizeof e2)) {
+                    snprintf(err, errsize, "model %s: %s", model_of(op), e2);
+                    ok = false;
+                }
+                memset(&op->route, 0, sizeof op->route);
+            }
+            found++;
+        }
+        if (ok && !found && stateful) {
+            snprintf(err, errsize, "model %s: operator %s has no state in the checkpoint (the model is new or "
+                     "its plan changed since)", model_of(op), id ? id : "?");
+            ok = false;
+        }
+    }
+    ok = ok && restore_norms(p, rp->pipeline.get, rp->pipeline.ctx, err, errsize);
+    for (int k = 0; k < ns; k++) free(saved[k]);
+    free(saved);
+    free(nops);
+    free(own);
+    if (ok) p->step = step;
+    p->ckpt_saved = false;   /* the target holds another layout: the next save is a full one */
     return ok;
 }

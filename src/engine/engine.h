@@ -217,6 +217,31 @@ void eng_checkpoint_forget(EngPipeline *p);
  * partly restored and must be freed. State of operators that no longer run is ignored. */
 bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, size_t errsize);
 
+/* A restore that re-partitions state: p (before its first step) takes its step, source
+ * watermarks and normalize state from `pipeline`, and each operator's state from every
+ * one of `state` whose pipeline record names the operator (the replicas of an earlier
+ * partitioned run, its rest pipeline, or one pipeline), merged; with part and n > 1, p is
+ * replica `replica` of n under that plan and keeps only the keyed entries whose routing
+ * cell it owns, so that the state of K replicas becomes that of n (any K, any n; the
+ * routing columns may differ, since every stateful operator's key holds its routing
+ * column). nstate 0: the operators start empty (the run's own pipeline in a partitioned
+ * run, which runs none). An operator's watermarks are the lowest its sources hold. Fails
+ * as eng_checkpoint_restore does (a model new since, a changed fingerprint, a malformed
+ * or duplicated entry); the next save of p is a full one. */
+struct EngPartition;
+typedef struct EngCkptSource {
+    EngGetFn get;
+    void *ctx;
+} EngCkptSource;
+typedef struct EngRestorePlan {
+    EngCkptSource pipeline;
+    const EngCkptSource *state;
+    int nstate;
+    const struct EngPartition *part;
+    int replica, n;
+} EngRestorePlan;
+bool eng_checkpoint_restore_plan(EngPipeline *p, const EngRestorePlan *rp, char *err, size_t errsize);
+
 /* ---- versions (snapshot.c): what `weir apply` needs to move a running pipeline to a
  * new version of the project ---- */
 

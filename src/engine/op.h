@@ -98,6 +98,19 @@ typedef struct OpVtbl {
     bool (*adopt)(Op *dst, const Op *src, char *err, size_t errsize);
 } OpVtbl;
 
+/* A restore that re-partitions state (eng_checkpoint_restore_plan): the operator reads
+ * the checkpoints of several pipelines into one state (merge: a restore after the first
+ * does not clear what the earlier ones read), and, as replica `replica` of n, keeps only
+ * the keyed entries whose routing cell it owns (eng_partition_replica). out_col and
+ * in_col[i] are where the routing column is in the operator's output and in input i's
+ * rows (-1: not there); each kind finds the cell of an entry from them (its key holds a
+ * copy of it, as the partitioning requires). Zeroed (n = 0) in every other restore. */
+typedef struct OpRoute {
+    bool merge;
+    int replica, n;
+    int out_col, in_col[2];
+} OpRoute;
+
 struct Op {
     const OpVtbl *vt;
     const IrNode *node;      /* NULL for engine-internal operators (changelog normalize) */
@@ -119,9 +132,14 @@ struct Op {
     bool need_frontier;      /* an operator downstream judges event time by the
                                 frontiers of this operator's output rows (set by the
                                 pipeline once every operator is built) */
+    OpRoute route;           /* set by a restore that merges or splits replicas' state */
 };
 
 /* ---- common helpers (op_common.c) ---- */
+
+/* During a restore: does this pipeline keep an entry whose routing cell (of type t) is
+ * v? Always when the restore does not split (route.n <= 1) or the cell is not known. */
+bool op_route_keeps(const Op *op, Type t, const Value *v);
 
 /* Initialise the common part: output batch of the node's columns, types, inputs
  * (the array is copied). With node == NULL (engine-internal operators) the operator

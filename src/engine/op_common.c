@@ -1,6 +1,7 @@
 /* Helpers shared by the engine's operators: the common operator part, dead-letter
  * reporting, row identity/order, and the checkpoint byte codec and framing (see op.h). */
 #include "engine/op.h"
+#include "engine/partition.h"
 
 #include "engine/keyed_table.h"
 
@@ -44,6 +45,11 @@ const char *op_state_id(Op *op, const char *kind, int index, const char *suffix)
         if (n->state[i].kind && strcmp(n->state[i].kind, kind) == 0) return n->state[i].id;
     if (n && index >= 0 && index < n->nstate) return n->state[index].id;
     return arena_printf(eng_pipeline_arena(op->p), "%s%s", n ? n->op_id : "?", suffix ? suffix : "");
+}
+
+bool op_route_keeps(const Op *op, Type t, const Value *v)
+{
+    return op->route.n <= 1 || !v || eng_partition_replica(t, v, op->route.n) == op->route.replica;
 }
 
 void op_dead_letter(Op *op, int input, int row, const char *reason)

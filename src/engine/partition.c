@@ -232,6 +232,11 @@ bool eng_partition_plan(const IrGraph *g, const bool *wanted, EngPartition *out)
     free(ncand);
     if (found) {
         out->ok = true;
+        out->node_col = xcalloc((size_t)g->nnodes + 1, sizeof(int));
+        for (int i = 0; i < g->nnodes; i++) {
+            int x = g->nodes[i]->index;
+            out->node_col[x] = needed[x] ? pc[x] : -1;
+        }
         size_t len = 0;
         for (int k = 0; k < nread && len < sizeof out->by; k++) {
             const SourceDef *sd = &proj->sources[srcs[k]];
@@ -258,6 +263,8 @@ void eng_partition_free(EngPartition *p)
     if (!p) return;
     free(p->source_col);
     p->source_col = NULL;
+    free(p->node_col);
+    p->node_col = NULL;
 }
 
 int eng_partition_replica(Type t, const Value *v, int n)

@@ -23,6 +23,10 @@ typedef struct EngPartition {
                                 order: "bid.auction", "auction.id, bid.auction" */
     char reason[256];        /* !ok: why one replica, naming the model
                                 ("q4: global aggregate", "no keyed state") */
+    int *node_col;           /* ok: per IR node index, where the routing column is in the
+                                node's output (a copy of it), -1 where it is lost or the
+                                node does not run; what a restore that re-partitions
+                                state routes each stateful operator's entries by */
 } EngPartition;
 
 /* Decide how the models running for `wanted` (NULL: all; upstream models are added as
