@@ -579,8 +579,11 @@ static void check_lookup(const IrNode *n, Arena *a, DiagList *dl, SrcPos pos)
     const char *hint = "a lookup (`clickhouse: {lookup: true}`) joins a stream (left) with a slowly changing table "
                        "(right): `FROM stream AS s [LEFT] JOIN table AS t ON s.k = t.k`";
     if (p->join_type != JOIN_INNER && p->join_type != JOIN_LEFT) {
-        diag_error(dl, pos, "lookup-join", hint, "a lookup join is an inner join or a LEFT JOIN, not %s",
-                   p->join_type == JOIN_SEMI || p->join_type == JOIN_ANTI ? join_what(p) : join_type_name(p->join_type));
+        if (p->join_type == JOIN_SEMI || p->join_type == JOIN_ANTI)
+            diag_error(dl, pos, "lookup-join", hint, "a lookup join is an inner join or a LEFT JOIN, not %s", join_what(p));
+        else
+            diag_error(dl, pos, "lookup-join", hint, "a lookup join is an inner join or a LEFT JOIN, not a %s join",
+                       join_type_name(p->join_type));
         return;
     }
     if (p->nkeys == 0) {
