@@ -3,7 +3,11 @@
  * <database>.<table> FORMAT JSONEachRow`, every identifier quoted, over the libcurl
  * adapter (http.c). Each line of the answer is one record for the source's JSON decoder,
  * which decodes the values with the source's declared column types, as it does for a
- * file (64-bit integers come unquoted; NULLs as null). The table is read whole, once:
+ * file (64-bit integers come unquoted; NULLs as null; booleans as 0/1). 18.16 writes the
+ * day 1970-01-01 (a Date's or DateTime's zero, also its default) as 0000-00-00: the
+ * reader gives it back as 1970-01-01 in the values of the date and timestamp columns
+ * (found by their key: an unescaped quote only delimits strings in JSON, so `"<name>":"`
+ * begins exactly that column's value). The table is read whole, once:
  * it is a snapshot of the table as the run starts, bounded (its end is the end of
  * time for its watermark). A run that continues from a checkpoint does not read it
  * again: its state already holds what the first read gave (the position says "read");
@@ -28,6 +32,9 @@ typedef struct ChReader {
     size_t off;                  /* next unread byte of body */
     int64_t line;                /* records returned */
     bool fetched;
+    char **zero_keys;            /* `"<name>":"0000-00-00` of each date/timestamp column */
+    size_t *zero_lens;
+    int nzero;
 } ChReader;
 
 static void ident(StrBuf *b, const char *s, size_t n)
@@ -96,6 +103,10 @@ static int ch_read(ConnReader *base, ConnRecord *recs, int max, char *err, size_
         size_t len = nl ? (size_t)(nl - s) : r->body.len - r->off;
         r->off += len + (nl ? 1 : 0);
         if (len == 0) continue;
+        for (int z = 0; z < r->nzero; z++) {
+            char *at = memmem(s, len, r->zero_keys[z], r->zero_lens[z]);
+            if (at) memcpy(at + r->zero_lens[z] - 10, "1970-01-01", 10);
+        }
         recs[n].data = s;
         recs[n].len = len;
         recs[n].pos = ++r->line;
@@ -128,6 +139,9 @@ static void ch_close(ConnReader *base)
     free(r->password);
     free(r->user);
     free(r->url);
+    for (int z = 0; z < r->nzero; z++) free(r->zero_keys[z]);
+    free(r->zero_keys);
+    free(r->zero_lens);
     free((char *)base->where);
     sb_free(&r->query);
     sb_free(&r->body);
@@ -176,6 +190,19 @@ ConnReader *src_clickhouse_reader_open(const SourceDef *def, const void *resume,
         ident(&r->query, def->columns[c].name, strlen(def->columns[c].name));
     }
     sb_puts(&r->query, " FROM ");
+    r->zero_keys = xcalloc((size_t)def->ncolumns + 1, sizeof(char *));
+    r->zero_lens = xcalloc((size_t)def->ncolumns + 1, sizeof(size_t));
+    for (int c = 0; c < def->ncolumns; c++) {
+        const char *nm = def->columns[c].name;
+        if (!type_is_temporal(def->columns[c].type) || strpbrk(nm, "\\\"") ||
+            def->columns[c].encoding != COL_ENC_TEXT)
+            continue;
+        StrBuf k = STRBUF_INIT;
+        sb_printf(&k, "\"%s\":\"0000-00-00", nm);
+        r->zero_lens[r->nzero] = k.len;
+        r->zero_keys[r->nzero++] = xstrdup(sb_cstr(&k));
+        sb_free(&k);
+    }
     StrBuf where = STRBUF_INIT;
     if (dot) {
         ident(&where, t, (size_t)(dot - t));
