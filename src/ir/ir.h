@@ -109,8 +109,8 @@ int ir_window_join_key(const IrNode *n, int *kind, int64_t size_us[2]);
 
 /* Is source s (index into project->sources) read only as the table side of lookup
  * joins (every scan of it feeds, through filters and projections, the right input of
- * a lookup join)? weir run reads such a source to its end before it reads any other
- * source, so the first stream rows see the whole table. */
+ * a lookup join)? weir run reads such a source, when it ends by itself, to its end
+ * before it reads any other source, so the first stream rows see the whole table. */
 bool ir_source_is_lookup_table(const IrGraph *g, int s);
 
 const char *changelog_mode_name(ChangelogMode m);
