@@ -114,6 +114,11 @@ bool cli_is_clickhouse(const CliProject *cp);
  * ClickHouse sink into the table weir apply made for it, every other model none.
  * *nnative: how many. Returns 0, or an exit code after printing the error. */
 int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnative);
+/* weir run: give every `connector: clickhouse` source the connection the ClickHouse
+ * backend resolves (flags, WEIR_CLICKHOUSE_*, the target), so the native runtime can
+ * read the table (source_clickhouse.c). Nothing when the project has no such source;
+ * when no url resolves the sources keep none (a run that reads one says how to set it). */
+void cli_clickhouse_sources(const CliOptions *o, CliProject *cp);
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp);
 void cli_explain_clickhouse(const CliProject *cp, StrBuf *out);
 bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize);

@@ -128,6 +128,27 @@ int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnativ
     return 0;
 }
 
+void cli_clickhouse_sources(const CliOptions *o, CliProject *cp)
+{
+    Project *p = cp->project;
+    bool any = false;
+    for (int s = 0; s < p->nsources; s++) any = any || p->sources[s].connector == SRC_CLICKHOUSE;
+    if (!any) return;
+    ChFlags flags = {o->ch_url, o->ch_database, o->ch_user};
+    ChConfig cfg;
+    char err[1024];
+    if (!ch_config_resolve(p, &flags, &cfg, err, sizeof err)) return;
+    for (int s = 0; s < p->nsources; s++) {
+        SourceDef *d = &p->sources[s];
+        if (d->connector != SRC_CLICKHOUSE) continue;
+        d->url = arena_strdup(&p->arena, cfg.url);
+        d->database = arena_strdup(&p->arena, cfg.database);
+        d->user = arena_strdup(&p->arena, cfg.user);
+        d->password = arena_strdup(&p->arena, cfg.password);
+    }
+    ch_config_free(&cfg);
+}
+
 int cmd_build(const CliOptions *o) { return cmd_apply(o); }
 int cmd_backfill(const CliOptions *o)
 {

@@ -93,6 +93,7 @@ int cmd_run(const CliOptions *o)
         native = xcalloc((size_t)cp.project->nmodels + 1, sizeof(bool));
         for (int m = 0; m < cp.project->nmodels; m++) native[m] = cp.project->models[m].sink != NULL;
     }
+    cli_clickhouse_sources(o, &cp);
     RunOptions ro = {0};
     ro.models_wanted = native ? native : wanted;
     ro.fixed_selection = native != NULL;

@@ -274,11 +274,14 @@ ConnSource *src_open(Project *p, int index, const SrcOptions *o, bool *config_er
     case SRC_STDIN:
         r = src_stdin_reader_open(framing_for(def), err, errsize);
         break;
-    case SRC_CLICKHOUSE:
-        snprintf(err, errsize, "source %s: an adopted ClickHouse table is read in place by a clickhouse target; "
-                               "the native runtime cannot read it", def->name);
-        *config_error = true;
-        return NULL;
+    case SRC_CLICKHOUSE: {
+        PosParts pp = {0};
+        if (o && o->resume && !resume_position(def, o->resume, o->resume_len, POS_READER, &pp, err, errsize))
+            return NULL;
+        r = src_clickhouse_reader_open(def, pp.inner, pp.inner_len, config_error, err, errsize);
+        if (!r) return NULL;
+        break;
+    }
     case SRC_KAFKA:
         if (def->format == FMT_CSV) {
             snprintf(err, errsize, "source %s: format csv is for files; a kafka source reads json, changelog-json "

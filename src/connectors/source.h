@@ -133,6 +133,16 @@ ConnReader *src_kafka_reader_open(Project *p, const SourceDef *def, bool until_c
                                   size_t resume_len, const int64_t *stops, int nstops, bool *config_error, char *err,
                                   size_t errsize);
 
+/* Reader over the ClickHouse table of a `connector: clickhouse` source
+ * (source_clickhouse.c): the declared columns of the whole table, read with one query
+ * at the first read, one JSONEachRow line per record (the source must have format
+ * json, its default); bounded. def->url, database, user, password give the connection
+ * (set by the CLI as the ClickHouse backend resolves it; no url: a configuration
+ * error, *config_error set). `resume` (NULL: none) is a position the reader wrote: the
+ * table was read by the run being continued, so the reader ends at once. */
+ConnReader *src_clickhouse_reader_open(const SourceDef *def, const void *resume, size_t resume_len, bool *config_error,
+                                       char *err, size_t errsize);
+
 /* The partitions' next offsets in a position the Kafka reader wrote (malloc'd array of
  * *n). False when the bytes are not such a position. */
 bool kafka_position_offsets(const void *pos, size_t len, int64_t **offsets, int *n);

@@ -71,6 +71,23 @@
  * matches the row gave them. A retraction of a row the side no longer holds (expired,
  * or never there) is ignored.
  *
+ * Lookup joins (IrNode.lookup: a model with `clickhouse: {lookup: true}`; INNER or
+ * LEFT equi-joins over an insert-only left input, ir/analyze_stream.c checks it): only
+ * the left input (the stream) triggers. The right input (the table) only updates its
+ * side's state, as any right side does, and emits nothing; the left side stores
+ * nothing. A stream row probes the table as it is then: every matching row C yields
+ * the pair with weight w * mult(C) (a NULL key never matches), and a LEFT lookup emits
+ * (row, NULLs) with weight w when nothing matched. A later change of the table changes
+ * no earlier result, so the output of an insert-only stream is insert-only, LEFT
+ * included. Order within a step: the table's changes of the step first, then the
+ * stream's rows, each in its input order: a stream row sees the table as of the end of
+ * the step it arrives in. (weir test has one row per step, so a row sees exactly the
+ * table changes given before it; weir run reads a lookup's table source to its end
+ * before any stream row, so at every batch size the first rows see the whole table.)
+ * A retraction on the stream side is refused (the IR refuses updating streams: with no
+ * state for the stream, it could not take back exactly what its row joined). The
+ * checkpoint is the ordinary join state, whose left side is empty.
+ *
  * Text lifetime: output rows point into the input batches and into stored rows. A row
  * whose multiplicity reaches zero or that expires is unlinked at once and freed at the
  * start of the next step, after every consumer has read this step's output. */
@@ -169,6 +186,7 @@ typedef struct JoinOp {
     int nkeys;
     bool null_aware;
     bool semi_anti;
+    bool lookup;             /* only the left input triggers (see above) */
     Bound bound;
     int64_t lower, upper;
     const Expr *pred;
@@ -665,7 +683,8 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
         r = row_new(sd, s, enc, len);
     }
     bool fresh = !(r->flags & JR_LINKED); /* new, or revived after its multiplicity reached 0 */
-    bool need_probe = !(j->semi_anti && s == 0 && !fresh);
+    /* a lookup's table side only updates the state */
+    bool need_probe = !(j->semi_anti && s == 0 && !fresh) && !j->lookup;
     Probe pr = {s, row, w, in, i, 0, false, jw};
     if (need_probe) probe(j, &pr);
     if (pr.pred_failed) op_dead_letter(&j->base, s, i, j->ec.err);
@@ -687,6 +706,29 @@ static bool apply(JoinOp *j, int s, const Batch *in, int i, OpCtx *ctx)
     } else if (sd->off_ttl) {
         ttl_touch(&sd->ttl, jr_ttl(sd, r), jw);
     }
+    return true;
+}
+
+/* A stream row of a lookup join: the pairs with the table's matching rows as it is
+ * now, or (LEFT) the NULL-padded row when none matches. Nothing is stored. */
+static bool lookup_probe(JoinOp *j, const Batch *in, int i, OpCtx *ctx)
+{
+    JSide *sd = &j->side[0];
+    int64_t w = in->weights[i];
+    const Value *row = batch_row(in, i);
+    if (w < 0) {
+        snprintf(ctx->err, ctx->errsize, "internal error: a retraction on the stream input of lookup %s",
+                 j->base.node ? j->base.node->op_id : "?");
+        return false;
+    }
+    if (!eval_keys(j, 0, row)) {
+        op_dead_letter(&j->base, 0, i, j->ec.err);
+        return true;
+    }
+    Probe pr = {0, row, w, in, i, 0, false, 0};
+    if (!has_null(sd->kbuf, j->nkeys)) probe(j, &pr);
+    if (pr.pred_failed) op_dead_letter(&j->base, 0, i, j->ec.err);
+    if (sd->outer && pr.matched <= 0) emit(j, row, NULL, w, in, i, side_front(sd, batch_frontier(in, i)));
     return true;
 }
 
@@ -714,7 +756,9 @@ static bool join_step(Op *op, OpCtx *ctx)
     JoinOp *j = (JoinOp *)op;
     purge(j);
     j->ec.arena = &op->out->arena;
-    for (int s = 0; s < 2; s++) {
+    for (int o = 0; o < 2; o++) {
+        /* a lookup applies the table's changes first, then probes with the stream's rows */
+        int s = j->lookup ? 1 - o : o;
         const Batch *in = op->in[s]->out;
         JSide *sd = &j->side[s], *os = &j->side[1 - s];
         bool pre = j->col_keys[s] && !j->null_aware && in->n > PF_DIST;
@@ -738,7 +782,7 @@ static bool join_step(Op *op, OpCtx *ctx)
             if (in->weights[i] == 0) continue;
             j->have_hkey = pre;
             if (pre) j->cur_hkey = j->hkey[i];
-            bool ok = apply(j, s, in, i, ctx);
+            bool ok = j->lookup && s == 0 ? lookup_probe(j, in, i, ctx) : apply(j, s, in, i, ctx);
             j->have_hkey = false;
             if (!ok) return false;
         }
@@ -770,6 +814,18 @@ static int64_t join_out_watermark(const Op *op, int64_t in_wm)
 static int join_stats(const Op *op, EngStateStats *out, int max)
 {
     const JoinOp *j = (const JoinOp *)op;
+    if (j->lookup) {
+        /* a lookup's only state: the table side's rows */
+        const JSide *sd = &j->side[1];
+        if (max > 0) {
+            out[0].id = sd->state_id;
+            out[0].entries = sd->nrows;
+            out[0].expired = 0;
+            out[0].bytes = sd->pool.used + sd->keys.bytes + sd->nullk.bytes +
+                           (sd->index.slots ? (int64_t)(sd->index.mask + 1) * (int64_t)sizeof(RowSlot) : 0);
+        }
+        return 1;
+    }
     for (int s = 0; s < 2 && s < max; s++) {
         const JSide *sd = &j->side[s];
         out[s].id = sd->state_id;
@@ -787,6 +843,7 @@ static uint64_t shape_hash(const JoinOp *j)
     op_shape_mix(&h, j->type);
     op_shape_mix(&h, (uint64_t)j->nkeys);
     op_shape_mix(&h, j->null_aware);
+    if (j->lookup) op_shape_mix(&h, 0x6c6f6f6b7570ull); /* the state is the table side's alone */
     op_shape_mix(&h, j->bound);
     op_shape_mix(&h, (uint64_t)j->lower);
     op_shape_mix(&h, (uint64_t)j->upper);
@@ -1084,12 +1141,17 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         snprintf(err, errsize, "%s: a null-aware join must be an anti join with a key", n->op_id);
         return NULL;
     }
+    if (n->lookup && (pn->join_type != JOIN_INNER && pn->join_type != JOIN_LEFT)) {
+        snprintf(err, errsize, "%s: a lookup join is an inner join or a LEFT JOIN", n->op_id);
+        return NULL;
+    }
     JoinOp *j = xcalloc(1, sizeof *j);
     op_base_init(&j->base, &join_vt, p, n, inputs, 2);
     j->type = pn->join_type;
     j->nkeys = pn->nkeys;
     j->null_aware = pn->null_aware;
     j->semi_anti = semi_anti;
+    j->lookup = n->lookup;
     j->pred = pn->pred;
     j->nl = nl;
     j->nr = nr;
@@ -1124,8 +1186,14 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
     j->side[1].counts = j->side[1].outer;
     j->side[0].state_id = op_state_id(&j->base, "join_left", 0, "/left");
     j->side[1].state_id = op_state_id(&j->base, "join_right", 1, "/right");
+    if (j->lookup) {
+        /* one state, the table's rows: its id names both sides in messages */
+        j->side[1].state_id = op_state_id(&j->base, "lookup_table", 0, "/table");
+        j->side[0].state_id = j->side[1].state_id;
+        j->side[1].counts = false;
+    }
 
-    if (pn->interval_join) {
+    if (pn->interval_join && !j->lookup) {
         int cols[2] = {pn->left_time_col, pn->right_time_col};
         for (int s = 0; s < 2; s++) {
             if (cols[s] < 0 || cols[s] >= j->side[s].ncols || !type_is_temporal(j->side[s].types[cols[s]])) {
@@ -1146,7 +1214,7 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
         j->side[1].exp_off = pn->upper_us;
         j->side[0].front_off = pn->upper_us == INT64_MIN ? INT64_MAX : -pn->upper_us;
         j->side[1].front_off = pn->lower_us;
-    } else {
+    } else if (!j->lookup) {
         /* a window join: a key pair that is the same window bound on both sides */
         int best_kind;
         int64_t sz[2] = {0, 0};
@@ -1166,12 +1234,12 @@ Op *op_join_new(EngPipeline *p, const IrNode *n, Op **inputs, char *err, size_t 
     for (int s = 0; s < 2; s++) {
         JSide *sd = &j->side[s];
         sd->indexed = n->inputs[s]->mode != CL_INSERT_ONLY;
-        if (j->bound == B_NONE) sd->ttl.ttl_us = ttl_of_state(n, s);
+        if (j->bound == B_NONE && !j->lookup) sd->ttl.ttl_us = ttl_of_state(n, s);
         sd->unlinkable = sd->indexed || j->bound != B_NONE || ttl_on(&sd->ttl);
         layout(sd, j->bound != B_NONE, false);
     }
     if (j->bound != B_NONE || ttl_on(&j->side[0].ttl) || ttl_on(&j->side[1].ttl)) j->base.frontier = FR_JUDGE;
-    if (j->bound == B_NONE && !j->null_aware && (j->type == JOIN_INNER || j->type == JOIN_SEMI))
+    if (j->bound == B_NONE && !j->null_aware && !j->lookup && (j->type == JOIN_INNER || j->type == JOIN_SEMI))
         j->base.vt = &join_derivable_vt;
     return &j->base;
 }

@@ -111,6 +111,7 @@ static uint64_t node_payload_hash(const IrGraph *g, const IrNode *n)
         break;
     case PL_JOIN:
         h = hash_u64(p->join_type, h);
+        if (n->lookup) h = hash_u64(0x4c4f4f4b5550ull, h); /* another operator: only the left triggers */
         h = hash_exprs(p->left_keys, p->nkeys, h);
         h = hash_exprs(p->right_keys, p->nkeys, h);
         h = p->pred ? plan_expr_hash(p->pred, h) : h;

@@ -253,9 +253,28 @@ static void join_side_state(StateDesc *s, IrNode *n, Arena *a, int side)
     }
 }
 
+/* A lookup join's one state: the table side's rows by its keys (the stream side keeps
+ * none: a stream row joins the table as it is when the row arrives, then is done). */
+static void lookup_state(StateDesc *s, IrNode *n, Arena *a)
+{
+    join_side_state(s, n, a, 1);
+    s->id = arena_printf(a, "%s/table", n->op_id);
+    s->kind = "lookup_table";
+    s->bound = BOUND_UNBOUNDED;
+    s->bound_detail = "the table's rows; the stream side keeps none";
+}
+
 static void analyze_join(IrNode *n, Arena *a, const ModelDef *m)
 {
     const PlanNode *p = n->plan;
+    if (n->lookup) {
+        /* the table side emits nothing: an insert-only stream yields insert-only output,
+         * a LEFT lookup's NULL-padded rows included (no later match retracts them) */
+        n->mode = n->inputs[0]->mode == CL_INSERT_ONLY ? CL_INSERT_ONLY : CL_RETRACT;
+        join_key(n, a);
+        if (m) lookup_state(new_states(n, a, 1), n, a);
+        return;
+    }
     bool ins = n->inputs[0]->mode == CL_INSERT_ONLY && n->inputs[1]->mode == CL_INSERT_ONLY;
     n->mode = ins && (p->join_type == JOIN_INNER || p->join_type == JOIN_SEMI) ? CL_INSERT_ONLY : CL_RETRACT;
     join_key(n, a);
@@ -551,6 +570,39 @@ static bool constant_rows(const IrNode *n)
     return true;
 }
 
+/* What a lookup join (only the left input triggers) must be: an inner or LEFT
+ * equi-join without a time bound, over an insert-only stream. Its state is the table
+ * side's rows, so no unbounded-state warning is given for the stream side. */
+static void check_lookup(const IrNode *n, Arena *a, DiagList *dl, SrcPos pos)
+{
+    const PlanNode *p = n->plan;
+    const char *hint = "a lookup (`clickhouse: {lookup: true}`) joins a stream (left) with a slowly changing table "
+                       "(right): `FROM stream AS s [LEFT] JOIN table AS t ON s.k = t.k`";
+    if (p->join_type != JOIN_INNER && p->join_type != JOIN_LEFT) {
+        if (p->join_type == JOIN_SEMI || p->join_type == JOIN_ANTI)
+            diag_error(dl, pos, "lookup-join", hint, "a lookup join is an inner join or a LEFT JOIN, not %s", join_what(p));
+        else
+            diag_error(dl, pos, "lookup-join", hint, "a lookup join is an inner join or a LEFT JOIN, not a %s join",
+                       join_type_name(p->join_type));
+        return;
+    }
+    if (p->nkeys == 0) {
+        diag_error(dl, pos, "lookup-join", hint, "a lookup join needs an equality between the stream's and the table's keys");
+        return;
+    }
+    if (p->interval_join || window_join(n)) {
+        diag_error(dl, pos, "lookup-join", hint,
+                   "a lookup join has no time bound: a stream row joins the table as it is when the row arrives");
+        return;
+    }
+    if (n->inputs[0]->mode != CL_INSERT_ONLY)
+        diag_error(dl, pos, "lookup-join",
+                   "join the updates with an ordinary join (both sides trigger), or look up from an insert-only stream",
+                   "the stream side of a lookup join must be insert-only, but %s is %s: a lookup keeps no state for "
+                   "the stream, so a retraction could not take back exactly what its row joined when it arrived",
+                   input_text(n->inputs[0], a, "left"), ir_mode_text(n->inputs[0], a));
+}
+
 void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl)
 {
     check_state_ttl(g, a, dl);
@@ -568,6 +620,10 @@ void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl)
                        "but its input is %s", ir_mode_text(n->inputs[0], a));
             continue;
         }
+        if (p->kind == PL_JOIN && n->lookup) {
+            check_lookup(n, a, dl, pos);
+            continue;
+        }
         if (p->kind != PL_JOIN || m->state_ttl_us > 0) continue;
         if (p->interval_join || window_join(n)) continue;
         bool l = n->inputs[0]->mode == CL_INSERT_ONLY && !constant_rows(n->inputs[0]),
@@ -581,6 +637,35 @@ void ir_check_stream(const IrGraph *g, Arena *a, DiagList *dl)
                      "or set state_ttl on the model",
                      "the state of this %s grows without bound: %s is kept forever", join_what(p), grows);
     }
+}
+
+/* The node a chain of filters and projections above `in` starts from. */
+static const IrNode *below_row_ops(const IrNode *in)
+{
+    while (in->plan->kind == PL_FILTER || in->plan->kind == PL_PROJECT) in = in->inputs[0];
+    return in;
+}
+
+bool ir_source_is_lookup_table(const IrGraph *g, int src)
+{
+    bool feeds_lookup = false;
+    for (int i = 0; i < g->nnodes; i++) {
+        const IrNode *n = g->nodes[i];
+        /* chains of filters and projections are judged by what reads their top */
+        if (n->plan->kind == PL_FILTER || n->plan->kind == PL_PROJECT) continue;
+        for (int k = 0; k < n->ninputs; k++) {
+            const IrNode *in = below_row_ops(n->inputs[k]);
+            if (in->plan->kind != PL_SOURCE || in->source != src) continue;
+            if (!(n->plan->kind == PL_JOIN && n->lookup && k == 1)) return false;
+            feeds_lookup = true;
+        }
+    }
+    /* a model whose output is the source's rows reads it as a stream */
+    for (int m = 0; m < g->nmodels; m++) {
+        const IrNode *r = g->models[m].root ? below_row_ops(g->models[m].root) : NULL;
+        if (r && r->plan->kind == PL_SOURCE && r->source == src) return false;
+    }
+    return feeds_lookup;
 }
 
 const char *ir_stream_update_reason(const IrNode *n, Arena *a)

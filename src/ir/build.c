@@ -97,6 +97,7 @@ static IrNode *build_node(Builder *b, int model, PlanNode *pn)
         }
     }
     if (pn->kind == PL_SOURCE) n->source = source_index(b->bp->project, pn->name);
+    n->lookup = pn->kind == PL_JOIN && b->bp->project->models[model].lookup;
     IrNode *same = find_equal(b, n);
     if (same) return same;
     const char *model_name = b->bp->project->models[model].name;

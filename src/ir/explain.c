@@ -122,6 +122,9 @@ const char *ir_node_detail(const IrGraph *g, const IrNode *n, Arena *a)
                       r->cols[p->right_time_col].name, p->upper_us < 0 ? " - " : " + ",
                       plan_duration_text(a, p->upper_us < 0 ? (p->upper_us == INT64_MIN ? INT64_MAX : -p->upper_us)
                                                             : p->upper_us));
+        if (n->lookup)
+            sb_puts(&sb, " (lookup: only the left input triggers; a change of the right input updates the table "
+                         "and emits nothing)");
         break;
     }
     case PL_WINDOW_TVF: {

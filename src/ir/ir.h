@@ -61,6 +61,10 @@ struct IrNode {
     uint64_t logic_fp;       /* structural hash of this node and everything upstream */
     uint64_t rows_fp;        /* lineage (lineage.c): which rows the output holds, and */
     uint64_t *col_fp;        /* per output column, what it holds; from what is read only */
+    bool lookup;             /* PL_JOIN of a lookup model (`clickhouse: {lookup: true}`):
+                                only the left input (the stream) triggers; the right
+                                input (the table) only updates the join's state, which
+                                is that side's rows alone (op_lookup_join.c) */
     uint64_t time_fp;        /* the event-time configuration (event_time column, watermark
                                 delay) of every source upstream: part of logic_fp only for
                                 operators that depend on event time */
@@ -102,6 +106,12 @@ int ir_window_col(const IrNode *n, int col, int64_t *size_us);
  * size_us the window sizes on each side (for window_start keys). The join's state then
  * expires by watermark. */
 int ir_window_join_key(const IrNode *n, int *kind, int64_t size_us[2]);
+
+/* Is source s (index into project->sources) read only as the table side of lookup
+ * joins (every scan of it feeds, through filters and projections, the right input of
+ * a lookup join)? weir run reads such a source, when it ends by itself, to its end
+ * before it reads any other source, so the first stream rows see the whole table. */
+bool ir_source_is_lookup_table(const IrGraph *g, int s);
 
 const char *changelog_mode_name(ChangelogMode m);
 /* "upsert(customer_id)", "insert_only", "retract" */

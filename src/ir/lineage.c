@@ -220,5 +220,10 @@ uint64_t ir_state_content_fp(const IrNode *n, const StateDesc *s)
         if (ir_uses_event_time(n)) h = hash_u64(n->time_fp, h);
         return h;
     }
+    if (strcmp(s->kind, "lookup_table") == 0 && n->plan->kind == PL_JOIN) {
+        /* the table side's rows by its keys: the stream side never reaches it */
+        uint64_t h = whole_fp(n->inputs[1], K_JOIN ^ 0x4c4f4f4bull);
+        return exprs_fp(n->plan->right_keys, n->plan->nkeys, n->inputs[1], h);
+    }
     return whole_fp(n, 0x53544154ull);
 }

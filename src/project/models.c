@@ -502,6 +502,10 @@ void project_finish_models(ProjectLoader *L)
         m->state_ttl_pos = c->state_ttl_pos;
         m->sink = c->sink;
         m->clickhouse = c->clickhouse;
+        if (c->clickhouse) {
+            YNode *lk = yaml_get(c->clickhouse, "lookup");
+            m->lookup = lk && lk->kind == YNODE_SCALAR && (strcmp(lk->str, "true") == 0 || strcmp(lk->str, "yes") == 0);
+        }
         m->audits = c->audits;
         m->description = c->description;
         m->tags = c->tags;

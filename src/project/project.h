@@ -14,7 +14,8 @@
 
 typedef enum { FMT_JSON, FMT_CSV, FMT_DEBEZIUM_JSON, FMT_CHANGELOG_JSON, FMT_UPSERT } DataFormat;
 /* SRC_CLICKHOUSE: an existing ClickHouse table adopted by a clickhouse target
- * (`kind: stream_table`); the native runtime cannot read it. */
+ * (`kind: stream_table`); the native runtime reads it once, at start
+ * (source_clickhouse.c). */
 typedef enum { SRC_FILE, SRC_KAFKA, SRC_STDIN, SRC_CLICKHOUSE } SourceConnector;
 typedef enum { ONERR_DEAD_LETTER, ONERR_FAIL, ONERR_SKIP } OnError;
 typedef enum {
@@ -79,6 +80,9 @@ typedef struct SourceDef {
     int npk;
     OnError on_error;
     const char *table;           /* clickhouse: the adopted table ([database.]name) */
+    const char *url;             /* clickhouse: the connection weir run reads the table over, */
+    const char *database;        /* set (resolved as the ClickHouse backend resolves it) by */
+    const char *user, *password; /* the CLI; NULL until then. The password is never printed */
     YNode *node;                 /* the definition, for connector-specific keys (a clickhouse
                                     source's `replay_boundary` is read by the backend) */
 } SourceDef;
@@ -142,6 +146,9 @@ typedef struct ModelDef {
     bool has_config;
     YNode *clickhouse;           /* `clickhouse:` storage settings (engine, order_by, ...),
                                     read by the ClickHouse backend; NULL when absent */
+    bool lookup;                 /* `clickhouse: {lookup: true}`: the model's joins are
+                                    lookups (only the left input triggers) on every
+                                    runtime, the native engine and weir test included */
     const char *description;     /* `description:`, NULL when none */
     const char **tags;           /* `tags:` as written (a string or a list), duplicates dropped */
     int ntags;

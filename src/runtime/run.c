@@ -532,10 +532,19 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     double last_progress = t0;
     bool finished = r.nsources == 0;
     bool read_failed = false;    /* a source failed between steps (on_error: fail, bad input) */
+    /* the tables of lookup joins that end by themselves (a ClickHouse table's snapshot, a
+     * file) are read to their end before any other source: the first stream rows see
+     * the whole table, whatever the batch size (op_join.c). A table that never ends (a
+     * Kafka changelog, a watched directory) is read alongside the stream. */
+    bool *table_first = xcalloc((size_t)r.nsources + 1, sizeof(bool));
+    for (int i = 0; i < r.nsources; i++)
+        table_first[i] = src_bounded(r.sources[i]) && ir_source_is_lookup_table(g, src_index(r.sources[i]));
     while (!finished && !stop_requested) {
+        bool tables_pending = false;
+        for (int i = 0; i < r.nsources; i++) tables_pending = tables_pending || (table_first[i] && !src_done(r.sources[i]));
         for (int i = 0; i < r.nsources; i++) {
             ConnSource *src = r.sources[i];
-            if (src_done(src)) continue;
+            if (src_done(src) || (tables_pending && !table_first[i])) continue;
             Batch *b = eng_source_batch(r.pipe, src_index(src));
             if (src_read_batch(src, b, upsert, r.pipe, batch, err, errsize) < 0) {
                 ok = false;
@@ -566,6 +575,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             progress_line(&r, t0);
         }
     }
+    free(table_first);
     if (ok && finished) {
         /* the end of every bounded input: close its windows */
         for (int i = 0; i < r.nsources; i++)
