@@ -353,7 +353,7 @@ bool eng_checkpoint_restore_plan(EngPipeline *p, const EngRestorePlan *rp, char 
             ok = false;
         }
     }
-    ok = ok && restore_norms(p, rp->pipeline.get, rp->pipeline.ctx, err, errsize);
+    if (rp->norms) ok = ok && restore_norms(p, rp->pipeline.get, rp->pipeline.ctx, err, errsize);
     for (int k = 0; k < ns; k++) free(saved[k]);
     free(saved);
     free(nops);

@@ -225,7 +225,9 @@ bool eng_checkpoint_restore(EngPipeline *p, EngGetFn get, void *ctx, char *err, 
  * cell it owns, so that the state of K replicas becomes that of n (any K, any n; the
  * routing columns may differ, since every stateful operator's key holds its routing
  * column). nstate 0: the operators start empty (the run's own pipeline in a partitioned
- * run, which runs none). An operator's watermarks are the lowest its sources hold. Fails
+ * run, which runs none). norms: p takes the normalize state of keyed updating sources
+ * from `pipeline` (the pipeline that normalizes them; the others start with none). An
+ * operator's watermarks are the lowest its sources hold. Fails
  * as eng_checkpoint_restore does (a model new since, a changed fingerprint, a malformed
  * or duplicated entry); the next save of p is a full one. */
 struct EngPartition;
@@ -239,6 +241,7 @@ typedef struct EngRestorePlan {
     int nstate;
     const struct EngPartition *part;
     int replica, n;
+    bool norms;
 } EngRestorePlan;
 bool eng_checkpoint_restore_plan(EngPipeline *p, const EngRestorePlan *rp, char *err, size_t errsize);
 

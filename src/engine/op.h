@@ -140,6 +140,11 @@ struct Op {
 /* During a restore: does this pipeline keep an entry whose routing cell (of type t) is
  * v? Always when the restore does not split (route.n <= 1) or the cell is not known. */
 bool op_route_keeps(const Op *op, Type t, const Value *v);
+/* The index of the first of keys[0..n) that is a plain copy of column col (the routing
+ * column of an operator's input, route.in_col[0]), or -1. */
+int op_route_key_index(Expr *const *keys, int n, int col);
+/* The same for an entry whose routing cell is row[col] (col < 0: not known, kept). */
+bool op_route_keeps_row(const Op *op, const Type *types, int col, const Value *row);
 
 /* Initialise the common part: output batch of the node's columns, types, inputs
  * (the array is copied). With node == NULL (engine-internal operators) the operator

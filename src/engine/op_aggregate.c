@@ -527,7 +527,8 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         snprintf(err, errsize, "state of %s: not an aggregate state of this shape", a->state_id);
         return false;
     }
-    clear_groups(a);
+    bool merge = op->route.merge;  /* a merging restore adds to what it has */
+    if (!merge) clear_groups(a);
     uint8_t pending = op_get_u8(&r);
     uint64_t n = op_get_u64(&r);
     bool ok = pending <= (with_touch && a->global ? 2 : 1);
@@ -544,6 +545,7 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         ok = aggacc_get(&a->acc, &r, g->acc);
         if (ok && t != INT64_MIN) ttl_touch(&a->ttl, group_tt(a, g), t);
+        if (ok && !op_route_keeps_row(op, a->key_types, op->route.out_col, a->keybuf)) free_group(a, g);
     }
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_groups(a);
@@ -552,8 +554,10 @@ static bool agg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, 
         ensure_global(a);
         return false;
     }
-    a->initial_pending = pending == 1;
-    a->gone = pending == 2;
+    if (!merge) {
+        a->initial_pending = pending == 1;
+        a->gone = pending == 2;
+    }
     ensure_global(a);
     return true;
 }
@@ -610,6 +614,8 @@ static bool get_group(void *ctx, OpReader *r, uint64_t *hash)
     int64_t t = gr->with_touch ? op_get_i64(r) : a->base.in_wm;
     if (!aggacc_get(&a->acc, r, g->acc)) return false;
     if (t != INT64_MIN) ttl_touch(&a->ttl, group_tt(a, g), t);
+    /* a re-partitioning restore: another replica's group is read, then dropped */
+    if (!op_route_keeps_row(&a->base, a->key_types, a->base.route.out_col, a->keybuf)) free_group(a, g);
     return true;
 }
 
@@ -621,7 +627,8 @@ static bool agg_restore_chunks(Op *op, const char *name, const uint8_t *data, si
     if (!op_get_header(&r, AGG_MAGIC, AGG_VERSION_CHUNKED, shape_hash(a))) return agg_deserialize(op, data, len, err, errsize);
     uint8_t with_touch = op_get_u8(&r), pending = op_get_u8(&r), bits = op_get_u8(&r);
     uint64_t total = op_get_u64(&r);
-    clear_groups(a);
+    bool merge = op->route.merge;  /* a merging restore adds to what it has */
+    if (!merge) clear_groups(a);
     GroupRead gr = {a, with_touch == 1};
     bool ok = !r.bad && with_touch <= 1 && pending <= (with_touch && a->global ? 2 : 1) && (!a->global || bits == 0) &&
               op_chunks_restore(&a->chunks, bits, total, name, get, ctx, get_group, &gr);
@@ -633,8 +640,10 @@ static bool agg_restore_chunks(Op *op, const char *name, const uint8_t *data, si
         ensure_global(a);
         return false;
     }
-    a->initial_pending = pending == 1;
-    a->gone = pending == 2;
+    if (!merge) {
+        a->initial_pending = pending == 1;
+        a->gone = pending == 2;
+    }
     ensure_global(a);
     return true;
 }

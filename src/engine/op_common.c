@@ -52,6 +52,18 @@ bool op_route_keeps(const Op *op, Type t, const Value *v)
     return op->route.n <= 1 || !v || eng_partition_replica(t, v, op->route.n) == op->route.replica;
 }
 
+int op_route_key_index(Expr *const *keys, int n, int col)
+{
+    for (int i = 0; i < n && col >= 0; i++)
+        if (keys[i] && keys[i]->kind == EX_COLUMN && keys[i]->col == col) return i;
+    return -1;
+}
+
+bool op_route_keeps_row(const Op *op, const Type *types, int col, const Value *row)
+{
+    return col < 0 || op_route_keeps(op, types[col], &row[col]);
+}
+
 void op_dead_letter(Op *op, int input, int row, const char *reason)
 {
     const Op *in = op->in[input];

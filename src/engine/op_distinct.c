@@ -137,7 +137,7 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
         snprintf(err, errsize, "state of %s: not a distinct state of this shape", d->state_id);
         return false;
     }
-    clear_state(d);
+    if (!op->route.merge) clear_state(d);  /* a merging restore adds to what it has */
     uint64_t n = op_get_u64(&r);
     Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
     for (uint64_t i = 0; i < n && !r.bad; i++) {
@@ -145,6 +145,7 @@ static bool distinct_deserialize(Op *op, const uint8_t *data, size_t len, char *
         int64_t count = op_get_i64(&r);
         int64_t t = with_touch ? op_get_i64(&r) : op->in_wm;
         if (r.bad || count == 0) break;
+        if (!op_route_keeps_row(op, op->out_types, op->route.out_col, row)) continue;  /* another replica's */
         bool created;
         DistinctEntry *e = ktab_upsert(&d->tab, row, ktab_hash(&d->tab, row), &created);
         if (created) ttl_entry_init(&d->ttl, &e->tt);
@@ -205,6 +206,7 @@ static bool get_row(void *ctx, OpReader *r, uint64_t *hash)
     int64_t t = rr->with_touch ? op_get_i64(r) : d->base.in_wm;
     if (r->bad || count == 0) return false;
     *hash = ktab_hash(&d->tab, rr->row);
+    if (!op_route_keeps_row(&d->base, d->base.out_types, d->base.route.out_col, rr->row)) return true;  /* another replica's */
     bool created;
     DistinctEntry *e = ktab_upsert(&d->tab, rr->row, *hash, &created);
     if (!created) return false;
@@ -229,7 +231,7 @@ static bool distinct_restore_chunks(Op *op, const char *name, const uint8_t *dat
         snprintf(err, errsize, "state of %s: not a distinct state of this shape", d->state_id);
         return false;
     }
-    clear_state(d);
+    if (!op->route.merge) clear_state(d);  /* a merging restore adds to what it has */
     RowRead rr = {d, xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1)), with_touch == 1};
     ok = op_chunks_restore(&d->chunks, bits, total, name, get, ctx, get_row, &rr);
     free(rr.row);

@@ -958,13 +958,15 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         snprintf(err, errsize, "state of %s: not a join state of this shape", j->side[0].state_id);
         return false;
     }
-    clear_state(j);
+    bool merge = op->route.merge;  /* a merging restore adds to what it has */
+    if (!merge) clear_state(j);
     j->ec.arena = &op->out->arena;
     bool ok = true;
     Value *row = xmalloc(sizeof(Value) * (size_t)(j->nl + j->nr + 1));
     for (int s = 0; s < 2 && ok && !r.bad; s++) {
         JSide *sd = &j->side[s];
-        sd->wm = op_get_i64(&r);
+        int64_t wm = op_get_i64(&r);
+        if (!merge || wm < sd->wm) sd->wm = wm;  /* merged: the lowest, which every replica passed */
         uint64_t n = op_get_u64(&r);
         for (uint64_t k = 0; k < n && ok && !r.bad; k++) {
             op_get_row(&r, sd->types, sd->ncols, row);
@@ -972,6 +974,7 @@ static bool join_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
             int64_t front = sd->off_front ? op_get_i64(&r) : INT64_MIN;
             int64_t touch = sd->off_ttl && with_touch ? op_get_i64(&r) : op->in_wm;
             if (r.bad) break;
+            if (!op_route_keeps_row(op, sd->types, op->route.in_col[s], row)) continue;  /* another replica's */
             int64_t texp = 0;
             if (mult == 0 || !eval_keys(j, s, row) || (!sd->indexed && mult < 0)) {
                 ok = false;

@@ -619,7 +619,8 @@ static bool read_buffer(OverOp *o, OpReader *r, Value *row)
 {
     EvalCtx ec = {0};
     ec.arena = &o->base.out->arena;
-    o->seq = op_get_i64(r);
+    int64_t seq = op_get_i64(r);
+    if (!o->base.route.merge || seq > o->seq) o->seq = seq;  /* merged: the latest arrival counter */
     uint64_t n = op_get_u64(r);
     for (uint64_t i = 0; i < n && !r->bad; i++) {
         op_get_row(r, o->base.out_types, o->nin, row);
@@ -627,6 +628,7 @@ static bool read_buffer(OverOp *o, OpReader *r, Value *row)
         int64_t t = 0;
         bool tnull = true;
         if (r->bad || w == 0 || !eval_time(o, row, &ec, &t, &tnull) || tnull) return false;
+        if (!op_route_keeps_row(&o->base, o->base.out_types, o->base.route.in_col[0], row)) continue;
         bool created;
         BufRow *b = ktab_upsert(&o->buf, row, ktab_hash(&o->buf, row), &created);
         if (!created) return false;
@@ -666,7 +668,15 @@ static bool read_part(OverOp *o, OpReader *r, Value *row, bool with_touch, uint6
     int64_t touch_t = with_touch ? op_get_i64(r) : o->base.in_wm;
     if (r->bad) return false;
     if (touch_t != INT64_MIN) ttl_touch(&o->ttl, &ps->tt, touch_t);
-    return aggacc_get(&o->acc, r, ps->acc);
+    if (!aggacc_get(&o->acc, r, ps->acc)) return false;
+    /* a re-partitioning restore: another replica's partition is read, then dropped */
+    int rk = op_route_key_index(o->plan->partition, o->npart, o->base.route.in_col[0]);
+    if (!op_route_keeps_row(&o->base, o->part_types, rk, ktab_key(&o->parts, ps))) {
+        release_part(o, ps);
+        ttl_forget(&o->ttl, &ps->tt);
+        ktab_remove(&o->parts, ps);
+    }
+    return true;
 }
 
 static Value *row_buffer(const OverOp *o) { return xmalloc(sizeof(Value) * (size_t)(o->nin + o->npart + 1)); }
@@ -682,7 +692,7 @@ static bool over_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         snprintf(err, errsize, "state of %s: not an OVER aggregate state of this shape", o->state_id);
         return false;
     }
-    clear_state(o);
+    if (!op->route.merge) clear_state(o);  /* a merging restore adds to what it has */
     Value *row = row_buffer(o);
     bool ok = read_buffer(o, &r, row);
     uint64_t n = ok ? op_get_u64(&r) : 0, h;
@@ -743,7 +753,7 @@ static bool over_restore_chunks(Op *op, const char *name, const uint8_t *data, s
         snprintf(err, errsize, "state of %s: not an OVER aggregate state of this shape", o->state_id);
         return false;
     }
-    clear_state(o);
+    if (!op->route.merge) clear_state(o);  /* a merging restore adds to what it has */
     PartRead pr = {o, row_buffer(o)};
     bool ok = read_buffer(o, &r, pr.row) && op_chunks_restore(&o->chunks, bits, total, name, get, ctx, get_chunk_part, &pr);
     free(pr.row);

@@ -228,7 +228,7 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
         snprintf(err, errsize, "state of %s: not a set-operation state of this shape", s->state_id);
         return false;
     }
-    clear_state(s);
+    if (!op->route.merge) clear_state(s);  /* a merging restore adds to what it has */
     uint64_t n = op_get_u64(&r);
     Value *row = xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1));
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) {
@@ -239,6 +239,7 @@ static bool setop_deserialize(Op *op, const uint8_t *data, size_t len, char *err
             ok = false;
             break;
         }
+        if (!op_route_keeps_row(op, op->out_types, op->route.out_col, row)) continue;  /* another replica's */
         bool created;
         SetEntry *e = ktab_upsert(&s->tab, row, ktab_hash(&s->tab, row), &created);
         if (!created) ok = false;
@@ -300,6 +301,7 @@ static bool get_entry(void *ctx, OpReader *r, uint64_t *hash)
     int64_t t = er->with_touch ? op_get_i64(r) : s->base.in_wm;
     if (r->bad || (l == 0 && rr == 0)) return false;
     *hash = ktab_hash(&s->tab, er->row);
+    if (!op_route_keeps_row(&s->base, s->base.out_types, s->base.route.out_col, er->row)) return true;  /* another replica's */
     bool created;
     SetEntry *e = ktab_upsert(&s->tab, er->row, *hash, &created);
     if (!created) return false;
@@ -326,7 +328,7 @@ static bool setop_restore_chunks(Op *op, const char *name, const uint8_t *data, 
         snprintf(err, errsize, "state of %s: not a set-operation state of this shape", s->state_id);
         return false;
     }
-    clear_state(s);
+    if (!op->route.merge) clear_state(s);  /* a merging restore adds to what it has */
     EntryRead er = {s, xmalloc(sizeof(Value) * (size_t)(op->ncols > 0 ? op->ncols : 1)), with_touch == 1};
     ok = op_chunks_restore(&s->chunks, bits, total, name, get, ctx, get_entry, &er);
     free(er.row);

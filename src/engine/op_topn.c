@@ -589,19 +589,26 @@ static bool read_part(TopNOp *t, OpReader *r, Value *row, bool with_touch, EvalC
 {
     op_get_row(r, t->part_types, t->npart, row);
     if (r->bad) return false;
-    bool created;
     *hash = ktab_hash(&t->parts, row);
-    Part *pt = ktab_upsert(&t->parts, row, *hash, &created);
-    if (!created) return false;
-    ttl_item_init(&pt->tt);
+    /* a re-partitioning restore: another replica's partition is read past */
+    int rk = op_route_key_index(t->plan->partition, t->npart, t->base.route.in_col[0]);
+    Part *pt = NULL;
+    if (op_route_keeps_row(&t->base, t->part_types, rk, row)) {
+        bool created;
+        pt = ktab_upsert(&t->parts, row, *hash, &created);
+        if (!created) return false;
+        ttl_item_init(&pt->tt);
+    }
     uint64_t nn = op_get_u64(r);
     int64_t touch_t = with_touch ? op_get_i64(r) : t->base.in_wm;
     if (r->bad) return false;
-    if (touch_t != INT64_MIN) ttl_touch(&t->ttl, &pt->tt, touch_t);
+    if (pt && touch_t != INT64_MIN) ttl_touch(&t->ttl, &pt->tt, touch_t);
     for (uint64_t k = 0; k < nn; k++) {
         op_get_row(r, t->base.out_types, t->nin, row);
         int64_t count = op_get_i64(r);
-        if (r->bad || count == 0 || !eval_cells(t, row, ec)) return false;
+        if (r->bad || count == 0) return false;
+        if (!pt) continue;
+        if (!eval_cells(t, row, ec)) return false;
         AddCtx c = {t, t->cellbuf, count, NULL, false, false};
         pt->root = add_rec(pt->root, &c);
         if (!c.created) return false;
@@ -627,7 +634,7 @@ static bool topn_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         snprintf(err, errsize, "state of %s: not a top-N state of this shape", t->state_id);
         return false;
     }
-    clear_state(t);
+    if (!op->route.merge) clear_state(t);  /* a merging restore adds to what it has */
     EvalCtx ec = {0};
     ec.arena = &op->out->arena;
     Value *row = row_buffer(t);
@@ -689,7 +696,7 @@ static bool topn_restore_chunks(Op *op, const char *name, const uint8_t *data, s
         snprintf(err, errsize, "state of %s: not a top-N state of this shape", t->state_id);
         return false;
     }
-    clear_state(t);
+    if (!op->route.merge) clear_state(t);  /* a merging restore adds to what it has */
     PartRead pr = {t, row_buffer(t), {0}};
     pr.ec.arena = &op->out->arena;
     bool ok = op_chunks_restore(&t->chunks, bits, total, name, get, ctx, get_chunk_part, &pr);

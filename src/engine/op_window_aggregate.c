@@ -632,6 +632,12 @@ static bool read_entry(WAggOp *a, OpReader *r, uint64_t *hash)
         }
         if (r->bad) return false;
         if (k->nev == 0) reschedule(a, k);
+        /* a re-partitioning restore: another replica's key is read, then dropped */
+        int rk = -1;
+        for (int j = 0; j < a->nskey; j++)
+            if (a->skey_pos[j] == a->base.route.out_col) rk = j;
+        if (!op_route_keeps_row(&a->base, a->skey_types, a->base.route.out_col >= 0 ? rk : -1, ktab_key(&a->skeys, k)))
+            free_skey(a, k);
         return true;
     }
     op_get_row(r, a->key_types, a->ngroup, a->keybuf);
@@ -641,9 +647,16 @@ static bool read_entry(WAggOp *a, OpReader *r, uint64_t *hash)
     *hash = ktab_hash(&a->groups, a->keybuf);
     WGroup *g = ktab_upsert(&a->groups, a->keybuf, *hash, &created);
     if (!created || !wok) return false;
-    link_group(a, g, we);
     g->nrows = op_get_i64(r);
-    return aggacc_get(&a->acc, r, g->acc);
+    if (!aggacc_get(&a->acc, r, g->acc)) return false;
+    if (!op_route_keeps_row(&a->base, a->key_types, a->base.route.out_col, ktab_key(&a->groups, g))) {
+        /* a re-partitioning restore: another replica's group is read, then dropped */
+        aggacc_release(&a->acc, g->acc);
+        ktab_remove(&a->groups, g);
+        return true;
+    }
+    link_group(a, g, we);
+    return true;
 }
 
 static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err, size_t errsize)
@@ -654,7 +667,7 @@ static bool wagg_deserialize(Op *op, const uint8_t *data, size_t len, char *err,
         snprintf(err, errsize, "state of %s: not a window aggregate state of this shape", a->state_id);
         return false;
     }
-    clear_state(a);
+    if (!op->route.merge) clear_state(a);  /* a merging restore adds to what it has */
     uint64_t n = op_get_u64(&r), h;
     bool ok = true;
     for (uint64_t i = 0; i < n && ok && !r.bad; i++) ok = read_entry(a, &r, &h);
@@ -699,7 +712,7 @@ static bool wagg_restore_chunks(Op *op, const char *name, const uint8_t *data, s
         snprintf(err, errsize, "state of %s: not a window aggregate state of this shape", a->state_id);
         return false;
     }
-    clear_state(a);
+    if (!op->route.merge) clear_state(a);  /* a merging restore adds to what it has */
     bool ok = op_chunks_restore(&a->chunks, bits, total, name, get, ctx, get_entry, a);
     if (!op_get_finish(&r, ok, a->state_id, err, errsize)) {
         clear_state(a);

@@ -46,11 +46,6 @@ static int model_index(const IrGraph *g, const char *name)
     return -1;
 }
 
-static bool get_blob(void *ctx, const char *name, const void **data, size_t *len)
-{
-    return store_get(ctx, name, data, len);
-}
-
 static bool no_output(void *ctx, int model, const EngChange *changes, int n, char *err, size_t errsize)
 {
     (void)ctx; (void)model; (void)changes; (void)n; (void)err; (void)errsize;
@@ -488,14 +483,6 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     bytes_get_u32(&br);
     bytes_get_u32(&br);
     a.ckpt = bytes_get_u64(&br);
-    int replicas = run_ckpt_replicas(a.live);
-    if (replicas > 1) {
-        snprintf(err, errsize, "the running version's checkpoint in %s holds the state of %d engine replicas (a "
-                 "durable `weir run --workers`); weir apply continues one pipeline's state: a deployment that is "
-                 "to be applied runs with --workers 1 (docs/run.md, \"Workers\")", dir, replicas);
-        code = 2;
-        goto done;
-    }
     if (!q->staged && !settle(&a, err, errsize)) goto done;
 
     /* the old version, as it stopped */
@@ -503,7 +490,10 @@ int run_apply(const RunApplyRequest *q, RunApplyResult *res, char *err, size_t e
     eo.listener = no_output;
     a.old = eng_pipeline_new(q->old_g, &eo, err, errsize);
     char e2[768];
-    if (!a.old || !eng_checkpoint_restore(a.old, get_blob, a.live, e2, sizeof e2)) {
+    /* a checkpoint of several engine replicas (a durable run with --workers) is merged
+     * into the one pipeline apply works on; the version it writes is one pipeline's,
+     * which the next run re-partitions */
+    if (!a.old || !run_ckpt_restore(a.live, a.old, true, NULL, 0, 1, true, e2, sizeof e2)) {
         if (a.old) snprintf(err, errsize, "the running version cannot be restored from its checkpoint: %s", e2);
         goto done;
     }

@@ -220,11 +220,6 @@ bool deploy_same_positions(Project *p, const char *a, const char *b, char *err, 
     return same;
 }
 
-static bool get_blob(void *ctx, const char *name, const void **data, size_t *len)
-{
-    return store_get(ctx, name, data, len);
-}
-
 EngPipeline *deploy_restore(Project *p, const IrGraph *g, const char *name, char *err, size_t errsize)
 {
     StateStore *st = store_open(deploy_dir(p, name), false, false, err, errsize);
@@ -234,15 +229,10 @@ EngPipeline *deploy_restore(Project *p, const IrGraph *g, const char *name, char
     }
     EngOptions eo = {0};
     bool read = store_read_begin(st, err, errsize);
-    if (read && run_ckpt_replicas(st) > 1) {
-        snprintf(err, errsize, "store %s holds the state of %d engine replicas (a durable `weir run --workers`); "
-                 "only one pipeline's state is compared", name, run_ckpt_replicas(st));
-        store_close(st);
-        return NULL;
-    }
     EngPipeline *pipe = read ? eng_pipeline_new(g, &eo, err, errsize) : NULL;
     char e2[512];
-    if (pipe && !eng_checkpoint_restore(pipe, get_blob, st, e2, sizeof e2)) {
+    /* the state of several engine replicas is merged into one pipeline */
+    if (pipe && !run_ckpt_restore(st, pipe, true, NULL, 0, 1, true, e2, sizeof e2)) {
         snprintf(err, errsize, "store %s: %s", name, e2);
         eng_pipeline_free(pipe);
         pipe = NULL;

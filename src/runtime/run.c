@@ -437,18 +437,13 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     }
     /* --workers: one pool for the run, created before the sources that decode over it */
     int workers = opts->workers > 0 ? opts->workers : workpool_default_lanes();
-    r.workers_given = opts->workers > 0;
-    if (r.resumed && r.ckpt_replicas > 1 && workers != r.ckpt_replicas) {
-        /* the checkpoint holds its replicas' hash ranges: the run goes on with as many */
-        out->workers_asked = workers;
-        workers = r.ckpt_replicas;
-    }
     out->workers = workers;
     if (workers > 1) r.decode_pool = workpool_new(workers);
-    if (!run_par_open(&r, &eo, workers, out, err, errsize)) {
+    if (!run_par_open(&r, &eo, workers, out, err, errsize) || !run_par_restore(&r, err, errsize)) {
         code = 2;
         goto done;
     }
+    out->repartitioned_from = r.repartitioned_from;
     bool stdin_taken = false;
     for (int s = 0; s < p->nsources; s++) {
         if (!eng_source_batch(r.pipe, s)) continue;
@@ -640,6 +635,9 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
     if (s->durable) {
         sb_printf(out, "  checkpoint %lld", (long long)s->checkpoint);
         if (s->resumed_from) sb_printf(out, " (continued from checkpoint %lld)", (long long)s->resumed_from);
+        if (s->repartitioned_from)
+            sb_printf(out, " (its state of %d replica%s re-partitioned over %d)", s->repartitioned_from,
+                      s->repartitioned_from == 1 ? "" : "s", s->replicas > 0 ? s->replicas : 1);
         sb_printf(out, ", %lld written by this run (last %.1f MiB; %.2fs writing, %.2fs restoring)\n",
                   (long long)s->checkpoints, (double)s->checkpoint_bytes / (1024.0 * 1024.0), s->checkpoint_s,
                   s->restore_s);
@@ -650,9 +648,6 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
         if (s->one_thread_models)
             sb_printf(out, ", %d on one thread (%s)", s->one_thread_models, s->one_thread_reason);
         sb_printf(out, "; sources decoded in parallel");
-        if (s->workers_asked)
-            sb_printf(out, " (the checkpoint's %d replicas, not --workers %d: --fresh starts over with another count)",
-                      s->replicas, s->workers_asked);
         sb_putc(out, '\n');
     }
     else if (s->workers > 1)
@@ -708,11 +703,11 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
     jw_kint(&w, "steps", s->steps);
     jw_kint(&w, "workers", s->workers > 0 ? s->workers : 1);
     jw_kint(&w, "replicas", s->replicas > 0 ? s->replicas : 1);
+    if (s->repartitioned_from) jw_kint(&w, "repartitioned_from", s->repartitioned_from);
     if (s->replicas > 1) {
         jw_kint(&w, "partitioned_models", s->partitioned_models);
         jw_kstr(&w, "partitioned_by", s->partition_by);
         jw_kint(&w, "one_thread_models", s->one_thread_models);
-        if (s->workers_asked) jw_kint(&w, "workers_asked", s->workers_asked);
         if (s->one_thread_models) jw_kstr(&w, "one_thread_reason", s->one_thread_reason);
     } else if (s->workers > 1) {
         jw_kstr(&w, "one_thread_reason", s->one_thread_reason);

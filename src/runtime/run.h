@@ -88,9 +88,9 @@ typedef struct RunSummary {
     int64_t steps;
     int workers;                 /* decoding threads the run used */
     int replicas;                /* engine replicas the operators ran on (1: one thread) */
-    int workers_asked;           /* a resumed durable run whose checkpoint holds the state of
-                                    `replicas` replicas: the --workers asked for when it
-                                    differs (the checkpoint's count was kept), else 0 */
+    int repartitioned_from;      /* a resumed durable run whose checkpoint holds the state of
+                                    this many replicas (1: one pipeline), re-partitioned
+                                    over this run's layout; 0 when it has this run's layout */
     int partitioned_models;      /* replicas > 1: the selected models they ran */
     int one_thread_models;       /* replicas > 1: the selected models that ran on one
                                     pipeline next to them (they do not partition with the

@@ -77,9 +77,8 @@ static bool get_blob(void *ctx, const char *name, const void **data, size_t *len
     return store_get(ctx, name, data, len);
 }
 
-/* The blobs of one replica of a partitioned run, read back: every name under a prefix. */
+/* The blobs of one pipeline of a partitioned run, read back: every name under a prefix. */
 typedef struct PrefixIO {
-    Run *r;
     StateStore *store;
     const char *prefix;
     StrBuf name;
@@ -325,15 +324,7 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
         *code = 2;
         return false;
     }
-    char e2[512];
-    bool restored = eng_checkpoint_restore(r->pipe, get_blob, r->store, e2, sizeof e2);
-    r->restore_seconds = mono_s() - t0;
-    if (!restored) {
-        snprintf(err, errsize, "cannot continue from the checkpoint in %s: %s; `weir plan` shows what changed, "
-                 "--fresh starts over", dir, e2);
-        *code = 2;
-        return false;
-    }
+    r->restore_seconds = mono_s() - t0;  /* the pipelines are restored once they are built (run_par_restore) */
     r->resumed = true;
     r->ckpt = r->resumed_from = id;
     r->ckpt_replicas = run_ckpt_replicas(r->store);
@@ -344,7 +335,6 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
         const char *by = bytes_get_str(&rb, &n);
         if (!rb.bad) snprintf(r->ckpt_partition_by, sizeof r->ckpt_partition_by, "%.*s", (int)n, by);
     }
-    if (store_get(r->store, "stats/state", &data, &len)) seed_expired(r->pipe, data, len);
     r->outputs = xcalloc((size_t)r->p->nmodels + 1, sizeof(char *));
     for (int m = 0; m < r->p->nmodels; m++) {
         StrBuf k = STRBUF_INIT;
@@ -355,17 +345,54 @@ bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize)
     return true;
 }
 
-bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize)
+bool run_ckpt_restore(StateStore *st, EngPipeline *p, bool state, const EngPartition *part, int replica, int n,
+                      bool norms, char *err, size_t errsize)
 {
-    PrefixIO io = {r, r->store, prefix, STRBUF_INIT};
-    char e2[512];
-    double t0 = mono_s();
-    bool ok = eng_checkpoint_restore(pipe, get_prefixed, &io, e2, sizeof e2);
-    sb_free(&io.name);
+    int k = run_ckpt_replicas(st);
+    if (k == 1 && state && !part && norms) return eng_checkpoint_restore(p, get_blob, st, err, errsize);
+    /* the sources of operator state: the one pipeline, or every replica and the rest */
+    PrefixIO *ios = xcalloc((size_t)k + 2, sizeof(PrefixIO));
+    EngCkptSource *src = xcalloc((size_t)k + 2, sizeof(EngCkptSource));
+    char **prefixes = xcalloc((size_t)k + 2, sizeof(char *));
+    int ns = 0;
+    for (int i = 0; state && i <= k; i++) {
+        StrBuf b = STRBUF_INIT;
+        if (k == 1) sb_puts(&b, "");
+        else if (i < k) sb_printf(&b, "replica/%d/", i);
+        else sb_puts(&b, "rest/");
+        prefixes[ns] = sb_take(&b);
+        ios[ns] = (PrefixIO){st, prefixes[ns], STRBUF_INIT};
+        const void *d;
+        size_t dl;
+        if (!get_prefixed(&ios[ns], "pipeline", &d, &dl)) {  /* no rest pipeline */
+            sb_free(&ios[ns].name);
+            free(prefixes[ns]);
+            continue;
+        }
+        src[ns] = (EngCkptSource){get_prefixed, &ios[ns]};
+        ns++;
+        if (k == 1) break;
+    }
+    EngRestorePlan rp = {{get_blob, st}, src, ns, part, replica, n, norms};
+    bool ok = eng_checkpoint_restore_plan(p, &rp, err, errsize);
+    for (int i = 0; i < ns; i++) {
+        sb_free(&ios[i].name);
+        free(prefixes[i]);
+    }
+    free(prefixes);
+    free(src);
+    free(ios);
+    return ok;
+}
+
+/* After a restore of pipe: its expired-entry counts, the time spent; or the message. */
+static bool restored(Run *r, EngPipeline *pipe, bool ok, const char *what, const char *e2, double t0, char *err,
+                     size_t errsize)
+{
     r->restore_seconds += mono_s() - t0;
     if (!ok) {
         snprintf(err, errsize, "cannot continue from the checkpoint in %s (%s): %s; `weir plan` shows what changed, "
-                 "--fresh starts over", r->store_dir ? r->store_dir : deploy_active_dir(r->p), prefix, e2);
+                 "--fresh starts over", r->store_dir ? r->store_dir : deploy_active_dir(r->p), what, e2);
         return false;
     }
     const void *data;
@@ -373,6 +400,25 @@ bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, 
     /* every pipeline is seeded with every count: run_state_stats counts each id once */
     if (store_get(r->store, "stats/state", &data, &len)) seed_expired(pipe, data, len);
     return true;
+}
+
+bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize)
+{
+    PrefixIO io = {r->store, prefix, STRBUF_INIT};
+    char e2[512];
+    double t0 = mono_s();
+    bool ok = eng_checkpoint_restore(pipe, get_prefixed, &io, e2, sizeof e2);
+    sb_free(&io.name);
+    return restored(r, pipe, ok, prefix[0] ? prefix : "the run's pipeline", e2, t0, err, errsize);
+}
+
+bool run_durable_restore_pipe(Run *r, EngPipeline *pipe, bool state, const EngPartition *part, int replica, int n,
+                              bool norms, const char *what, char *err, size_t errsize)
+{
+    char e2[512];
+    double t0 = mono_s();
+    bool ok = run_ckpt_restore(r->store, pipe, state, part, replica, n, norms, e2, sizeof e2);
+    return restored(r, pipe, ok, what, e2, t0, err, errsize);
 }
 
 const SinkDef *run_durable_sink(Run *r, int m)

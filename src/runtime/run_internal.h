@@ -11,6 +11,7 @@
 #include "connectors/source.h"
 #include "runtime/state_store.h"
 #include "engine/engine.h"
+#include "engine/partition.h"
 
 /* The "meta" blob of a checkpoint: magic, version, u64 id, u64 unix time, str project. */
 #define RUN_META_MAGIC 0x54454d57u    /* "WMET" */
@@ -52,7 +53,8 @@ typedef struct Run {
     int ckpt_replicas;           /* resumed: the engine replicas the checkpoint holds the
                                     state of (1: one pipeline, r->pipe's) */
     char ckpt_partition_by[160]; /* ckpt_replicas > 1: the columns they routed rows by */
-    bool workers_given;          /* --workers was given (a durable run partitions only then) */
+    int repartitioned_from;      /* resumed from a checkpoint of this many replicas, whose
+                                    state was re-partitioned over this run's (0: same layout) */
     uint64_t ckpt;               /* id of the last checkpoint written or resumed from */
     uint64_t resumed_from;
     int64_t checkpoints;         /* written by this run */
@@ -94,10 +96,9 @@ bool run_is_durable(const Project *p, EngPipeline *pipe);
 /* ---- run_parallel.c: a partitioned run over engine replicas ---- */
 /* With --workers N > 1: when the running models can be partitioned
  * (engine/partition.h), N replicas of the pipeline, each owning a hash range of the
- * routing columns; r->pipe stays the one the sources fill. A resumed durable run keeps
- * the replicas of its checkpoint (r->ckpt_replicas, whatever N is) and restores each
- * replica's state from it (the store is being read). Records the decision in out.
- * Returns false (message in err) when a replica cannot be built or restored. */
+ * routing columns; r->pipe stays the one the sources fill (a resumed durable run is
+ * restored after, by run_par_restore, whatever layout its checkpoint has). Records the
+ * decision in out. Returns false (message in err) when a replica cannot be built. */
 bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, char *err, size_t errsize);
 /* The pipelines of a partitioned run besides r->pipe and the name prefix their
  * checkpoint blobs carry ("replica/<i>/", "rest/"): up to max of them in pipes and
@@ -116,12 +117,20 @@ bool run_step(Run *r, char *err, size_t errsize);
 int run_state_stats(Run *r, EngStateStats *out, int max);
 void run_par_close(Run *r);
 /* Open the state store of the target; without `fresh`, continue from its checkpoint
- * when there is one: the pipeline's state is restored (r->resumed). Exit code on
- * failure in *code (2: the checkpoint does not fit the project; 3: the store). */
+ * when there is one (r->resumed; run_par_restore then restores the pipelines). Exit
+ * code on failure in *code (2: the checkpoint does not fit the project; 3: the store). */
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
-/* A resumed partitioned run: restore replica `pipe` from the checkpoint's blobs under
- * `prefix` (run_par_pipelines) and seed its expired-entry counts. */
+/* A resumed run: restore pipeline `pipe` from the checkpoint's blobs under `prefix`
+ * exactly (the checkpoint has this run's layout; its next save may be incremental), and
+ * seed its expired-entry counts. */
 bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize);
+/* The same through run_ckpt_restore (another layout: the state re-partitioned); `what`
+ * names the pipeline in the message. */
+bool run_durable_restore_pipe(Run *r, EngPipeline *pipe, bool state, const EngPartition *part, int replica, int n,
+                              bool norms, const char *what, char *err, size_t errsize);
+/* A resumed run, once its pipelines are built (run_par_open): restore them from the
+ * checkpoint, whatever replica count it was written with (run_ckpt_restore). */
+bool run_par_restore(Run *r, char *err, size_t errsize);
 /* A resumed run: the position source `name` had at the checkpoint (NULL: none). Valid
  * until run_durable_resume_outputs. */
 const void *run_durable_source_position(Run *r, const char *name, size_t *len);
@@ -155,6 +164,15 @@ bool run_put_stats(StateStore *store, EngPipeline *pipe, char *err, size_t errsi
 /* The engine replicas the checkpoint being read in `store` holds the state of (its
  * "replicas" blob; 1 when it has none: one pipeline). */
 int run_ckpt_replicas(StateStore *store);
+/* Restore pipeline p from the checkpoint being read in st, whatever its layout (one
+ * pipeline, or the replicas and rest pipeline of a partitioned run: merged): with
+ * state false only the step, source watermarks and (norms) normalize state (the run's
+ * own pipeline of a partitioned run, which runs no operator); with part and n > 1 as
+ * replica `replica` of n under part, keeping the entries it owns
+ * (eng_checkpoint_restore_plan). A one-pipeline checkpoint restored whole into one
+ * pipeline is eng_checkpoint_restore. */
+bool run_ckpt_restore(StateStore *st, EngPipeline *p, bool state, const EngPartition *part, int replica, int n,
+                      bool norms, char *err, size_t errsize);
 bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsize);
 
 #endif

@@ -200,21 +200,6 @@ static int choose_partitioned(const IrGraph *g, const bool *wanted, bool *take, 
 bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, char *err, size_t errsize)
 {
     out->replicas = 1;
-    if (r->resumed && r->ckpt_replicas > 1) {
-        /* the checkpoint holds the state of its replicas, each a hash range: the run
-         * goes on with as many */
-        workers = r->ckpt_replicas;
-    } else if (r->resumed && workers > 1) {
-        snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
-                 "resumed from a checkpoint of one pipeline (--fresh starts over on %d replicas)", workers);
-        return true;
-    } else if (r->durable && workers > 1 && !r->workers_given) {
-        /* weir apply and staged deployments continue one pipeline's state: a durable
-         * run partitions when asked to */
-        snprintf(out->one_thread_reason, sizeof out->one_thread_reason,
-                 "a durable run partitions with an explicit --workers");
-        return true;
-    }
     if (workers <= 1) return true;
     int nm = r->g->nmodels;
     bool *take = xcalloc((size_t)nm + 1, sizeof(bool));
@@ -222,12 +207,6 @@ bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, ch
                                    sizeof out->one_thread_reason);
     if (ntake == 0) {
         free(take);
-        if (r->resumed && r->ckpt_replicas > 1) {
-            snprintf(err, errsize, "cannot continue from the checkpoint: it holds the state of %d replicas, but no "
-                     "model of the project partitions now (%s); --fresh starts over", r->ckpt_replicas,
-                     out->one_thread_reason);
-            return false;
-        }
         return true;
     }
     RunReplicas *par = xcalloc(1, sizeof *par);
@@ -287,18 +266,6 @@ bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, ch
         par->prefixes[i] = xstrdup(sb_cstr(&b));
         sb_free(&b);
     }
-    if (r->resumed && r->ckpt_replicas > 1) {
-        /* rows routed by other columns would find their keys' state in other replicas */
-        if (strcmp(r->ckpt_partition_by, par->part.by) != 0) {
-            snprintf(err, errsize, "cannot continue from the checkpoint: its %d replicas own hash ranges of %s, this "
-                     "run's would own ranges of %s; --fresh starts over", r->ckpt_replicas,
-                     r->ckpt_partition_by[0] ? r->ckpt_partition_by : "(none)", par->part.by);
-            return false;
-        }
-        for (int i = 0; i < workers; i++)
-            if (!run_durable_restore_replica(r, par->reps[i], par->prefixes[i], err, errsize)) return false;
-        if (par->rest && !run_durable_restore_replica(r, par->rest, par->prefixes[workers], err, errsize)) return false;
-    }
     out->replicas = workers;
     out->partitioned_models = npart;
     out->one_thread_models = nrest;
@@ -307,6 +274,40 @@ bool run_par_open(Run *r, const EngOptions *eo, int workers, RunSummary *out, ch
 }
 
 const char *run_par_partition_by(const Run *r) { return r->par ? r->par->part.by : NULL; }
+
+bool run_par_restore(Run *r, char *err, size_t errsize)
+{
+    if (!r->resumed) return true;
+    RunReplicas *par = r->par;
+    int k = r->ckpt_replicas;
+    if (!par) {
+        /* one pipeline: the checkpoint's, or its replicas merged */
+        if (k == 1) return run_durable_restore_replica(r, r->pipe, "", err, errsize);
+        r->repartitioned_from = k;
+        return run_durable_restore_pipe(r, r->pipe, true, NULL, 0, 1, true, "its replicas merged into one pipeline",
+                                        err, errsize);
+    }
+    if (k == par->n && strcmp(r->ckpt_partition_by, par->part.by) == 0) {
+        /* the same layout: every pipeline exactly as it was (the next checkpoint can be
+         * incremental) */
+        bool ok = run_durable_restore_replica(r, r->pipe, "", err, errsize);
+        for (int i = 0; i < par->n && ok; i++) ok = run_durable_restore_replica(r, par->reps[i], par->prefixes[i], err, errsize);
+        if (ok && par->rest) ok = run_durable_restore_replica(r, par->rest, par->prefixes[par->n], err, errsize);
+        return ok;
+    }
+    /* another replica count or routing: each replica takes the entries it owns from all
+     * of the checkpoint's state; the run's own pipeline runs no operator */
+    r->repartitioned_from = k;
+    bool ok = run_durable_restore_pipe(r, r->pipe, false, NULL, 0, 1, true, "the run's pipeline", err, errsize);
+    for (int i = 0; i < par->n && ok; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "replica %d of %d", i, par->n);
+        ok = run_durable_restore_pipe(r, par->reps[i], true, &par->part, i, par->n, false, what, err, errsize);
+    }
+    if (ok && par->rest)
+        ok = run_durable_restore_pipe(r, par->rest, true, NULL, 0, 1, false, "the models on one thread", err, errsize);
+    return ok;
+}
 
 int run_par_replicas(const Run *r) { return r->par ? r->par->n : 1; }
 

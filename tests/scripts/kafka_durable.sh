@@ -185,7 +185,8 @@ t_crash() {
 }
 check "killed three times mid-run (SIGKILL) and resumed: file, SQLite and Kafka sinks equal one uninterrupted run" t_crash
 
-# ---- the same on engine replicas (--workers), resumed with other counts and batches ----
+# ---- the same on engine replicas (--workers), resumed with other counts and batches:
+# each resume re-partitions the checkpoint's state ----
 t_crash_workers() {
   local P=$TMP/crashw i total w b
   project "$P" ev out_crashw
@@ -198,11 +199,11 @@ t_crash_workers() {
   [ "$(wc -l < "$P/out/sel.jsonl")" -lt "$total" ] || { echo "the runs were not interrupted mid-way"; return 1; }
   "$WEIR" --project-dir "$P" run --until-caught-up --no-progress --workers 1 > "$TMP/crashw.txt" 2>&1 \
     || { cat "$TMP/crashw.txt"; return 1; }
-  grep -q "the checkpoint.s 2 replicas, not --workers 1" "$TMP/crashw.txt" \
-    || { echo "the last run did not go on with the first run's 2 replicas:"; cat "$TMP/crashw.txt"; return 1; }
+  grep -q "re-partitioned over 1" "$TMP/crashw.txt" \
+    || { echo "the last run did not merge the checkpoint's replicas into one pipeline:"; cat "$TMP/crashw.txt"; return 1; }
   same "$P" "$REF" out_crashw out_ref
 }
-check "on 2 replicas, killed three times (SIGKILL) and resumed with other --workers and batch sizes: every sink equals one uninterrupted run" t_crash_workers
+check "on 2, 3 and 4 replicas, killed three times (SIGKILL) and resumed with other --workers and batch sizes (the state re-partitioned each time): every sink equals one uninterrupted run" t_crash_workers
 
 t_sigterm() {
   local P=$TMP/term pid deadline

@@ -8,10 +8,14 @@
 # another file, and is continued with another worker count and batch size, several
 # times; at the end every sink and dead-letter file equals what one uninterrupted run
 # with one worker writes (appended rows and dead letters byte for byte, tables row for
-# row). Without --workers a durable run keeps one pipeline. (A run resumed inside a file with a smaller batch that checkpoints while still
-# passing over what the checkpoint had read used to record a position short of it, so
-# the next run read those records again: the fourth and fifth cases.) Also: the summary says the checkpoint's replica count was kept, and weir apply
-# refuses a checkpoint of several replicas. SEED=n replays the random moments.
+# row). A run continued with another worker count re-partitions the checkpoint's state
+# (the replicas' entries merged and split by the routing key's hash). (A run resumed
+# inside a file with a smaller batch that checkpoints while still passing over what the
+# checkpoint had read used to record a position short of it, so the next run read those
+# records again: the fourth and fifth cases.) Also: the summary says when the state was
+# re-partitioned, weir apply continues a checkpoint of several replicas (merged), and a
+# durable run without --workers partitions over the machine's cores. SEED=n replays the
+# random moments.
 source "$(dirname "$0")/lib.sh"
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 echo "seed $SEED"
@@ -152,10 +156,10 @@ done
 
 echo "$partitioned runs on replicas"
 [ "$partitioned" -ge 3 ] || fail "only $partitioned of the runs above ran on replicas"
-# the third case checkpointed on 2 replicas first: its later runs (asked for 3, 1, 2) go on with them
-assert_contains "$TMP/case3/run4.out" "over 2 replicas" "case 3: the last run continues on the first run's replicas"
-# the fourth checkpointed one pipeline first: its later runs stay on one
-assert_contains "$TMP/case4/run4.out" "resumed from a checkpoint of one pipeline" "case 4: the last run"
+# the fourth case checkpointed on 3 replicas before its last run (2 workers): re-partitioned
+assert_contains "$TMP/case4/run4.out" "its state of 3 replicas re-partitioned over 2" "case 4: the last run"
+# the sixth went 1 -> 2 -> 3 workers
+assert_contains "$TMP/case6/run2.out" "its state of 1 replica re-partitioned over 2" "case 6: run 2"
 
 # incremental checkpoints on replicas: a resumed run that touches few of many groups
 # rewrites only their chunks in each replica (and its table equals one worker's)
@@ -185,7 +189,8 @@ assert_contains "$TMP/inc2/run2.json" '"replicas": 2' "incremental: the second r
 assert_eq "$(sqlite3 "$TMP/inc2/out/k.db" 'SELECT * FROM per_k ORDER BY k')" \
   "$(sqlite3 "$TMP/inc1/out/k.db" 'SELECT * FROM per_k ORDER BY k')" "incremental: the tables of 1 and 2 workers"
 
-# the replica count of a checkpoint is kept, and said so
+# a checkpoint's replicas are re-partitioned over another count, and said so; weir apply
+# merges them into one pipeline
 K=$TMP/keep
 project "$K"
 for f in 1 2; do add_file "$K" "$f"; done
@@ -196,22 +201,31 @@ assert_contains "$K/inspect.out" "the state of 2 engine replicas" "keep: inspect
 add_file "$K" 3
 (cd "$K" && "$WEIR" run --no-progress --until-caught-up --workers 3 > run2.out 2>&1) || { cat "$K/run2.out"; fail "keep: run 2"; }
 assert_contains "$K/run2.out" "continued from checkpoint" "keep: run 2 continues"
-assert_contains "$K/run2.out" "the checkpoint's 2 replicas, not --workers 3" "keep: run 2 says it kept 2 replicas"
+assert_contains "$K/run2.out" "over 3 replicas" "keep: run 2 runs on 3 replicas"
+assert_contains "$K/run2.out" "its state of 2 replicas re-partitioned over 3" "keep: run 2 says so"
+add_file "$K" 4
 (cd "$K" && "$WEIR" run --no-progress --until-caught-up --workers 1 --format json > run3.out 2>&1) || { cat "$K/run3.out"; fail "keep: run 3"; }
-assert_contains "$K/run3.out" '"replicas": 2' "keep: run 3 (--workers 1) runs on the checkpoint's 2 replicas"
-assert_contains "$K/run3.out" '"workers_asked": 1' "keep: run 3 reports what was asked"
-# weir apply continues one pipeline's state: it refuses
+assert_contains "$K/run3.out" '"replicas": 1' "keep: run 3 (--workers 1) runs on one pipeline"
+assert_contains "$K/run3.out" '"repartitioned_from": 3' "keep: run 3 reports the checkpoint's 3 replicas"
+R4=$TMP/ref4
+project "$R4"
+for f in 1 2 3 4; do add_file "$R4" "$f"; done
+(cd "$R4" && "$WEIR" run --no-progress --until-caught-up --workers 1 > run.out 2>&1) || fail "keep: the reference of 4 files"
+assert_eq "$(tables "$K")" "$(tables "$R4")" "keep: 2 -> 3 -> 1 replicas, the aggregates' tables"
+# weir apply on a checkpoint of 2 replicas: merged into one pipeline, the change applied
+(cd "$K" && "$WEIR" run --no-progress --until-caught-up --workers 2 > run4.out 2>&1) || { cat "$K/run4.out"; fail "keep: run 4"; }
+assert_contains "$K/run4.out" "re-partitioned over 2" "keep: run 4 on 2 replicas"
 echo "SELECT customer_id, count(*) AS n FROM source('shop.orders') GROUP BY customer_id" > "$K/models/per_customer.sql"
-rc=0
-(cd "$K" && "$WEIR" apply --yes > apply.out 2>&1) || rc=$?
-assert_eq "$rc" 2 "apply on a checkpoint of 2 replicas: exit code"
-assert_contains "$K/apply.out" "holds the state of 2 engine replicas" "apply's message"
-# --fresh starts over on another count
-(cd "$K" && "$WEIR" run --no-progress --until-caught-up --fresh --workers 1 > run4.out 2>&1) || { cat "$K/run4.out"; fail "keep: run 4"; }
-(cd "$K" && "$WEIR" apply --yes > apply2.out 2>&1) || { cat "$K/apply2.out"; fail "apply after a one-worker run"; }
-# without --workers a durable run keeps its operators on one pipeline (what apply continues)
+(cd "$K" && "$WEIR" apply --yes > apply.out 2>&1) || { cat "$K/apply.out"; fail "apply on a checkpoint of 2 replicas"; }
+add_file "$K" 5
+(cd "$K" && "$WEIR" run --no-progress --until-caught-up --workers 2 > run5.out 2>&1) || { cat "$K/run5.out"; fail "keep: run 5"; }
+assert_contains "$K/run5.out" "its state of 1 replica re-partitioned over 2" "keep: run 5 splits apply's one pipeline"
+echo "SELECT customer_id, count(*) AS n FROM source('shop.orders') GROUP BY customer_id" > "$REF/models/per_customer.sql"
+(cd "$REF" && "$WEIR" run --no-progress --until-caught-up --fresh --workers 1 > run2.out 2>&1) || fail "the reference, changed"
+assert_eq "$(tables "$K")" "$(tables "$REF")" "keep: after apply and 2 replicas, the aggregates' tables"
+# without --workers a durable run partitions over the machine's cores
 if [ "$(nproc)" -gt 1 ]; then
-  (cd "$K" && "$WEIR" run --no-progress --until-caught-up --fresh > run5.out 2>&1) || { cat "$K/run5.out"; fail "keep: run 5"; }
-  assert_contains "$K/run5.out" "a durable run partitions with an explicit --workers" "keep: run 5 without --workers"
+  (cd "$K" && "$WEIR" run --no-progress --until-caught-up --fresh > run6.out 2>&1) || { cat "$K/run6.out"; fail "keep: run 6"; }
+  assert_contains "$K/run6.out" "over $(nproc) replicas" "keep: run 6 without --workers"
 fi
 echo ok
