@@ -385,9 +385,11 @@ bool run_ckpt_restore(StateStore *st, EngPipeline *p, bool state, const EngParti
     return ok;
 }
 
-/* After a restore of pipe: its expired-entry counts, the time spent; or the message. */
-static bool restored(Run *r, EngPipeline *pipe, bool ok, const char *what, const char *e2, double t0, char *err,
-                     size_t errsize)
+/* After a restore of pipe: the time spent, its expired-entry counts (seed; the run's
+ * totals sum the replicas', so only one replica of a partitioned run takes them); or
+ * the message. */
+static bool restored(Run *r, EngPipeline *pipe, bool ok, bool seed, const char *what, const char *e2, double t0,
+                     char *err, size_t errsize)
 {
     r->restore_seconds += mono_s() - t0;
     if (!ok) {
@@ -397,28 +399,27 @@ static bool restored(Run *r, EngPipeline *pipe, bool ok, const char *what, const
     }
     const void *data;
     size_t len;
-    /* every pipeline is seeded with every count: run_state_stats counts each id once */
-    if (store_get(r->store, "stats/state", &data, &len)) seed_expired(pipe, data, len);
+    if (seed && store_get(r->store, "stats/state", &data, &len)) seed_expired(pipe, data, len);
     return true;
 }
 
-bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize)
+bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, bool seed, char *err, size_t errsize)
 {
     PrefixIO io = {r->store, prefix, STRBUF_INIT};
     char e2[512];
     double t0 = mono_s();
     bool ok = eng_checkpoint_restore(pipe, get_prefixed, &io, e2, sizeof e2);
     sb_free(&io.name);
-    return restored(r, pipe, ok, prefix[0] ? prefix : "the run's pipeline", e2, t0, err, errsize);
+    return restored(r, pipe, ok, seed, prefix[0] ? prefix : "the run's pipeline", e2, t0, err, errsize);
 }
 
 bool run_durable_restore_pipe(Run *r, EngPipeline *pipe, bool state, const EngPartition *part, int replica, int n,
-                              bool norms, const char *what, char *err, size_t errsize)
+                              bool norms, bool seed, const char *what, char *err, size_t errsize)
 {
     char e2[512];
     double t0 = mono_s();
     bool ok = run_ckpt_restore(r->store, pipe, state, part, replica, n, norms, e2, sizeof e2);
-    return restored(r, pipe, ok, what, e2, t0, err, errsize);
+    return restored(r, pipe, ok, seed, what, e2, t0, err, errsize);
 }
 
 const SinkDef *run_durable_sink(Run *r, int m)

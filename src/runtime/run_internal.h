@@ -122,12 +122,13 @@ void run_par_close(Run *r);
 bool run_durable_open(Run *r, bool fresh, int *code, char *err, size_t errsize);
 /* A resumed run: restore pipeline `pipe` from the checkpoint's blobs under `prefix`
  * exactly (the checkpoint has this run's layout; its next save may be incremental), and
- * seed its expired-entry counts. */
-bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, char *err, size_t errsize);
+ * with seed give it the checkpoint's expired-entry counts (one pipeline per state id
+ * takes them: the run's totals sum its pipelines'). */
+bool run_durable_restore_replica(Run *r, EngPipeline *pipe, const char *prefix, bool seed, char *err, size_t errsize);
 /* The same through run_ckpt_restore (another layout: the state re-partitioned); `what`
  * names the pipeline in the message. */
 bool run_durable_restore_pipe(Run *r, EngPipeline *pipe, bool state, const EngPartition *part, int replica, int n,
-                              bool norms, const char *what, char *err, size_t errsize);
+                              bool norms, bool seed, const char *what, char *err, size_t errsize);
 /* A resumed run, once its pipelines are built (run_par_open): restore them from the
  * checkpoint, whatever replica count it was written with (run_ckpt_restore). */
 bool run_par_restore(Run *r, char *err, size_t errsize);

@@ -282,30 +282,34 @@ bool run_par_restore(Run *r, char *err, size_t errsize)
     int k = r->ckpt_replicas;
     if (!par) {
         /* one pipeline: the checkpoint's, or its replicas merged */
-        if (k == 1) return run_durable_restore_replica(r, r->pipe, "", err, errsize);
+        if (k == 1) return run_durable_restore_replica(r, r->pipe, "", true, err, errsize);
         r->repartitioned_from = k;
-        return run_durable_restore_pipe(r, r->pipe, true, NULL, 0, 1, true, "its replicas merged into one pipeline",
+        return run_durable_restore_pipe(r, r->pipe, true, NULL, 0, 1, true, true, "its replicas merged into one pipeline",
                                         err, errsize);
     }
+    /* the expired counts go to replica 0 and the rest pipeline (run_state_stats sums
+     * them) and to the run's own pipeline (for its normalize states) */
     if (k == par->n && strcmp(r->ckpt_partition_by, par->part.by) == 0) {
         /* the same layout: every pipeline exactly as it was (the next checkpoint can be
          * incremental) */
-        bool ok = run_durable_restore_replica(r, r->pipe, "", err, errsize);
-        for (int i = 0; i < par->n && ok; i++) ok = run_durable_restore_replica(r, par->reps[i], par->prefixes[i], err, errsize);
-        if (ok && par->rest) ok = run_durable_restore_replica(r, par->rest, par->prefixes[par->n], err, errsize);
+        bool ok = run_durable_restore_replica(r, r->pipe, "", true, err, errsize);
+        for (int i = 0; i < par->n && ok; i++)
+            ok = run_durable_restore_replica(r, par->reps[i], par->prefixes[i], i == 0, err, errsize);
+        if (ok && par->rest) ok = run_durable_restore_replica(r, par->rest, par->prefixes[par->n], true, err, errsize);
         return ok;
     }
     /* another replica count or routing: each replica takes the entries it owns from all
      * of the checkpoint's state; the run's own pipeline runs no operator */
     r->repartitioned_from = k;
-    bool ok = run_durable_restore_pipe(r, r->pipe, false, NULL, 0, 1, true, "the run's pipeline", err, errsize);
+    bool ok = run_durable_restore_pipe(r, r->pipe, false, NULL, 0, 1, true, true, "the run's pipeline", err, errsize);
     for (int i = 0; i < par->n && ok; i++) {
         char what[64];
         snprintf(what, sizeof what, "replica %d of %d", i, par->n);
-        ok = run_durable_restore_pipe(r, par->reps[i], true, &par->part, i, par->n, false, what, err, errsize);
+        ok = run_durable_restore_pipe(r, par->reps[i], true, &par->part, i, par->n, false, i == 0, what, err, errsize);
     }
     if (ok && par->rest)
-        ok = run_durable_restore_pipe(r, par->rest, true, NULL, 0, 1, false, "the models on one thread", err, errsize);
+        ok = run_durable_restore_pipe(r, par->rest, true, NULL, 0, 1, false, true, "the models on one thread", err,
+                                      errsize);
     return ok;
 }
 
