@@ -603,8 +603,8 @@ static bool create_store(StateStore *s, const char *dir, char *err, size_t errsi
 
 /* LMDB's two meta pages, read from the file before LMDB maps it: both must be meta
  * pages of LMDB's format (LMDB refuses the file otherwise), and the newer one, which
- * LMDB uses, must count no more pages than the file holds and ask for no larger map
- * than weir reserves (a damaged count would make LMDB map or read beyond the file). */
+ * LMDB uses, must have its trees' roots inside the file and ask for no larger map than
+ * weir reserves (a damaged count would make LMDB map or read beyond the file). */
 static bool check_meta(StateStore *s, char *err, size_t errsize)
 {
     int fd = open(s->data_path, O_RDONLY | O_CLOEXEC);
@@ -623,7 +623,15 @@ static bool check_meta(StateStore *s, char *err, size_t errsize)
     if (!ok) return corrupt(s, err, errsize, "its meta pages are damaged");
     const uint8_t *mm = page[rd64(page[0] + PG_HDR + 128) < rd64(page[1] + PG_HDR + 128)] + PG_HDR;
     uint64_t mapsize = rd64(mm + 16), last_pg = rd64(mm + 120);
-    if (last_pg >= MAP_SIZE / psize || (last_pg + 1) * psize > (uint64_t)st.st_size)
+    /* LMDB may count pages it allocated in the last commit but did not write (the file
+     * ends before them: they are free), so the file must hold the trees' roots, not
+     * every page counted; the pages below the roots are read and checked by walk_pages */
+    bool short_file = last_pg >= MAP_SIZE / psize;
+    for (int d = 0; d < 2; d++) {
+        uint64_t root = rd64(mm + 24 + 48 * d + 40);
+        if (root != UINT64_MAX && (root > last_pg || (root + 1) * psize > (uint64_t)st.st_size)) short_file = true;
+    }
+    if (short_file)
         return corrupt(s, err, errsize, "the file (%lld bytes) is shorter than the pages its meta page counts: "
                        "truncated or damaged", (long long)st.st_size);
     if (mapsize > MAP_SIZE) return corrupt(s, err, errsize, "its meta page is damaged");
