@@ -111,9 +111,13 @@ int cmd_reconcile(const CliOptions *o);
 LcBackend *cli_clickhouse_backend_open(CliProject *cp);
 bool cli_is_clickhouse(const CliProject *cp);
 /* weir run on a ClickHouse target runs the models marked native (ChModel): each gets a
- * ClickHouse sink into the table weir apply made for it, every other model none.
- * *nnative: how many. Returns 0, or an exit code after printing the error. */
-int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnative);
+ * ClickHouse sink into the table of its published deployment, every other model none.
+ * native[m], tables[m] (arrays of nmodels): which models and their tables; *nnative:
+ * how many. Returns 0, or an exit code after printing the error. */
+int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, bool *native, const char **tables, int *nnative);
+/* The state directory of the native run that writes `table` (each native table has its
+ * own: a new table starts from the start of the sources). */
+const char *cli_native_state_dir(Project *p, const char *table);
 int cmd_plan_clickhouse(const CliOptions *o, CliProject *cp);
 void cli_explain_clickhouse(const CliProject *cp, StrBuf *out);
 bool cli_compile_clickhouse(const CliProject *cp, const CliOptions *o, char *err, size_t errsize);

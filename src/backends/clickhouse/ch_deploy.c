@@ -43,6 +43,8 @@ typedef struct Dep {
 typedef struct Obj {
     const char *name;          /* model or source name */
     bool is_source;
+    bool native;               /* a native model: its table is written by weir run's
+                                  ClickHouse sink (no materialized view) */
     int index;
     const char *physical;      /* model: physical table; source: raw landing table */
     const char *mv;            /* model: its materialized view; source: the landing view */
@@ -439,6 +441,82 @@ static const char *group_name(Dep *d, const char *object, const char *dep)
                         d->p->target ? d->p->target->name : "target", d->db, object, dep);
 }
 
+/* What a native model's columns are on the live table `physical` against the model's
+ * (for plan's reason): NULL when they are the same. */
+static const char *native_column_diff(Dep *d, const ChModel *m, const char *physical)
+{
+    ChRows r;
+    if (!rows(d, &r,
+              "SELECT name, type FROM system.columns WHERE database = %s AND table = %s AND NOT startsWith(name, "
+              "'_weir_')",
+              lit(d, d->db), lit(d, physical)))
+        return NULL;
+    StrBuf b = STRBUF_INIT;
+    for (int i = 0; i < m->native_ncols; i++) {
+        int k = -1;
+        for (int j = 0; j < r.nrows && k < 0; j++)
+            if (strcmp(ch_cell(&r, j, 0), m->native_col_names[i]) == 0) k = j;
+        if (k < 0) sb_printf(&b, "%s+ %s %s", b.len ? ", " : "", m->native_col_names[i], m->native_col_types[i]);
+        else if (strcmp(ch_cell(&r, k, 1), m->native_col_types[i]) != 0)
+            sb_printf(&b, "%s~ %s %s -> %s", b.len ? ", " : "", m->native_col_names[i], ch_cell(&r, k, 1),
+                      m->native_col_types[i]);
+    }
+    for (int j = 0; j < r.nrows; j++) {
+        bool kept = false;
+        for (int i = 0; i < m->native_ncols && !kept; i++)
+            kept = strcmp(ch_cell(&r, j, 0), m->native_col_names[i]) == 0;
+        if (!kept) sb_printf(&b, "%s- %s %s", b.len ? ", " : "", ch_cell(&r, j, 0), ch_cell(&r, j, 1));
+    }
+    ch_rows_free(&r);
+    const char *out = b.len ? arena_strdup(&d->a, sb_cstr(&b)) : NULL;
+    sb_free(&b);
+    return out;
+}
+
+/* A native model in deployment `dep`: its table is kept while the model's columns and
+ * everything its rows depend on (the model's fingerprint: its query, its upstream
+ * models', its sources') are the same; otherwise the deployment makes a new table,
+ * which apply fills with the native runtime from the start of the sources (a fresh
+ * state of its own) before the stable view is switched to it at publish. */
+static int desired_native(Dep *d, const char *dep, const ChModel *m, const Binding *bs, int nb, Obj *o)
+{
+    const IrModel *im = &d->g->models[m->index];
+    o->native = true;
+    o->replay_from = "";
+    o->signature = arena_printf(&d->a, "native\n%s\nfingerprint=%s", m->native_ddl_tail, im->fingerprint_hex);
+    Active a = {0};
+    bool bound = false, have = false;
+    for (int j = 0; j < nb; j++)
+        if (strcmp(bs[j].logical, m->name) == 0) {
+            bound = true;
+            if (!load_active(d, bs[j].deployment, "native", m->name, &a)) return 3;
+            have = a.physical != NULL;
+        }
+    const char *run = arena_printf(&d->a, "computed by weir's native runtime (%s); `weir run --target %s` keeps "
+                                          "it current",
+                                   m->why, d->p->target ? d->p->target->name : "?");
+    if (have && strcmp(a.signature, o->signature) == 0 && table_exists(d, a.physical)) {
+        o->physical = a.physical;
+        o->action = "unchanged";
+        o->reason = arena_printf(&d->a, "native: %s, rows in %s", run, qn(d, a.physical));
+    } else {
+        o->physical = arena_printf(&d->a, "%s__%s", m->name, dep);
+        o->create = o->replay = true;
+        o->action = bound ? "rebuild" : "new";
+        const char *diff = have && table_exists(d, a.physical) ? native_column_diff(d, m, a.physical) : NULL;
+        const char *why = !bound  ? "a new table"
+                          : diff  ? arena_printf(&d->a, "its columns changed (%s): a new table", diff)
+                          : have  ? "its query or its inputs changed: a new table"
+                                  : "it was not native before: a new table";
+        o->reason = arena_printf(&d->a, "native: %s with a fresh state of its own, before the stable view "
+                                        "switches to it; %s",
+                                 why, run);
+    }
+    o->view_sql = ch_fill(&d->a, m->native_view_select, NULL, qn(d, o->physical), NULL);
+    if (!o->create && have && strcmp(a.view_sql, o->view_sql) != 0) o->action = "view";
+    return 0;
+}
+
 /* Plan the objects of deployment `dep` against the active state. objs: sources first
  * (project order), then models (topological order). Every view fed by Kafka has a
  * Kafka engine table and a consumer group of its own: the only consumer of each, it
@@ -513,14 +591,14 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
         Obj *o = &objs[n++];
         o->name = m->name;
         o->index = mi;
-        if (m->kind == CHK_REFUSED || m->kind == CHK_NATIVE) {
-            o->action = m->kind == CHK_REFUSED ? "refused" : "native";
+        if (m->kind == CHK_REFUSED) {
+            o->action = "refused";
             o->reason = m->why;
-            if (m->kind == CHK_NATIVE)
-                o->reason = arena_printf(&d->a, "%s\n         run it with `weir run --target %s`: rows in %s, read "
-                                                "through the view %s",
-                                         m->why, d->p->target ? d->p->target->name : "?", qn(d, m->native_table),
-                                         qn(d, m->name));
+            continue;
+        }
+        if (m->kind == CHK_NATIVE) {
+            int rc = desired_native(d, dep, m, bs, nb, o);
+            if (rc) return rc;
             continue;
         }
         const ChSource *s = &cp->sources[m->in_source];
@@ -574,7 +652,8 @@ static bool insert_objects(Dep *d, const char *dep, const Obj *objs, int n)
         if (!o->physical) continue;
         StrBuf b = STRBUF_INIT;
         sb_printf(&b, "INSERT INTO %s SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s",
-                  qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : "'model'", lit(d, o->name),
+                  qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : o->native ? "'native'" : "'model'",
+                  lit(d, o->name),
                   lit(d, o->physical), lit(d, o->mv), lit(d, o->kafka), lit(d, o->group), lit(d, o->input),
                   lit(d, o->replay_from), lit(d, o->signature), lit(d, o->view_sql), o->create ? 1 : 0,
                   o->replay ? 1 : 0, lit(d, o->action), stamp(d));
@@ -599,6 +678,7 @@ static int load_objects(Dep *d, const char *dep, Obj **out)
         Obj *o = &objs[i];
 #define C(k) arena_strdup(&d->a, ch_cell(&r, i, k) ? ch_cell(&r, i, k) : "")
         o->is_source = strcmp(C(0), "landing") == 0;
+        o->native = strcmp(C(0), "native") == 0;
         o->name = C(1);
         o->physical = C(2);
         o->mv = C(3);
@@ -644,7 +724,9 @@ static void render_objects(Dep *d, const Obj *objs, int n, StrBuf *out)
         const Obj *o = &objs[i];
         sb_printf(out, "  %-6s %-28s %s", o->is_source ? "source" : "model", o->name, o->action);
         if (o->create) sb_printf(out, " -> %s", o->physical);
-        if (o->replay) sb_puts(out, " (history replayed at an exact cut-over)");
+        if (o->replay)
+            sb_puts(out, o->native ? " (filled by the native runtime from the start of its sources)"
+                                   : " (history replayed at an exact cut-over)");
         if (strcmp(o->action, "view") == 0) sb_puts(out, " (only the stable view changes; the table is kept)");
         if (o->reason) sb_printf(out, "\n         %s", o->reason);
         sb_putc(out, '\n');
@@ -1051,6 +1133,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             const Obj *o = &objs[i];
             if (!o->create) continue;
             const char *ddl = o->is_source ? ch_raw_ddl(cp, &cp->sources[o->index], d->db, o->physical)
+                              : o->native  ? ch_native_table_ddl(cp, &cp->models[o->index], d->db, o->physical)
                                            : ch_table_ddl(cp, &cp->models[o->index], d->db, o->physical);
             if (!exec(d, ddl)) return 3;
         }
@@ -1146,7 +1229,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
      * landings (a fresh group reads from the earliest offset) */
     for (int i = 0; i < n; i++) {
         const Obj *o = &objs[i];
-        if (!o->create || o->is_source) continue;
+        if (!o->create || o->is_source || o->native) continue;
         const ChModel *m = &cp->models[o->index];
         if (o->kafka && *o->kafka) {
             const ChSource *s = &cp->sources[m->in_source];
@@ -1208,6 +1291,24 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             if (count_of(d, "SELECT count() FROM %s WHERE deployment_id = %s AND model = %s", qn(d, "_weir_replays"),
                          lit(d, dep), lit(d, o->name)) > 0)
                 continue;
+            if (o->native) {
+                /* the native runtime from the start of the sources into the new table (a
+                 * rerun starts it fresh again: the sink empties the table first) */
+                if (!d->o->native_replay || o->index < 0) {
+                    snprintf(d->err, d->errsize, "native model %s: this command cannot run the native runtime",
+                             o->name);
+                    return 2;
+                }
+                int nrc = d->o->native_replay(d->o->native_ctx, d->p, d->g, o->index, o->physical, d->err,
+                                              d->errsize);
+                if (nrc) return nrc;
+                long long nrows = count_of(d, "SELECT count() FROM %s", qn(d, o->physical));
+                if (!execf(d, "INSERT INTO %s SELECT %s, %s, %lld, %s", qn(d, "_weir_replays"), lit(d, dep),
+                           lit(d, o->name), nrows < 0 ? 0 : nrows, stamp(d)))
+                    return 3;
+                crash_point("replay");
+                continue;
+            }
             const ChModel *m = &cp->models[o->index];
             const char *scratch = arena_printf(&d->a, "_weir_replay__%s__%s", dep, o->name);
             const char *srcname = cp->sources[m->in_source].name;
@@ -1384,20 +1485,14 @@ static bool abandon_others(Dep *d, const char *keep)
 
 static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *out);
 
-/* The tables and stable views of the native models (ChModel.native_*): created when
- * missing, outside the deployments (the native run writes them whatever version of the
- * ClickHouse objects readers see). */
-static int ensure_native(Dep *d, StrBuf *out)
+/* How the native models of deployment objs are kept current. */
+static void native_note(Dep *d, const Obj *objs, int n, StrBuf *out)
 {
-    for (int i = 0; i < d->cp.nmodels; i++) {
-        const ChModel *m = &d->cp.models[i];
-        if (m->kind != CHK_NATIVE) continue;
-        if (!exec(d, ch_native_table_ddl(&d->cp, m, d->db)) || !exec(d, ch_native_view_ddl(&d->cp, m, d->db)))
-            return 3;
-        sb_printf(out, "native model %s: %s, read through the view %s; `weir run --target %s` computes it\n", m->name,
-                  qn(d, m->native_table), qn(d, m->name), d->p->target ? d->p->target->name : "?");
-    }
-    return 0;
+    for (int i = 0; i < n; i++)
+        if (objs[i].native)
+            sb_printf(out, "native model %s: %s, read through the view %s; `weir run --target %s` keeps it current\n",
+                      objs[i].name, qn(d, objs[i].physical), qn(d, objs[i].name),
+                      d->p->target ? d->p->target->name : "?");
 }
 
 int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
@@ -1447,7 +1542,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
                 changes = true;
         if (!rc && !changes) {
             sb_printf(out, "nothing to deploy: deployment %s matches the project\n", base ? base : "-");
-            rc = ensure_native(&d, out);
+            native_note(&d, objs, n, out);
             close_dep(&d);
             return rc;
         }
@@ -1476,7 +1571,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         }
         if (!rc) rc = do_publish(&d, dep, "publish", out);
     }
-    if (!rc) rc = ensure_native(&d, out);
+    if (!rc) native_note(&d, objs, n, out);
     if (!rc && o->staged)
         sb_printf(out, "next: weir audit --deployment %s, then weir publish --deployment %s\n", dep, dep);
     if (rc == 3 && dep) {
@@ -1533,6 +1628,13 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
     for (int i = 0; !rc && i < n; i++) {
         Obj *ob = &objs[i];
         if (ob->is_source || strcmp(ob->action, "rebuild") != 0) continue;
+        if (ob->native) {
+            sb_printf(out, "  model %-28s not adopted: a native model's table holds what the native runtime "
+                           "computed with its old definition (weir apply rebuilds it)\n",
+                      ob->name);
+            left++;
+            continue;
+        }
         const ChModel *m = &d.cp.models[ob->index];
         Active a = {0};
         const Binding *b = NULL;
@@ -1625,6 +1727,8 @@ static const char *latest_staged(Dep *d)
  * per view last, so an interrupted switch can be finished (doctor). */
 typedef struct Switch {
     const char *logical, *physical, *view_sql, *prev_physical, *prev_sql;
+    const char *owner;         /* the deployment whose table the view reads afterwards
+                                  (its done row says so; NULL: the switching one) */
 } Switch;
 
 static int switch_views(Dep *d, const char *pub, const char *dep, const char *operation, const Switch *sw, int n,
@@ -1681,8 +1785,9 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
             return 3;
     for (int i = 0; i < n; i++)
         if (!execf(d, "INSERT INTO %s SELECT %s, %s, %s, 'done', %s, %s, %s, %s, %s, %s", qn(d, "_weir_publications"),
-                   lit(d, pub), lit(d, dep), lit(d, operation), lit(d, sw[i].logical),
-                   lit(d, sw[i].view_sql && *sw[i].view_sql ? sw[i].physical : ""), lit(d, sw[i].view_sql),
+                   lit(d, pub), lit(d, sw[i].owner && *sw[i].owner ? sw[i].owner : dep), lit(d, operation),
+                   lit(d, sw[i].logical), lit(d, sw[i].view_sql && *sw[i].view_sql ? sw[i].physical : ""),
+                   lit(d, sw[i].view_sql),
                    lit(d, sw[i].prev_physical), lit(d, sw[i].prev_sql), stamp(d)))
             return 3;
     return 0;
@@ -1710,7 +1815,7 @@ static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *ou
         for (int j = 0; j < nb; j++)
             if (strcmp(bs[j].logical, o->name) == 0) cur = &bs[j];
         if (cur && strcmp(cur->view_sql, o->view_sql) == 0 && table_exists(d, o->name)) continue;
-        sw[ns++] = (Switch){o->name, o->physical, o->view_sql, cur ? cur->physical : "", cur ? cur->view_sql : ""};
+        sw[ns++] = (Switch){o->name, o->physical, o->view_sql, cur ? cur->physical : "", cur ? cur->view_sql : "", NULL};
     }
     const char *pub = arena_printf(&d->a, "%s_%s", dep, operation);
     int rc = switch_views(d, pub, dep, operation, sw, ns, false);
@@ -1801,8 +1906,21 @@ int ch_verb_rollback(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *o
     int ns = r.nrows;
     for (int i = 0; i < ns; i++) {
 #define C(k) arena_strdup(&d.a, ch_cell(&r, i, k) ? ch_cell(&r, i, k) : "")
-        sw[i] = (Switch){C(0), C(1), C(2), C(3), C(4)};
+        sw[i] = (Switch){C(0), C(1), C(2), C(3), C(4), NULL};
 #undef C
+        /* the view reads the table of the deployment it was bound to before: that one
+         * owns the binding again (what plan and weir run compare with) */
+        ChRows pr;
+        if (!rows(&d, &pr,
+                  "SELECT deployment_id FROM %s WHERE phase = 'done' AND logical = %s AND at_ms < (SELECT min(at_ms) "
+                  "FROM %s WHERE publication_id = %s) ORDER BY at_ms DESC LIMIT 1",
+                  qn(&d, "_weir_publications"), lit(&d, sw[i].logical), qn(&d, "_weir_publications"), lit(&d, pub))) {
+            ch_rows_free(&r);
+            close_dep(&d);
+            return 3;
+        }
+        if (pr.nrows && ch_cell(&pr, 0, 0)) sw[i].owner = arena_strdup(&d.a, ch_cell(&pr, 0, 0));
+        ch_rows_free(&pr);
         if (*sw[i].physical && !table_exists(&d, sw[i].physical)) {
             snprintf(err, errsize, "cannot roll back %s: the previous table %s no longer exists (removed by the janitor)",
                      sw[i].logical, sw[i].physical);
@@ -1980,7 +2098,7 @@ static int check(Dep *d, bool fix, StrBuf *out, int *problems)
         Switch *sw = ARENA_ARRAY(&d->a, Switch, s.nrows + 1);
         for (int k = 0; k < s.nrows; k++) {
 #define C(j) arena_strdup(&d->a, ch_cell(&s, k, j) ? ch_cell(&s, k, j) : "")
-            sw[k] = (Switch){C(0), C(1), C(2), C(3), C(4)};
+            sw[k] = (Switch){C(0), C(1), C(2), C(3), C(4), NULL};
 #undef C
         }
         int ns = s.nrows;
@@ -2118,6 +2236,36 @@ int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out
 
 /* ---- janitor ---- */
 
+int ch_native_tables(Project *p, const IrGraph *g, const ChOptions *o, const char **tables, char *err,
+                     size_t errsize)
+{
+    Dep d;
+    int rc = open_dep(&d, p, g, o, NULL, err, errsize);
+    Binding *bs = NULL;
+    int nb = rc ? 0 : load_bindings(&d, &bs);
+    if (!rc && nb < 0) rc = 3;
+    for (int i = 0; !rc && i < d.cp.nmodels; i++) {
+        const ChModel *m = &d.cp.models[i];
+        tables[i] = NULL;
+        if (m->kind != CHK_NATIVE) continue;
+        Active a = {0};
+        for (int j = 0; j < nb; j++)
+            if (strcmp(bs[j].logical, m->name) == 0 && !load_active(&d, bs[j].deployment, "native", m->name, &a))
+                rc = 3;
+        if (rc) break;
+        if (!a.physical) {
+            snprintf(err, errsize, "native model %s has no published table on target %s yet: weir apply (or weir "
+                                   "publish) first",
+                     m->name, p->target ? p->target->name : "?");
+            rc = 1;
+            break;
+        }
+        tables[i] = arena_strdup(&p->arena, a.physical);
+    }
+    close_dep(&d);
+    return rc;
+}
+
 int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
@@ -2248,8 +2396,9 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
             if (m->kind == CHK_EPHEMERAL) continue;
             if (m->kind == CHK_NATIVE) {
                 /* written by weir run's ClickHouse sink */
+                const char *nt = arena_printf(a, "%s__%s", m->name, dep);
                 sb_printf(&b, "-- model %s: native (%s)\n%s;\n%s;\n\n", m->name, m->why,
-                          ch_native_table_ddl(&cp, m, db), ch_native_view_ddl(&cp, m, db));
+                          ch_native_table_ddl(&cp, m, db, nt), ch_native_view_ddl(&cp, m, db, nt));
                 continue;
             }
             if (m->kind == CHK_REFUSED) {

@@ -885,6 +885,9 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
     Arena *a = &cp->arena;
     StrBuf d = STRBUF_INIT, v = STRBUF_INIT, k = STRBUF_INIT;
     sb_puts(&v, "SELECT ");
+    m->native_col_names = ARENA_ARRAY(a, const char *, ncols + 1);
+    m->native_col_types = ARENA_ARRAY(a, const char *, ncols + 1);
+    m->native_ncols = ncols;
     for (int i = 0; i < ncols; i++) {
         const char *why = NULL;
         const char *t = chx_type(cols[i].type, &cp->caps, false, a, &why);
@@ -896,6 +899,8 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
             sb_free(&k);
             return false;
         }
+        m->native_col_names[i] = arena_strdup(a, cols[i].name);
+        m->native_col_types[i] = arena_strdup(a, t);
         sb_printf(&d, "%s %s, ", q(a, cols[i].name), t);
         sb_printf(&v, "%s%s", i ? ", " : "", q(a, cols[i].name));
     }
@@ -907,7 +912,6 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
         sb_printf(&k, "%sassumeNotNull(%s), isNull(%s)", i ? ", " : "", c, c);
     }
     m->native_order_by_key = keyed;
-    m->native_table = arena_printf(a, "%s__native", m->name);
     m->native_ddl_tail = keyed ? arena_printf(a, "(%s) ENGINE = ReplacingMergeTree(`_weir_version`) ORDER BY (%s)",
                                               sb_cstr(&d), sb_cstr(&k))
                                : arena_printf(a, "(%s) ENGINE = MergeTree() ORDER BY tuple()", sb_cstr(&d));
@@ -919,23 +923,23 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
     return true;
 }
 
-const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db)
+const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table)
 {
     Arena *a = (Arena *)&cp->arena;
     StrBuf b = STRBUF_INIT;
     sb_puts(&b, "CREATE TABLE IF NOT EXISTS ");
-    ch_qual(&b, db, m->native_table);
+    ch_qual(&b, db, table);
     sb_printf(&b, " %s", m->native_ddl_tail);
     char *s = arena_strdup(a, sb_cstr(&b));
     sb_free(&b);
     return s;
 }
 
-const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db)
+const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table)
 {
     Arena *a = (Arena *)&cp->arena;
     StrBuf b = STRBUF_INIT, t = STRBUF_INIT;
-    ch_qual(&t, db, m->native_table);
+    ch_qual(&t, db, table);
     sb_puts(&b, "CREATE VIEW IF NOT EXISTS ");
     ch_qual(&b, db, m->name);
     sb_printf(&b, " AS %s", ch_fill(a, m->native_view_select, NULL, sb_cstr(&t), NULL));
