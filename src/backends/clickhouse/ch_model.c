@@ -392,18 +392,22 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
 
 /* A lookup join (`clickhouse: {lookup: true}`): the left input is the stream whose
  * inserts fire the view, the right input an adopted ClickHouse table read as it is when
- * each block arrives (rows added to it later do not update earlier results). Inner
- * equi-joins on plain columns only: the MV joins ALL (every match, as PostgreSQL) USING
+ * each block arrives (rows added to it later do not update earlier results). Inner and
+ * left equi-joins on plain columns: the MV joins ALL (every match, as PostgreSQL) USING
  * the left's key names, the right side a subquery whose columns get names of their own
- * (`_weir_r<i>`) and whose NULL keys are dropped, as are the stream's (NULL never
- * matches). */
+ * (`_weir_r<i>`) and whose NULL keys are dropped (NULL never matches). An inner join
+ * drops the stream's NULL keys too; a left join keeps every stream row, and its right
+ * columns are made Nullable in the subquery: ClickHouse fills the columns of an
+ * unmatched row with their type's default, which for a Nullable column is NULL (as
+ * PostgreSQL), on 18.16 and current servers alike, whatever `join_use_nulls` says. */
 static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
 {
     ChProject *cp = c->cp;
     Arena *a = &cp->arena;
     const PlanNode *p = n->plan;
-    if (p->join_type != JOIN_INNER)
-        return refuse(c, "a lookup join must be an inner join (a LEFT JOIN needs join_use_nulls for PostgreSQL's NULLs)");
+    if (p->join_type != JOIN_INNER && p->join_type != JOIN_LEFT)
+        return refuse(c, "a lookup join must be an inner or a left join (the table side never triggers)");
+    bool left = p->join_type == JOIN_LEFT;
     if (p->nkeys == 0 || p->pred) return refuse(c, "a lookup join needs equality keys and no other condition");
     const IrNode *rn = n->inputs[1];
     const Expr *const *rmap = NULL;  /* a projection over the table (column pruning) */
@@ -439,7 +443,7 @@ static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
     memcpy(env, r->env, sizeof *env * (size_t)nl);
     for (int i = 0; i < nr; i++) {
         env[nl + i] = arena_printf(a, "`_weir_r%d`", i);
-        sb_printf(&sub, "%s%s AS `_weir_r%d`", i ? ", " : "", tcols[i], i);
+        sb_printf(&sub, left ? "%stoNullable(%s) AS `_weir_r%d`" : "%s%s AS `_weir_r%d`", i ? ", " : "", tcols[i], i);
     }
     for (int k = 0; k < p->nkeys; k++) {
         const Expr *lk = p->left_keys[k], *rk = p->right_keys[k];
@@ -452,11 +456,13 @@ static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
         sb_printf(&sub, ", %s AS %s", tcols[rk->col], le);
         sb_printf(&using, "%s%s", k ? ", " : "", le);
         sb_printf(&notnull, "%sisNotNull(%s)", k ? " AND " : "", tcols[rk->col]);
+        if (left) continue;
         if (r->where.len) sb_puts(&r->where, " AND ");
         sb_printf(&r->where, "isNotNull(%s)", le);
     }
     sb_printf(&sub, " FROM %s WHERE %s)", ts->table, sb_cstr(&notnull));
-    r->join = arena_printf(a, " ALL INNER JOIN %s AS `_weir_lookup` USING (%s)", sb_cstr(&sub), sb_cstr(&using));
+    r->join = arena_printf(a, " ALL %s JOIN %s AS `_weir_lookup` USING (%s)", left ? "LEFT" : "INNER", sb_cstr(&sub),
+                           sb_cstr(&using));
     sb_free(&sub);
     sb_free(&using);
     sb_free(&notnull);
