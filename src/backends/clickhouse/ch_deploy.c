@@ -2390,7 +2390,12 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
             sb_free(&q);
         }
         const BoundProject *bp = g->bound;
-        StrBuf views = STRBUF_INIT, landing = STRBUF_INIT;
+        StrBuf views = STRBUF_INIT, landing = STRBUF_INIT, replays = STRBUF_INIT;
+        sb_printf(&replays, "-- weir compile: the history replay of every model (ClickHouse %s): its SELECT over the "
+                            "raw landing\n-- (or the adopted table) into partition `_weir_replay` = 1; weir apply runs "
+                            "it into a scratch table, bounded to\n-- the rows below the cut, and moves the partition "
+                            "over\n\n",
+                  v ? "23+" : "18.16");
         for (int t = 0; t < bp->ntopo; t++) {
             const ChModel *m = &cp.models[bp->topo[t]];
             if (m->kind == CHK_EPHEMERAL) continue;
@@ -2428,6 +2433,9 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
             ch_qual(&v2, db, m->name);
             sb_printf(&views, "CREATE VIEW %s AS %s;\n", sb_cstr(&v2), ch_view_select(&cp, m, mod_phys[m->index], in));
             sb_free(&v2);
+            /* the history replay: the model's SELECT over the landed (or adopted) rows */
+            sb_printf(&replays, "-- model %s\nINSERT INTO %s %s;\n\n", m->name, mod_phys[m->index],
+                      ch_fill(a, m->mv_select, src_raw[m->in_source], NULL, "1"));
         }
         for (int i = 0; i < cp.nsources; i++) {
             const ChSource *s = &cp.sources[i];
@@ -2441,6 +2449,9 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
                                    sb_cstr(&landing));
         if (views.len) sb_printf(&b, "-- stable views (weir publish switches them in one RENAME)\n%s", sb_cstr(&views));
         bool ok = write_file(cmd, b.data ? sb_cstr(&b) : "", err, errsize);
+        snprintf(cmd, sizeof cmd, "%s/replay.sql", dir);
+        ok = ok && write_file(cmd, sb_cstr(&replays), err, errsize);
+        sb_free(&replays);
         sb_free(&b);
         sb_free(&views);
         sb_free(&landing);
