@@ -1585,26 +1585,156 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
 
 /* ---- reconcile ---- */
 
-/* Does the live table `live` have the columns and storage of the model's desired table?
- * (A scratch table made from the desired DDL is compared in system.columns and
- * system.tables, then dropped.) -1: the server failed. */
-static int table_matches(Dep *d, const ChModel *m, const char *live)
+/* How the live table `live` differs from the model's desired table: *diff NULL when its
+ * columns (names and types), engine, sorting and partition keys are the project's,
+ * otherwise what differs ("+ c T": the project has it, the table not; "- c T": the
+ * table has it, the project not; "~ c T -> U"; "engine …"). A scratch table made from
+ * the project's DDL is compared in system.columns and system.tables, then dropped.
+ * Returns false when the server failed. */
+static bool table_diff(Dep *d, const ChModel *m, const char *live, const char **diff)
 {
+    *diff = NULL;
     const char *scratch = arena_printf(&d->a, "_weir_reconcile__%s", m->name);
     if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) || !exec(d, ch_table_ddl(&d->cp, m, d->db, scratch)))
+        return false;
+    ChRows r, t;
+    bool ok = rows(d, &r,
+                   "SELECT name, anyIf(type, table = %s), anyIf(type, table = %s), countIf(table = %s), countIf(table = "
+                   "%s) FROM system.columns WHERE database = %s AND table IN (%s, %s) GROUP BY name ORDER BY name",
+                   lit(d, scratch), lit(d, live), lit(d, scratch), lit(d, live), lit(d, d->db), lit(d, live),
+                   lit(d, scratch));
+    if (ok && !rows(d, &t,
+                    "SELECT name = %s, engine, sorting_key, partition_key FROM system.tables WHERE database = %s AND name "
+                    "IN (%s, %s) ORDER BY name = %s",
+                    lit(d, live), lit(d, d->db), lit(d, live), lit(d, scratch), lit(d, live))) {
+        ch_rows_free(&r);
+        ok = false;
+    }
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch))) ok = false;
+    if (!ok) return false;
+    StrBuf b = STRBUF_INIT;
+    for (int i = 0; i < r.nrows; i++) {
+        const char *name = ch_cell(&r, i, 0), *want = ch_cell(&r, i, 1), *have = ch_cell(&r, i, 2);
+        bool in_p = atoi(ch_cell(&r, i, 3)) > 0, in_l = atoi(ch_cell(&r, i, 4)) > 0;
+        if (in_p && !in_l) sb_printf(&b, "%s+ %s %s", b.len ? ", " : "", name, want);
+        else if (!in_p && in_l) sb_printf(&b, "%s- %s %s", b.len ? ", " : "", name, have);
+        else if (strcmp(want, have) != 0) sb_printf(&b, "%s~ %s %s -> %s", b.len ? ", " : "", name, have, want);
+    }
+    if (t.nrows == 2) {
+        static const char *what[] = {NULL, "engine", "sorting key", "partition key"};
+        for (int k = 1; k < 4; k++)
+            if (strcmp(ch_cell(&t, 0, k) ? ch_cell(&t, 0, k) : "", ch_cell(&t, 1, k) ? ch_cell(&t, 1, k) : "") != 0)
+                sb_printf(&b, "%s%s %s, the project's %s", b.len ? ", " : "", what[k], ch_cell(&t, 1, k),
+                          ch_cell(&t, 0, k));
+    }
+    ch_rows_free(&r);
+    ch_rows_free(&t);
+    if (b.len) *diff = arena_strdup(&d->a, sb_cstr(&b));
+    sb_free(&b);
+    return true;
+}
+
+/* A model nothing of weir's realizes yet whose objects were made outside weir: the view
+ * `<model>` readers query, over a table whose columns and storage are what the project
+ * builds, fed by a materialized view that reads the model's source. Sets ob to the
+ * running objects and returns 0; 1 with *why when they do not qualify (why NULL:
+ * nothing of that name exists); -1 when the server failed. Only models over adopted
+ * tables qualify (a managed landing's Kafka consumers are weir's own). */
+static int outside_objects(Dep *d, const ChModel *m, Obj *ob, const char **why)
+{
+    *why = NULL;
+    ChRows r;
+    if (!rows(d, &r, "SELECT engine, replaceAll(create_table_query, '`', '') FROM system.tables WHERE database = %s AND "
+                     "name = %s",
+              lit(d, d->db), lit(d, m->name)))
         return -1;
-    long long diff = count_of(
-        d,
-        "SELECT count() FROM (SELECT name, type, count() AS c FROM system.columns WHERE database = %s AND table IN "
-        "(%s, %s) GROUP BY name, type HAVING c = 1)",
-        lit(d, d->db), lit(d, live), lit(d, scratch));
-    long long keys = count_of(d,
-                              "SELECT uniqExact(engine, sorting_key, partition_key) FROM system.tables WHERE "
-                              "database = %s AND name IN (%s, %s)",
-                              lit(d, d->db), lit(d, live), lit(d, scratch));
+    if (!r.nrows) {
+        ch_rows_free(&r);
+        return 1;
+    }
+    const char *engine = arena_strdup(&d->a, ch_cell(&r, 0, 0));
+    const char *vq = arena_printf(&d->a, "%s ", ch_cell(&r, 0, 1));
+    ch_rows_free(&r);
+    if (strcmp(engine, "View") != 0) {
+        *why = arena_printf(&d->a, "%s is a %s, where weir's stable view goes (a view over the model's table)",
+                            qn(d, m->name), engine);
+        return 1;
+    }
+    if (m->in_source < 0 || !d->cp.sources[m->in_source].adopted) {
+        *why = "it reads a managed Kafka landing, whose consumers only weir creates";
+        return 1;
+    }
+    /* the table the view reads */
+    if (!rows(d, &r,
+              "SELECT name FROM system.tables WHERE database = %s AND engine LIKE '%%MergeTree' AND position(%s, "
+              "concat('FROM ', database, '.', name, ' ')) > 0 ORDER BY name",
+              lit(d, d->db), lit(d, vq)))
+        return -1;
+    const char *table = r.nrows == 1 ? arena_strdup(&d->a, ch_cell(&r, 0, 0)) : NULL;
+    int nt = r.nrows;
+    ch_rows_free(&r);
+    if (!table) {
+        *why = nt ? arena_printf(&d->a, "the view %s reads %d tables of the database", qn(d, m->name), nt)
+                  : arena_printf(&d->a, "the view %s reads no MergeTree table of the database", qn(d, m->name));
+        return 1;
+    }
+    const char *diff = NULL;
+    if (!table_diff(d, m, table, &diff)) return -1;
+    if (diff) {
+        *why = arena_printf(&d->a, "its live table differs from the project's: %s: %s", qn(d, table), diff);
+        return 1;
+    }
+    /* a materialized view of the source that writes into the table */
+    const char *src = ob->replay_from;  /* `db`.`t` */
+    const char *sdb = arena_strndup(&d->a, src + 1, (size_t)(strstr(src, "`.`") - src - 1));
+    const char *sname = arena_strndup(&d->a, strstr(src, "`.`") + 3, strlen(strstr(src, "`.`") + 3) - 1);
+    if (!rows(d, &r,
+              "SELECT name FROM system.tables WHERE database = %s AND engine = 'MaterializedView' AND has((SELECT "
+              "any(dependencies_table) FROM system.tables WHERE database = %s AND name = %s), name) AND "
+              "position(replaceAll(create_table_query, '`', ''), concat(' TO ', %s, '.', %s, ' ')) > 0 ORDER BY name",
+              lit(d, d->db), lit(d, sdb), lit(d, sname), lit(d, d->db), lit(d, table)))
+        return -1;
+    const char *mv = r.nrows == 1 ? arena_strdup(&d->a, ch_cell(&r, 0, 0)) : NULL;
+    int nmv = r.nrows;
+    ch_rows_free(&r);
+    if (!mv) {
+        *why = nmv ? arena_printf(&d->a, "%d materialized views of %s write into %s", nmv, src, qn(d, table))
+                   : arena_printf(&d->a, "no materialized view of %s writes into %s", src, qn(d, table));
+        return 1;
+    }
+    /* readers see the project's columns: the view's against weir's view over the table */
+    const char *view_sql = ch_view_select(&d->cp, m, qn(d, table), ob->input);
+    const char *scratch = arena_printf(&d->a, "_weir_reconcile_view__%s", m->name);
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) ||
+        !execf(d, "CREATE VIEW %s AS %s", qn(d, scratch), view_sql))
+        return -1;
+    if (!rows(d, &r,
+              "SELECT name, anyIf(type, table = %s), anyIf(type, table = %s), count() FROM system.columns WHERE database "
+              "= %s AND table IN (%s, %s) GROUP BY name HAVING count() = 1 OR anyIf(type, table = %s) != anyIf(type, "
+              "table = %s) ORDER BY name",
+              lit(d, m->name), lit(d, scratch), lit(d, d->db), lit(d, m->name), lit(d, scratch), lit(d, m->name),
+              lit(d, scratch)))
+        return -1;
+    if (r.nrows) {
+        StrBuf b = STRBUF_INIT;
+        for (int i = 0; i < r.nrows; i++) {
+            const char *have = ch_cell(&r, i, 1), *want = ch_cell(&r, i, 2);
+            if (!*want) sb_printf(&b, "%s- %s %s", b.len ? ", " : "", ch_cell(&r, i, 0), have);
+            else if (!*have) sb_printf(&b, "%s+ %s %s", b.len ? ", " : "", ch_cell(&r, i, 0), want);
+            else sb_printf(&b, "%s~ %s %s -> %s", b.len ? ", " : "", ch_cell(&r, i, 0), have, want);
+        }
+        *why = arena_printf(&d->a, "the view %s shows other columns than the project's: %s", qn(d, m->name),
+                            sb_cstr(&b));
+        sb_free(&b);
+    }
+    ch_rows_free(&r);
     if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch))) return -1;
-    if (diff < 0 || keys < 0) return -1;
-    return diff == 0 && keys == 1;
+    if (*why) return 1;
+    ob->physical = table;
+    ob->mv = mv;
+    ob->kafka = ob->group = NULL;
+    ob->view_sql = view_sql;
+    return 0;
 }
 
 int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
@@ -1615,18 +1745,41 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
     Binding *bs = NULL;
     int nb = load_bindings(&d, &bs);
     const char *base = nb > 0 ? current_deployment(&d, bs, nb) : NULL;
-    if (nb < 0 || !base) {
-        if (nb >= 0) sb_puts(out, "nothing to reconcile: nothing is published on this target\n");
+    if (nb < 0) {
         close_dep(&d);
-        return nb < 0 ? 3 : 0;
+        return 3;
     }
     const char *dep = new_deployment_id(&d);
     Obj *objs = NULL;
     int n = 0;
     rc = desired(&d, dep, base, &objs, &n);
     int adopted = 0, left = 0;
+    bool *outside = ARENA_ARRAY(&d.a, bool, n + 1);
     for (int i = 0; !rc && i < n; i++) {
         Obj *ob = &objs[i];
+        if (!ob->is_source && !ob->native && strcmp(ob->action, "new") == 0) {
+            /* objects made outside weir, under the names the project uses */
+            const char *why = NULL;
+            int orc = outside_objects(&d, &d.cp.models[ob->index], ob, &why);
+            if (orc < 0) {
+                rc = 3;
+                break;
+            }
+            if (orc == 0) {
+                ob->create = ob->replay = false;
+                ob->action = "adopted";
+                ob->reason = "reconciled: objects made outside weir taken as the project's";
+                outside[i] = true;
+                sb_printf(out, "  model %-28s adopted: %s (fed by %s, read through %s) was made outside weir and is "
+                               "what the project builds\n",
+                          ob->name, qn(&d, ob->physical), qn(&d, ob->mv), qn(&d, ob->name));
+                adopted++;
+            } else if (why) {
+                sb_printf(out, "  model %-28s not adopted: %s (weir apply would build it anew)\n", ob->name, why);
+                left++;
+            }
+            continue;
+        }
         if (ob->is_source || strcmp(ob->action, "rebuild") != 0) continue;
         if (ob->native) {
             sb_printf(out, "  model %-28s not adopted: a native model's table holds what the native runtime "
@@ -1645,11 +1798,10 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
             continue;
         }
         const char *why = NULL;
-        int tm = 0;
         if (strcmp(ob->reason ? ob->reason : "", "its source has a new landing") == 0) why = "its source has a new landing";
         else if (!table_exists(&d, a.mv)) why = "its materialized view does not exist";
-        else if ((tm = table_matches(&d, m, a.physical)) < 0) rc = 3;
-        else if (!tm) why = "its live table differs from the project's (columns, types, engine or keys)";
+        else if (!table_diff(&d, m, a.physical, &why)) rc = 3;
+        else if (why) why = arena_printf(&d.a, "its live table differs from the project's: %s", why);
         else if (strcmp(ch_view_select(&d.cp, m, qn(&d, a.physical), a.input), b->view_sql) != 0)
             why = "its stable view would change";
         if (rc) break;
@@ -1672,9 +1824,11 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
                   qn(&d, a.physical));
         adopted++;
     }
-    if (!rc && left == 0 && adopted == 0) sb_puts(out, "nothing to reconcile: plan rebuilds no model\n");
+    if (!rc && left == 0 && adopted == 0)
+        sb_puts(out, base ? "nothing to reconcile: plan rebuilds no model\n"
+                          : "nothing to reconcile: nothing is published on this target and no model's objects exist\n");
     if (!rc && adopted > 0 && left > 0)
-        sb_printf(out, "not reconciled: %d model(s) above would still be rebuilt; reconcile adopts all or none\n", left);
+        sb_printf(out, "not reconciled: %d model(s) above would still be built or rebuilt; reconcile adopts all or none\n", left);
     if (!rc && adopted > 0 && left == 0 && !o->yes)
         sb_printf(out, "preview: rerun with --yes to record deployment %s\n", dep);
     if (!rc && adopted > 0 && left == 0 && o->yes) {
@@ -1690,7 +1844,8 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
             bool ok = insert_objects(&d, dep, objs, n) &&
                       execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
                             lit(&d, manifest_text(&d)), stamp(&d)) &&
-                      record_state(&d, dep, "planned", arena_printf(&d.a, "reconcile of %s", base)) &&
+                      record_state(&d, dep, "planned",
+                                   base ? arena_printf(&d.a, "reconcile of %s", base) : "reconcile of objects made outside weir") &&
                       record_state(&d, dep, "staged", "nothing created: the running objects adopted");
             /* every stable view stays as it is; the publication says this deployment owns it */
             for (int j = 0; ok && j < nb; j++)
@@ -1698,6 +1853,12 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
                            qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, bs[j].logical),
                            lit(&d, bs[j].physical), lit(&d, bs[j].view_sql), lit(&d, bs[j].physical),
                            lit(&d, bs[j].view_sql), stamp(&d));
+            /* the views made outside weir: bound to this deployment from now on */
+            for (int i = 0; ok && i < n; i++)
+                if (outside[i])
+                    ok = execf(&d, "INSERT INTO %s SELECT %s, %s, 'reconcile', 'done', %s, %s, %s, '', '', %s",
+                               qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, objs[i].name),
+                               lit(&d, objs[i].physical), lit(&d, objs[i].view_sql), stamp(&d));
             ok = ok && record_state(&d, dep, "active", "reconciled");
             if (!ok) rc = 3;
             else sb_printf(out, "reconciled: deployment %s records the running objects\n", dep);
