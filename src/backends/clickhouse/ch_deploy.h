@@ -56,9 +56,13 @@ int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out
 /* reconcile: the models whose live table already is what the project describes (same
  * columns, types, engine, sorting and partition keys), whose materialized view exists
  * and whose stable view would not change, but which plan would rebuild because the
- * metadata records another query, are adopted: with o->yes a deployment of its own
- * records the running objects under the project's signatures and manifest (nothing is
- * created, no view switched), so plan treats the current SQL as applied. */
+ * metadata records another query, are adopted; so are models nothing of weir's
+ * realizes yet whose objects were made outside weir (the view `<model>` over such a
+ * table, fed by a materialized view of the model's adopted source). With o->yes (and
+ * only when every such model qualifies and nothing else would change) a deployment of
+ * its own records the running objects under the project's signatures and manifest
+ * (nothing is created, no view switched), so plan treats the current SQL as applied.
+ * A model that does not qualify is reported with the difference. */
 int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 /* `weir run` on a ClickHouse target: the table the published deployment of every native
  * model reads (tables[i] for project model i, strings in the project's arena; NULL for
