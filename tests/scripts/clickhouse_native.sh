@@ -11,7 +11,8 @@
 # start of the sources while readers keep the old one, publish switches the view, the
 # next run continues the new table, a rollback returns to the old one (whose run
 # continues from its own state). A second native model (an aggregate over the join) has
-# a run of its own beside it and is kept as it is. Each check counts as one test.
+# a run of its own beside it and is kept as it is; a continuous run of both stops on one
+# SIGTERM. Each check counts as one test.
 source "$(dirname "$0")/lib.sh"
 set +e
 passed=0
@@ -149,6 +150,25 @@ else bad "rollback of the native change (rc $rc)" "$TMP/rb"; fi
 cp "$TMP/paid_orders.v1" "$P/models/paid_orders.sql"
 weir run --target ch --until-caught-up --no-progress > "$TMP/run7" 2>&1 || bad "run of the old version after the rollback" "$TMP/run7"
 check_view "the old table's run continues from its own state after the rollback" 800
+# a continuous run (no --until-caught-up) of the two native models: a child process each,
+# both stopped by one SIGTERM to weir run
+"$WEIR" --project-dir "$P" run --target ch --no-progress > "$TMP/run8" 2>&1 &
+RUNPID=$!
+produce 801 900
+check_view "a continuous run of both native models keeps the views current" 900
+kidpids=$(ps -o pid= --ppid $RUNPID)
+kids=$(echo $kidpids | wc -w)
+kill -TERM $RUNPID
+deadline=$((SECONDS + 60))
+while kill -0 $RUNPID 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+kill -0 $RUNPID 2>/dev/null && kill -9 $RUNPID $kidpids
+wait $RUNPID
+rc=$?
+left=0
+for k in $kidpids; do kill -0 "$k" 2>/dev/null && left=$((left + 1)); done
+if [ "$kids" = 2 ] && [ $rc -eq 0 ] && [ "$left" = 0 ]; then
+  ok "SIGTERM to weir run stops the run of every native model"
+else bad "SIGTERM to the continuous run (children $kids, rc $rc, $left left)" "$TMP/run8"; fi
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
