@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 
 /* A durable target runs the version it was deployed with: a project that differs from
  * it (other than in ways that change nothing, such as reformatted SQL) goes through
@@ -108,6 +109,7 @@ static int run_native(const CliOptions *o, CliProject *cp, const RunOptions *bas
         if (pid < 0) {
             cli_error("fork: %s", strerror(errno));
             rc = 3;
+            stop_signal = SIGTERM;  /* the runs already started stop too */
             break;
         }
         if (pid == 0) {
@@ -130,8 +132,15 @@ static int run_native(const CliOptions *o, CliProject *cp, const RunOptions *bas
                 if (pids[m] > 0) kill(pids[m], stop_signal);
             forwarded = true;
         }
+        /* polled, so a signal that lands between the check above and the wait is
+         * forwarded on the next round */
         int st;
-        pid_t w = waitpid(-1, &st, 0);
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w == 0) {
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         if (w < 0) {
             if (errno == EINTR) continue;
             break;
