@@ -20,7 +20,7 @@ sources:
   shop.customers:
     connector: clickhouse
     kind: stream_table
-    table: weir.customers
+    table: customers   # in the target database
     columns: {customer_id: bigint, name: text}
 YML
 cat > "$P/models/order_names.sql" <<'SQL'

@@ -187,7 +187,7 @@ static int open_dep(Dep *d, Project *p, const IrGraph *g, const ChOptions *o, St
     if (!d->c) return 3;
     if (o->log) ch_set_log(d->c, o->log);
     d->db = arena_strdup(&d->a, ch_database(d->c));
-    ch_project_init(&d->cp, g, ch_caps(d->c));
+    ch_project_init_in(&d->cp, g, ch_caps(d->c), d->db);
     d->cp_init = true;
     return 0;
 }
@@ -2519,7 +2519,7 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
         ChCaps caps;
         ch_caps_profile(v == 1, &caps);
         ChProject cp;
-        ch_project_init(&cp, g, &caps);
+        ch_project_init_in(&cp, g, &caps, "weir");
         Arena *a = &cp.arena;
         const char *dir = arena_printf(a, "%s/%s", path, v ? "current" : "18.16");
         mkdir(dir, 0777);

@@ -163,8 +163,10 @@ static void init_source(ChProject *cp, ChSource *cs, const SourceDef *s, int ind
             ch_ident(&b, arena_strndup(a, t, (size_t)(dot - t)));
             sb_putc(&b, '.');
             ch_ident(&b, dot + 1);
+        } else if (cp->database) {
+            ch_qual(&b, cp->database, t);  /* in the target's database */
         } else {
-            ch_ident(&b, t);  /* in the target's database */
+            ch_ident(&b, t);
         }
         cs->table = arena_strdup(a, sb_cstr(&b));
         sb_free(&b);
@@ -1033,12 +1035,15 @@ static void realize_model(ChProject *cp, int mi)
     (void)a;
 }
 
-void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps)
+void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps) { ch_project_init_in(cp, g, caps, NULL); }
+
+void ch_project_init_in(ChProject *cp, const IrGraph *g, const ChCaps *caps, const char *database)
 {
     memset(cp, 0, sizeof *cp);
     arena_init(&cp->arena, 1 << 16);
     cp->g = g;
     cp->caps = *caps;
+    cp->database = database ? arena_strdup(&cp->arena, database) : NULL;
     const Project *p = g->project;
     const char *nf = p->target ? yget_str(p->target->node, "native_fallback") : NULL;
     cp->native_fallback = nf && (strcmp(nf, "true") == 0 || strcmp(nf, "yes") == 0);

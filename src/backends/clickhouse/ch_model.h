@@ -103,11 +103,16 @@ typedef struct ChProject {
     int nsources;
     int nrefused;
     const char *models_replay_time; /* scratch while a model is realized */
+    const char *database;      /* the target's database: qualifies an adopted table
+                                  written without one (NULL: left unqualified) */
 } ChProject;
 
 /* Realize every model for a server with caps. Never fails: models ClickHouse cannot
  * maintain get CHK_NATIVE or CHK_REFUSED with the reason. */
 void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps);
+/* The same for the target database `database`, which qualifies the adopted tables
+ * written without a database in the generated SQL. */
+void ch_project_init_in(ChProject *cp, const IrGraph *g, const ChCaps *caps, const char *database);
 void ch_project_fini(ChProject *cp);
 
 /* Replace the placeholders: in -> CH_IN, phys -> CH_PHYS, flag -> CH_FLAG (NULL
