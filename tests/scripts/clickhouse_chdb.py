@@ -6,7 +6,9 @@ orders are inserted into them, and the stable views must show exactly the rows w
 own runtime computes for those orders. Then the statements only current servers get
 (the offsets cut's replay filter, the publish RENAME in an Atomic database) run too. The
 landing view reads the Kafka engine's virtual columns: only its syntax is checked. Prints one line per check and "N passed, N failed"."""
+import atexit
 import re
+import shutil
 import sys
 import tempfile
 
@@ -26,7 +28,9 @@ def check(name, got, want):
         print("FAIL: %s\n    got:  %r\n    want: %r" % (name, got, want))
 
 
-s = session.Session(tempfile.mkdtemp(prefix="weir-chdb."))
+workdir = tempfile.mkdtemp(prefix="weir-chdb.")
+atexit.register(shutil.rmtree, workdir, True)
+s = session.Session(workdir)
 
 
 def q(sql):
