@@ -111,9 +111,13 @@ int cmd_reconcile(const CliOptions *o);
 LcBackend *cli_clickhouse_backend_open(CliProject *cp);
 bool cli_is_clickhouse(const CliProject *cp);
 /* weir run on a ClickHouse target runs the models marked native (ChModel): each gets a
- * ClickHouse sink into the table weir apply made for it, every other model none.
- * *nnative: how many. Returns 0, or an exit code after printing the error. */
-int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnative);
+ * ClickHouse sink into the table of its published deployment, every other model none.
+ * native[m], tables[m] (arrays of nmodels): which models and their tables; *nnative:
+ * how many. Returns 0, or an exit code after printing the error. */
+int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, bool *native, const char **tables, int *nnative);
+/* The state directory of the native run that writes `table` (each native table has its
+ * own: a new table starts from the start of the sources). */
+const char *cli_native_state_dir(Project *p, const char *table);
 /* weir run: give every `connector: clickhouse` source the connection the ClickHouse
  * backend resolves (flags, WEIR_CLICKHOUSE_*, the target), so the native runtime can
  * read the table (source_clickhouse.c). Nothing when the project has no such source;

@@ -6,8 +6,10 @@
 #include "backends/clickhouse/ch_backend.h"
 #include "backends/clickhouse/ch_model.h"
 #include "cli/cli.h"
+#include "runtime/run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool cli_is_clickhouse(const CliProject *cp)
@@ -15,6 +17,9 @@ bool cli_is_clickhouse(const CliProject *cp)
     return cp->project && cp->project->target && cp->project->target->runtime &&
            strcmp(cp->project->target->runtime, "clickhouse") == 0;
 }
+
+static int native_replay(void *ctx, Project *p, const IrGraph *g, int model, const char *table, char *err,
+                         size_t errsize);
 
 static void options(const CliOptions *o, ChOptions *co)
 {
@@ -29,6 +34,8 @@ static void options(const CliOptions *o, ChOptions *co)
     co->yes = o->yes;
     co->retention_s = -1;
     co->log = o->verbose ? stderr : NULL;
+    co->native_replay = native_replay;
+    co->native_ctx = (void *)o;
     Verdict v;
     co->fail_on = o->fail_on && verdict_parse(o->fail_on, &v) ? (int)v : -1;
 }
@@ -84,47 +91,61 @@ static int cmd_lifecycle(const CliOptions *o, const char *name)
     return rc;
 }
 
-int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, int *nnative)
+/* Give native model m a ClickHouse sink into `table` and every other model none (they
+ * are ClickHouse's, or nothing's). False with err. */
+static bool native_sinks(const CliOptions *o, Project *p, const IrGraph *g, const bool *native, const char **tables,
+                         char *err, size_t errsize)
 {
-    Project *p = cp->project;
-    *nnative = 0;
     ChFlags flags = {o->ch_url, o->ch_database, o->ch_user};
     ChConfig cfg;
-    char err[1024];
-    if (!ch_config_resolve(p, &flags, &cfg, err, sizeof err)) {
-        cli_error("%s", err);
-        return EXIT_USAGE;
-    }
-    ChConn *c = ch_connect(&cfg, err, sizeof err);
-    if (!c) {
-        cli_error("%s", err);
-        ch_config_free(&cfg);
-        return 3;
-    }
-    ChProject chp;
-    ch_project_init(&chp, cp->graph, ch_caps(c));
+    if (!ch_config_resolve(p, &flags, &cfg, err, errsize)) return false;
+    (void)g;
     for (int m = 0; m < p->nmodels; m++) {
-        const ChModel *cm = &chp.models[m];
         ModelDef *md = &p->models[m];
-        if (cm->kind != CHK_NATIVE) {
-            md->sink = NULL;  /* ClickHouse maintains it (or nothing does) */
+        if (!native[m]) {
+            md->sink = NULL;
             continue;
         }
         SinkDef *sd = ARENA_NEW(&p->arena, SinkDef);
         memset(sd, 0, sizeof *sd);
         sd->connector = SINK_CLICKHOUSE;
         sd->url = arena_strdup(&p->arena, cfg.url);
-        sd->database = arena_strdup(&p->arena, ch_database(c));
-        sd->table = arena_strdup(&p->arena, cm->native_table);
+        sd->database = arena_strdup(&p->arena, cfg.database);
+        sd->table = arena_strdup(&p->arena, tables[m]);
         sd->user = arena_strdup(&p->arena, cfg.user);
         sd->password = arena_strdup(&p->arena, cfg.password);
         sd->native_table = true;
         md->sink = sd;
-        (*nnative)++;
     }
-    ch_project_fini(&chp);
-    ch_close(c);
     ch_config_free(&cfg);
+    return true;
+}
+
+const char *cli_native_state_dir(Project *p, const char *table)
+{
+    return arena_printf(&p->arena, "%s/native/%s", run_state_dir(p), table);
+}
+
+int cli_clickhouse_native_sinks(const CliOptions *o, CliProject *cp, bool *native, const char **tables, int *nnative)
+{
+    Project *p = cp->project;
+    *nnative = 0;
+    ChOptions co;
+    options(o, &co);
+    char err[1024] = "";
+    int rc = ch_native_tables(p, cp->graph, &co, tables, err, sizeof err);
+    if (rc) {
+        cli_error("%s", err);
+        return rc;
+    }
+    for (int m = 0; m < p->nmodels; m++) {
+        native[m] = tables[m] != NULL;
+        if (native[m]) (*nnative)++;
+    }
+    if (!native_sinks(o, p, cp->graph, native, tables, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -147,6 +168,48 @@ void cli_clickhouse_sources(const CliOptions *o, CliProject *cp)
         d->password = arena_strdup(&p->arena, cfg.password);
     }
     ch_config_free(&cfg);
+}
+
+/* ChOptions.native_replay: native model `model` run from the start of its sources into
+ * `table`, with a state directory of that table's own, until it has caught up. The
+ * project's sinks and state directory are restored afterwards. */
+static int native_replay(void *ctx, Project *p, const IrGraph *g, int model, const char *table, char *err,
+                         size_t errsize)
+{
+    const CliOptions *o = ctx;
+    SinkDef **saved = xcalloc((size_t)p->nmodels + 1, sizeof *saved);
+    bool *native = xcalloc((size_t)p->nmodels + 1, sizeof *native);
+    const char **tables = xcalloc((size_t)p->nmodels + 1, sizeof *tables);
+    for (int m = 0; m < p->nmodels; m++) saved[m] = p->models[m].sink;
+    native[model] = true;
+    tables[model] = table;
+    const char *saved_dir = p->target->state_dir;
+    int rc = 0;
+    if (!native_sinks(o, p, g, native, tables, err, errsize)) rc = 2;
+    if (!rc) {
+        p->targets[p->target - p->targets].state_dir = cli_native_state_dir(p, table);
+        RunOptions ro = {0};
+        ro.models_wanted = native;
+        ro.fixed_selection = true;
+        ro.until_caught_up = true;
+        ro.fresh = true;
+        ro.workers = 1;
+        RunSummary sum;
+        char rerr[1024] = "";
+        int r = run_pipeline(p, g, &ro, &sum, rerr, sizeof rerr);
+        if (r) {
+            snprintf(err, errsize, "native model %s: the native runtime failed filling %s: %s", p->models[model].name,
+                     table, rerr[0] ? rerr : "run failed");
+            rc = 3;
+        }
+        run_summary_free(&sum);
+    }
+    p->targets[p->target - p->targets].state_dir = saved_dir;
+    for (int m = 0; m < p->nmodels; m++) p->models[m].sink = saved[m];
+    free(saved);
+    free(native);
+    free(tables);
+    return rc;
 }
 
 int cmd_build(const CliOptions *o) { return cmd_apply(o); }

@@ -6,7 +6,8 @@
 # source's replay time, the types stay: the older rows are copied from the active table
 # as they were), unseeded (a column's type changed: the older history is dropped), and
 # full when the model no longer keeps the replay time (the default fallback). Each check
-# counts as one test. A lookup join against a second table of the server rides along,
+# counts as one test. A lookup join against a second table of the server rides along
+# (inner, and left with PostgreSQL's NULLs, compared with the native runtime's rows),
 # and reconcile adopts a WHERE change whose table stays the same.
 source "$(dirname "$0")/lib.sh"
 set +e
@@ -31,6 +32,9 @@ chq "INSERT INTO bnd_src.events SELECT number + 1, 'k', now() - 30 * 86400 FROM 
 chq "INSERT INTO bnd_src.events SELECT number + 101, 'k', now() - 86400 FROM system.numbers LIMIT 100"
 chq "CREATE TABLE bnd_src.kinds (kind String, label String) ENGINE = MergeTree() ORDER BY kind"
 chq "INSERT INTO bnd_src.kinds VALUES ('k', 'Kay')"
+# the left lookup's events: a kind with a label, one without, a NULL kind
+chq "CREATE TABLE bnd_src.events2 (id Int64, kind Nullable(String)) ENGINE = MergeTree() ORDER BY id"
+chq "INSERT INTO bnd_src.events2 VALUES (1, 'k'), (2, 'z'), (3, NULL), (4, 'k')"
 # check NAME COUNT MIN_OLD MIN_RECENT: the view holds COUNT rows, old ones from MIN_OLD, recent from MIN_RECENT
 check() {
   if wait_for "SELECT count(), uniqExact(id), minIf(id, id <= 100), minIf(id, id > 100) FROM bnd.recent" "$2	$2	$3	$4"; then
@@ -43,10 +47,40 @@ check "greenfield: the whole history" 200 1 101
 # only new events trigger it: a label added later changes no earlier row
 wait_for "SELECT count(), countIf(label = 'Kay') FROM bnd.labelled" "200	200" &&
   ok "lookup join: the history joined with the table" || bad "lookup join history"
+# a LEFT JOIN lookup: an event without a match keeps its row with NULLs (PostgreSQL's
+# semantics; ClickHouse's defaults would be ''), the same rows as weir's native runtime
+# computes for the same data: the rows ClickHouse holds become the expected result of a
+# `weir test` that feeds the table's rows, then the events, to the native engine
+if wait_for "SELECT count(), countIf(label IS NULL), countIf(label = ''), countIf(kind IS NULL AND label IS NULL) FROM bnd.labelled_all" "4	2	0	1"; then
+  ok "left lookup: unmatched events get NULLs, not defaults"
+else bad "left lookup NULLs"; chq "SELECT * FROM bnd.labelled_all ORDER BY id" >&2; fi
+mkdir -p "$P/tests"
+chq "SELECT id, kind, label FROM bnd.labelled_all ORDER BY id FORMAT TabSeparated" > "$TMP/left.tsv"
+python3 - "$TMP/left.tsv" > "$P/tests/left_lookup.yml" <<'PY'
+import json, sys
+def v(x): return None if x == "\\N" else x
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+print("tests:\n  - name: left_lookup_as_clickhouse\n    model: labelled_all\n    given:")
+print("      - source: kinds\n        rows:\n          - {kind: k, label: Kay}")
+print("      - source: ev2\n        rows:")
+for e in [(1, "k"), (2, "z"), (3, None), (4, "k")]:
+    print("          - " + json.dumps({"id": e[0], "kind": e[1]}))
+print("    expect_final:")
+for r in rows:
+    print("      - " + json.dumps({"id": int(r[0]), "kind": v(r[1]), "label": v(r[2])}))
+PY
+weir test > "$TMP/test_left" 2>&1
+if grep -q "PASS   left_lookup_as_clickhouse" "$TMP/test_left" && [ "$(grep -c '"label": null' "$P/tests/left_lookup.yml")" = 2 ]; then
+  ok "left lookup: the native runtime computes the rows ClickHouse holds"
+else bad "left lookup against the native runtime" "$TMP/test_left"; cat "$P/tests/left_lookup.yml" >&2; fi
+rm -rf "$P/tests"
 chq "INSERT INTO bnd_src.kinds VALUES ('k', 'Kay again')"
 chq "INSERT INTO bnd_src.events VALUES (201, 'k', now()), (202, 'z', now())"
 wait_for "SELECT count(), countIf(label = 'Kay'), countIf(label = 'Kay again'), countIf(id = 202) FROM bnd.labelled" "202	201	1	0" &&
   ok "lookup join: a new event joins every label the table has now, older rows stay" || bad "lookup join live"
+chq "INSERT INTO bnd_src.events2 VALUES (5, 'k'), (6, 'q'), (7, NULL)"
+wait_for "SELECT count(), countIf(id = 5), countIf(id = 5 AND label = 'Kay again'), countIf(id > 5 AND label IS NULL), countIf(id < 5 AND label = 'Kay again') FROM bnd.labelled_all" "8	2	1	2	0" &&
+  ok "left lookup live: a new event joins every label the table has now or gets NULLs, older rows stay" || bad "left lookup live"
 
 # a WHERE change: only the window is computed again, the older rows are the active ones
 weir --vars '{"min_id": 150}' apply --yes --allow-rebuild > "$TMP/apply" 2>&1 || bad "seeded apply" "$TMP/apply"

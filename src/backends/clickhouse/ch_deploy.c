@@ -43,6 +43,8 @@ typedef struct Dep {
 typedef struct Obj {
     const char *name;          /* model or source name */
     bool is_source;
+    bool native;               /* a native model: its table is written by weir run's
+                                  ClickHouse sink (no materialized view) */
     int index;
     const char *physical;      /* model: physical table; source: raw landing table */
     const char *mv;            /* model: its materialized view; source: the landing view */
@@ -185,7 +187,7 @@ static int open_dep(Dep *d, Project *p, const IrGraph *g, const ChOptions *o, St
     if (!d->c) return 3;
     if (o->log) ch_set_log(d->c, o->log);
     d->db = arena_strdup(&d->a, ch_database(d->c));
-    ch_project_init(&d->cp, g, ch_caps(d->c));
+    ch_project_init_in(&d->cp, g, ch_caps(d->c), d->db);
     d->cp_init = true;
     return 0;
 }
@@ -439,6 +441,82 @@ static const char *group_name(Dep *d, const char *object, const char *dep)
                         d->p->target ? d->p->target->name : "target", d->db, object, dep);
 }
 
+/* What a native model's columns are on the live table `physical` against the model's
+ * (for plan's reason): NULL when they are the same. */
+static const char *native_column_diff(Dep *d, const ChModel *m, const char *physical)
+{
+    ChRows r;
+    if (!rows(d, &r,
+              "SELECT name, type FROM system.columns WHERE database = %s AND table = %s AND NOT startsWith(name, "
+              "'_weir_')",
+              lit(d, d->db), lit(d, physical)))
+        return NULL;
+    StrBuf b = STRBUF_INIT;
+    for (int i = 0; i < m->native_ncols; i++) {
+        int k = -1;
+        for (int j = 0; j < r.nrows && k < 0; j++)
+            if (strcmp(ch_cell(&r, j, 0), m->native_col_names[i]) == 0) k = j;
+        if (k < 0) sb_printf(&b, "%s+ %s %s", b.len ? ", " : "", m->native_col_names[i], m->native_col_types[i]);
+        else if (strcmp(ch_cell(&r, k, 1), m->native_col_types[i]) != 0)
+            sb_printf(&b, "%s~ %s %s -> %s", b.len ? ", " : "", m->native_col_names[i], ch_cell(&r, k, 1),
+                      m->native_col_types[i]);
+    }
+    for (int j = 0; j < r.nrows; j++) {
+        bool kept = false;
+        for (int i = 0; i < m->native_ncols && !kept; i++)
+            kept = strcmp(ch_cell(&r, j, 0), m->native_col_names[i]) == 0;
+        if (!kept) sb_printf(&b, "%s- %s %s", b.len ? ", " : "", ch_cell(&r, j, 0), ch_cell(&r, j, 1));
+    }
+    ch_rows_free(&r);
+    const char *out = b.len ? arena_strdup(&d->a, sb_cstr(&b)) : NULL;
+    sb_free(&b);
+    return out;
+}
+
+/* A native model in deployment `dep`: its table is kept while the model's columns and
+ * everything its rows depend on (the model's fingerprint: its query, its upstream
+ * models', its sources') are the same; otherwise the deployment makes a new table,
+ * which apply fills with the native runtime from the start of the sources (a fresh
+ * state of its own) before the stable view is switched to it at publish. */
+static int desired_native(Dep *d, const char *dep, const ChModel *m, const Binding *bs, int nb, Obj *o)
+{
+    const IrModel *im = &d->g->models[m->index];
+    o->native = true;
+    o->replay_from = "";
+    o->signature = arena_printf(&d->a, "native\n%s\nfingerprint=%s", m->native_ddl_tail, im->fingerprint_hex);
+    Active a = {0};
+    bool bound = false, have = false;
+    for (int j = 0; j < nb; j++)
+        if (strcmp(bs[j].logical, m->name) == 0) {
+            bound = true;
+            if (!load_active(d, bs[j].deployment, "native", m->name, &a)) return 3;
+            have = a.physical != NULL;
+        }
+    const char *run = arena_printf(&d->a, "computed by weir's native runtime (%s); `weir run --target %s` keeps "
+                                          "it current",
+                                   m->why, d->p->target ? d->p->target->name : "?");
+    if (have && strcmp(a.signature, o->signature) == 0 && table_exists(d, a.physical)) {
+        o->physical = a.physical;
+        o->action = "unchanged";
+        o->reason = arena_printf(&d->a, "native: %s, rows in %s", run, qn(d, a.physical));
+    } else {
+        o->physical = arena_printf(&d->a, "%s__%s", m->name, dep);
+        o->create = o->replay = true;
+        o->action = bound ? "rebuild" : "new";
+        const char *diff = have && table_exists(d, a.physical) ? native_column_diff(d, m, a.physical) : NULL;
+        const char *why = !bound  ? "a new table"
+                          : diff  ? arena_printf(&d->a, "its columns changed (%s): a new table", diff)
+                          : have  ? "its query or its inputs changed: a new table"
+                                  : "it was not native before: a new table";
+        o->reason = arena_printf(&d->a, "native: %s with a fresh state of its own, before the stable view "
+                                        "switches to it; %s",
+                                 why, run);
+    }
+    o->view_sql = ch_fill(&d->a, m->native_view_select, NULL, qn(d, o->physical), NULL);
+    if (!o->create && have && strcmp(a.view_sql, o->view_sql) != 0) o->action = "view";
+    return 0;
+}
+
 /* Plan the objects of deployment `dep` against the active state. objs: sources first
  * (project order), then models (topological order). Every view fed by Kafka has a
  * Kafka engine table and a consumer group of its own: the only consumer of each, it
@@ -513,14 +591,14 @@ static int desired(Dep *d, const char *dep, const char *base, Obj **out, int *no
         Obj *o = &objs[n++];
         o->name = m->name;
         o->index = mi;
-        if (m->kind == CHK_REFUSED || m->kind == CHK_NATIVE) {
-            o->action = m->kind == CHK_REFUSED ? "refused" : "native";
+        if (m->kind == CHK_REFUSED) {
+            o->action = "refused";
             o->reason = m->why;
-            if (m->kind == CHK_NATIVE)
-                o->reason = arena_printf(&d->a, "%s\n         run it with `weir run --target %s`: rows in %s, read "
-                                                "through the view %s",
-                                         m->why, d->p->target ? d->p->target->name : "?", qn(d, m->native_table),
-                                         qn(d, m->name));
+            continue;
+        }
+        if (m->kind == CHK_NATIVE) {
+            int rc = desired_native(d, dep, m, bs, nb, o);
+            if (rc) return rc;
             continue;
         }
         const ChSource *s = &cp->sources[m->in_source];
@@ -574,7 +652,8 @@ static bool insert_objects(Dep *d, const char *dep, const Obj *objs, int n)
         if (!o->physical) continue;
         StrBuf b = STRBUF_INIT;
         sb_printf(&b, "INSERT INTO %s SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s",
-                  qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : "'model'", lit(d, o->name),
+                  qn(d, "_weir_objects"), lit(d, dep), o->is_source ? "'landing'" : o->native ? "'native'" : "'model'",
+                  lit(d, o->name),
                   lit(d, o->physical), lit(d, o->mv), lit(d, o->kafka), lit(d, o->group), lit(d, o->input),
                   lit(d, o->replay_from), lit(d, o->signature), lit(d, o->view_sql), o->create ? 1 : 0,
                   o->replay ? 1 : 0, lit(d, o->action), stamp(d));
@@ -599,6 +678,7 @@ static int load_objects(Dep *d, const char *dep, Obj **out)
         Obj *o = &objs[i];
 #define C(k) arena_strdup(&d->a, ch_cell(&r, i, k) ? ch_cell(&r, i, k) : "")
         o->is_source = strcmp(C(0), "landing") == 0;
+        o->native = strcmp(C(0), "native") == 0;
         o->name = C(1);
         o->physical = C(2);
         o->mv = C(3);
@@ -644,7 +724,9 @@ static void render_objects(Dep *d, const Obj *objs, int n, StrBuf *out)
         const Obj *o = &objs[i];
         sb_printf(out, "  %-6s %-28s %s", o->is_source ? "source" : "model", o->name, o->action);
         if (o->create) sb_printf(out, " -> %s", o->physical);
-        if (o->replay) sb_puts(out, " (history replayed at an exact cut-over)");
+        if (o->replay)
+            sb_puts(out, o->native ? " (filled by the native runtime from the start of its sources)"
+                                   : " (history replayed at an exact cut-over)");
         if (strcmp(o->action, "view") == 0) sb_puts(out, " (only the stable view changes; the table is kept)");
         if (o->reason) sb_printf(out, "\n         %s", o->reason);
         sb_putc(out, '\n');
@@ -1051,6 +1133,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             const Obj *o = &objs[i];
             if (!o->create) continue;
             const char *ddl = o->is_source ? ch_raw_ddl(cp, &cp->sources[o->index], d->db, o->physical)
+                              : o->native  ? ch_native_table_ddl(cp, &cp->models[o->index], d->db, o->physical)
                                            : ch_table_ddl(cp, &cp->models[o->index], d->db, o->physical);
             if (!exec(d, ddl)) return 3;
         }
@@ -1146,7 +1229,7 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
      * landings (a fresh group reads from the earliest offset) */
     for (int i = 0; i < n; i++) {
         const Obj *o = &objs[i];
-        if (!o->create || o->is_source) continue;
+        if (!o->create || o->is_source || o->native) continue;
         const ChModel *m = &cp->models[o->index];
         if (o->kafka && *o->kafka) {
             const ChSource *s = &cp->sources[m->in_source];
@@ -1208,6 +1291,24 @@ static int stage(Dep *d, const char *dep, Obj *objs, int n)
             if (count_of(d, "SELECT count() FROM %s WHERE deployment_id = %s AND model = %s", qn(d, "_weir_replays"),
                          lit(d, dep), lit(d, o->name)) > 0)
                 continue;
+            if (o->native) {
+                /* the native runtime from the start of the sources into the new table (a
+                 * rerun starts it fresh again: the sink empties the table first) */
+                if (!d->o->native_replay || o->index < 0) {
+                    snprintf(d->err, d->errsize, "native model %s: this command cannot run the native runtime",
+                             o->name);
+                    return 2;
+                }
+                int nrc = d->o->native_replay(d->o->native_ctx, d->p, d->g, o->index, o->physical, d->err,
+                                              d->errsize);
+                if (nrc) return nrc;
+                long long nrows = count_of(d, "SELECT count() FROM %s", qn(d, o->physical));
+                if (!execf(d, "INSERT INTO %s SELECT %s, %s, %lld, %s", qn(d, "_weir_replays"), lit(d, dep),
+                           lit(d, o->name), nrows < 0 ? 0 : nrows, stamp(d)))
+                    return 3;
+                crash_point("replay");
+                continue;
+            }
             const ChModel *m = &cp->models[o->index];
             const char *scratch = arena_printf(&d->a, "_weir_replay__%s__%s", dep, o->name);
             const char *srcname = cp->sources[m->in_source].name;
@@ -1384,20 +1485,14 @@ static bool abandon_others(Dep *d, const char *keep)
 
 static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *out);
 
-/* The tables and stable views of the native models (ChModel.native_*): created when
- * missing, outside the deployments (the native run writes them whatever version of the
- * ClickHouse objects readers see). */
-static int ensure_native(Dep *d, StrBuf *out)
+/* How the native models of deployment objs are kept current. */
+static void native_note(Dep *d, const Obj *objs, int n, StrBuf *out)
 {
-    for (int i = 0; i < d->cp.nmodels; i++) {
-        const ChModel *m = &d->cp.models[i];
-        if (m->kind != CHK_NATIVE) continue;
-        if (!exec(d, ch_native_table_ddl(&d->cp, m, d->db)) || !exec(d, ch_native_view_ddl(&d->cp, m, d->db)))
-            return 3;
-        sb_printf(out, "native model %s: %s, read through the view %s; `weir run --target %s` computes it\n", m->name,
-                  qn(d, m->native_table), qn(d, m->name), d->p->target ? d->p->target->name : "?");
-    }
-    return 0;
+    for (int i = 0; i < n; i++)
+        if (objs[i].native)
+            sb_printf(out, "native model %s: %s, read through the view %s; `weir run --target %s` keeps it current\n",
+                      objs[i].name, qn(d, objs[i].physical), qn(d, objs[i].name),
+                      d->p->target ? d->p->target->name : "?");
 }
 
 int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
@@ -1447,7 +1542,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
                 changes = true;
         if (!rc && !changes) {
             sb_printf(out, "nothing to deploy: deployment %s matches the project\n", base ? base : "-");
-            rc = ensure_native(&d, out);
+            native_note(&d, objs, n, out);
             close_dep(&d);
             return rc;
         }
@@ -1476,7 +1571,7 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
         }
         if (!rc) rc = do_publish(&d, dep, "publish", out);
     }
-    if (!rc) rc = ensure_native(&d, out);
+    if (!rc) native_note(&d, objs, n, out);
     if (!rc && o->staged)
         sb_printf(out, "next: weir audit --deployment %s, then weir publish --deployment %s\n", dep, dep);
     if (rc == 3 && dep) {
@@ -1490,26 +1585,156 @@ int ch_verb_apply(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out,
 
 /* ---- reconcile ---- */
 
-/* Does the live table `live` have the columns and storage of the model's desired table?
- * (A scratch table made from the desired DDL is compared in system.columns and
- * system.tables, then dropped.) -1: the server failed. */
-static int table_matches(Dep *d, const ChModel *m, const char *live)
+/* How the live table `live` differs from the model's desired table: *diff NULL when its
+ * columns (names and types), engine, sorting and partition keys are the project's,
+ * otherwise what differs ("+ c T": the project has it, the table not; "- c T": the
+ * table has it, the project not; "~ c T -> U"; "engine …"). A scratch table made from
+ * the project's DDL is compared in system.columns and system.tables, then dropped.
+ * Returns false when the server failed. */
+static bool table_diff(Dep *d, const ChModel *m, const char *live, const char **diff)
 {
+    *diff = NULL;
     const char *scratch = arena_printf(&d->a, "_weir_reconcile__%s", m->name);
     if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) || !exec(d, ch_table_ddl(&d->cp, m, d->db, scratch)))
+        return false;
+    ChRows r, t;
+    bool ok = rows(d, &r,
+                   "SELECT name, anyIf(type, table = %s), anyIf(type, table = %s), countIf(table = %s), countIf(table = "
+                   "%s) FROM system.columns WHERE database = %s AND table IN (%s, %s) GROUP BY name ORDER BY name",
+                   lit(d, scratch), lit(d, live), lit(d, scratch), lit(d, live), lit(d, d->db), lit(d, live),
+                   lit(d, scratch));
+    if (ok && !rows(d, &t,
+                    "SELECT name = %s, engine, sorting_key, partition_key FROM system.tables WHERE database = %s AND name "
+                    "IN (%s, %s) ORDER BY name = %s",
+                    lit(d, live), lit(d, d->db), lit(d, live), lit(d, scratch), lit(d, live))) {
+        ch_rows_free(&r);
+        ok = false;
+    }
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch))) ok = false;
+    if (!ok) return false;
+    StrBuf b = STRBUF_INIT;
+    for (int i = 0; i < r.nrows; i++) {
+        const char *name = ch_cell(&r, i, 0), *want = ch_cell(&r, i, 1), *have = ch_cell(&r, i, 2);
+        bool in_p = atoi(ch_cell(&r, i, 3)) > 0, in_l = atoi(ch_cell(&r, i, 4)) > 0;
+        if (in_p && !in_l) sb_printf(&b, "%s+ %s %s", b.len ? ", " : "", name, want);
+        else if (!in_p && in_l) sb_printf(&b, "%s- %s %s", b.len ? ", " : "", name, have);
+        else if (strcmp(want, have) != 0) sb_printf(&b, "%s~ %s %s -> %s", b.len ? ", " : "", name, have, want);
+    }
+    if (t.nrows == 2) {
+        static const char *what[] = {NULL, "engine", "sorting key", "partition key"};
+        for (int k = 1; k < 4; k++)
+            if (strcmp(ch_cell(&t, 0, k) ? ch_cell(&t, 0, k) : "", ch_cell(&t, 1, k) ? ch_cell(&t, 1, k) : "") != 0)
+                sb_printf(&b, "%s%s %s, the project's %s", b.len ? ", " : "", what[k], ch_cell(&t, 1, k),
+                          ch_cell(&t, 0, k));
+    }
+    ch_rows_free(&r);
+    ch_rows_free(&t);
+    if (b.len) *diff = arena_strdup(&d->a, sb_cstr(&b));
+    sb_free(&b);
+    return true;
+}
+
+/* A model nothing of weir's realizes yet whose objects were made outside weir: the view
+ * `<model>` readers query, over a table whose columns and storage are what the project
+ * builds, fed by a materialized view that reads the model's source. Sets ob to the
+ * running objects and returns 0; 1 with *why when they do not qualify (why NULL:
+ * nothing of that name exists); -1 when the server failed. Only models over adopted
+ * tables qualify (a managed landing's Kafka consumers are weir's own). */
+static int outside_objects(Dep *d, const ChModel *m, Obj *ob, const char **why)
+{
+    *why = NULL;
+    ChRows r;
+    if (!rows(d, &r, "SELECT engine, replaceAll(create_table_query, '`', '') FROM system.tables WHERE database = %s AND "
+                     "name = %s",
+              lit(d, d->db), lit(d, m->name)))
         return -1;
-    long long diff = count_of(
-        d,
-        "SELECT count() FROM (SELECT name, type, count() AS c FROM system.columns WHERE database = %s AND table IN "
-        "(%s, %s) GROUP BY name, type HAVING c = 1)",
-        lit(d, d->db), lit(d, live), lit(d, scratch));
-    long long keys = count_of(d,
-                              "SELECT uniqExact(engine, sorting_key, partition_key) FROM system.tables WHERE "
-                              "database = %s AND name IN (%s, %s)",
-                              lit(d, d->db), lit(d, live), lit(d, scratch));
+    if (!r.nrows) {
+        ch_rows_free(&r);
+        return 1;
+    }
+    const char *engine = arena_strdup(&d->a, ch_cell(&r, 0, 0));
+    const char *vq = arena_printf(&d->a, "%s ", ch_cell(&r, 0, 1));
+    ch_rows_free(&r);
+    if (strcmp(engine, "View") != 0) {
+        *why = arena_printf(&d->a, "%s is a %s, where weir's stable view goes (a view over the model's table)",
+                            qn(d, m->name), engine);
+        return 1;
+    }
+    if (m->in_source < 0 || !d->cp.sources[m->in_source].adopted) {
+        *why = "it reads a managed Kafka landing, whose consumers only weir creates";
+        return 1;
+    }
+    /* the table the view reads */
+    if (!rows(d, &r,
+              "SELECT name FROM system.tables WHERE database = %s AND engine LIKE '%%MergeTree' AND position(%s, "
+              "concat('FROM ', database, '.', name, ' ')) > 0 ORDER BY name",
+              lit(d, d->db), lit(d, vq)))
+        return -1;
+    const char *table = r.nrows == 1 ? arena_strdup(&d->a, ch_cell(&r, 0, 0)) : NULL;
+    int nt = r.nrows;
+    ch_rows_free(&r);
+    if (!table) {
+        *why = nt ? arena_printf(&d->a, "the view %s reads %d tables of the database", qn(d, m->name), nt)
+                  : arena_printf(&d->a, "the view %s reads no MergeTree table of the database", qn(d, m->name));
+        return 1;
+    }
+    const char *diff = NULL;
+    if (!table_diff(d, m, table, &diff)) return -1;
+    if (diff) {
+        *why = arena_printf(&d->a, "its live table differs from the project's: %s: %s", qn(d, table), diff);
+        return 1;
+    }
+    /* a materialized view of the source that writes into the table */
+    const char *src = ob->replay_from;  /* `db`.`t` */
+    const char *sdb = arena_strndup(&d->a, src + 1, (size_t)(strstr(src, "`.`") - src - 1));
+    const char *sname = arena_strndup(&d->a, strstr(src, "`.`") + 3, strlen(strstr(src, "`.`") + 3) - 1);
+    if (!rows(d, &r,
+              "SELECT name FROM system.tables WHERE database = %s AND engine = 'MaterializedView' AND has((SELECT "
+              "any(dependencies_table) FROM system.tables WHERE database = %s AND name = %s), name) AND "
+              "position(replaceAll(create_table_query, '`', ''), concat(' TO ', %s, '.', %s, ' ')) > 0 ORDER BY name",
+              lit(d, d->db), lit(d, sdb), lit(d, sname), lit(d, d->db), lit(d, table)))
+        return -1;
+    const char *mv = r.nrows == 1 ? arena_strdup(&d->a, ch_cell(&r, 0, 0)) : NULL;
+    int nmv = r.nrows;
+    ch_rows_free(&r);
+    if (!mv) {
+        *why = nmv ? arena_printf(&d->a, "%d materialized views of %s write into %s", nmv, src, qn(d, table))
+                   : arena_printf(&d->a, "no materialized view of %s writes into %s", src, qn(d, table));
+        return 1;
+    }
+    /* readers see the project's columns: the view's against weir's view over the table */
+    const char *view_sql = ch_view_select(&d->cp, m, qn(d, table), ob->input);
+    const char *scratch = arena_printf(&d->a, "_weir_reconcile_view__%s", m->name);
+    if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch)) ||
+        !execf(d, "CREATE VIEW %s AS %s", qn(d, scratch), view_sql))
+        return -1;
+    if (!rows(d, &r,
+              "SELECT name, anyIf(type, table = %s), anyIf(type, table = %s), count() FROM system.columns WHERE database "
+              "= %s AND table IN (%s, %s) GROUP BY name HAVING count() = 1 OR anyIf(type, table = %s) != anyIf(type, "
+              "table = %s) ORDER BY name",
+              lit(d, m->name), lit(d, scratch), lit(d, d->db), lit(d, m->name), lit(d, scratch), lit(d, m->name),
+              lit(d, scratch)))
+        return -1;
+    if (r.nrows) {
+        StrBuf b = STRBUF_INIT;
+        for (int i = 0; i < r.nrows; i++) {
+            const char *have = ch_cell(&r, i, 1), *want = ch_cell(&r, i, 2);
+            if (!*want) sb_printf(&b, "%s- %s %s", b.len ? ", " : "", ch_cell(&r, i, 0), have);
+            else if (!*have) sb_printf(&b, "%s+ %s %s", b.len ? ", " : "", ch_cell(&r, i, 0), want);
+            else sb_printf(&b, "%s~ %s %s -> %s", b.len ? ", " : "", ch_cell(&r, i, 0), have, want);
+        }
+        *why = arena_printf(&d->a, "the view %s shows other columns than the project's: %s", qn(d, m->name),
+                            sb_cstr(&b));
+        sb_free(&b);
+    }
+    ch_rows_free(&r);
     if (!execf(d, "DROP TABLE IF EXISTS %s", qn(d, scratch))) return -1;
-    if (diff < 0 || keys < 0) return -1;
-    return diff == 0 && keys == 1;
+    if (*why) return 1;
+    ob->physical = table;
+    ob->mv = mv;
+    ob->kafka = ob->group = NULL;
+    ob->view_sql = view_sql;
+    return 0;
 }
 
 int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
@@ -1520,19 +1745,49 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
     Binding *bs = NULL;
     int nb = load_bindings(&d, &bs);
     const char *base = nb > 0 ? current_deployment(&d, bs, nb) : NULL;
-    if (nb < 0 || !base) {
-        if (nb >= 0) sb_puts(out, "nothing to reconcile: nothing is published on this target\n");
+    if (nb < 0) {
         close_dep(&d);
-        return nb < 0 ? 3 : 0;
+        return 3;
     }
     const char *dep = new_deployment_id(&d);
     Obj *objs = NULL;
     int n = 0;
     rc = desired(&d, dep, base, &objs, &n);
     int adopted = 0, left = 0;
+    bool *outside = ARENA_ARRAY(&d.a, bool, n + 1);
     for (int i = 0; !rc && i < n; i++) {
         Obj *ob = &objs[i];
+        if (!ob->is_source && !ob->native && strcmp(ob->action, "new") == 0) {
+            /* objects made outside weir, under the names the project uses */
+            const char *why = NULL;
+            int orc = outside_objects(&d, &d.cp.models[ob->index], ob, &why);
+            if (orc < 0) {
+                rc = 3;
+                break;
+            }
+            if (orc == 0) {
+                ob->create = ob->replay = false;
+                ob->action = "adopted";
+                ob->reason = "reconciled: objects made outside weir taken as the project's";
+                outside[i] = true;
+                sb_printf(out, "  model %-28s adopted: %s (fed by %s, read through %s) was made outside weir and is "
+                               "what the project builds\n",
+                          ob->name, qn(&d, ob->physical), qn(&d, ob->mv), qn(&d, ob->name));
+                adopted++;
+            } else if (why) {
+                sb_printf(out, "  model %-28s not adopted: %s (weir apply would build it anew)\n", ob->name, why);
+                left++;
+            }
+            continue;
+        }
         if (ob->is_source || strcmp(ob->action, "rebuild") != 0) continue;
+        if (ob->native) {
+            sb_printf(out, "  model %-28s not adopted: a native model's table holds what the native runtime "
+                           "computed with its old definition (weir apply rebuilds it)\n",
+                      ob->name);
+            left++;
+            continue;
+        }
         const ChModel *m = &d.cp.models[ob->index];
         Active a = {0};
         const Binding *b = NULL;
@@ -1543,11 +1798,10 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
             continue;
         }
         const char *why = NULL;
-        int tm = 0;
         if (strcmp(ob->reason ? ob->reason : "", "its source has a new landing") == 0) why = "its source has a new landing";
         else if (!table_exists(&d, a.mv)) why = "its materialized view does not exist";
-        else if ((tm = table_matches(&d, m, a.physical)) < 0) rc = 3;
-        else if (!tm) why = "its live table differs from the project's (columns, types, engine or keys)";
+        else if (!table_diff(&d, m, a.physical, &why)) rc = 3;
+        else if (why) why = arena_printf(&d.a, "its live table differs from the project's: %s", why);
         else if (strcmp(ch_view_select(&d.cp, m, qn(&d, a.physical), a.input), b->view_sql) != 0)
             why = "its stable view would change";
         if (rc) break;
@@ -1570,9 +1824,11 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
                   qn(&d, a.physical));
         adopted++;
     }
-    if (!rc && left == 0 && adopted == 0) sb_puts(out, "nothing to reconcile: plan rebuilds no model\n");
+    if (!rc && left == 0 && adopted == 0)
+        sb_puts(out, base ? "nothing to reconcile: plan rebuilds no model\n"
+                          : "nothing to reconcile: nothing is published on this target and no model's objects exist\n");
     if (!rc && adopted > 0 && left > 0)
-        sb_printf(out, "not reconciled: %d model(s) above would still be rebuilt; reconcile adopts all or none\n", left);
+        sb_printf(out, "not reconciled: %d model(s) above would still be built or rebuilt; reconcile adopts all or none\n", left);
     if (!rc && adopted > 0 && left == 0 && !o->yes)
         sb_printf(out, "preview: rerun with --yes to record deployment %s\n", dep);
     if (!rc && adopted > 0 && left == 0 && o->yes) {
@@ -1588,7 +1844,8 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
             bool ok = insert_objects(&d, dep, objs, n) &&
                       execf(&d, "INSERT INTO %s SELECT %s, %s, %s", qn(&d, "_weir_manifests"), lit(&d, dep),
                             lit(&d, manifest_text(&d)), stamp(&d)) &&
-                      record_state(&d, dep, "planned", arena_printf(&d.a, "reconcile of %s", base)) &&
+                      record_state(&d, dep, "planned",
+                                   base ? arena_printf(&d.a, "reconcile of %s", base) : "reconcile of objects made outside weir") &&
                       record_state(&d, dep, "staged", "nothing created: the running objects adopted");
             /* every stable view stays as it is; the publication says this deployment owns it */
             for (int j = 0; ok && j < nb; j++)
@@ -1596,6 +1853,12 @@ int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *
                            qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, bs[j].logical),
                            lit(&d, bs[j].physical), lit(&d, bs[j].view_sql), lit(&d, bs[j].physical),
                            lit(&d, bs[j].view_sql), stamp(&d));
+            /* the views made outside weir: bound to this deployment from now on */
+            for (int i = 0; ok && i < n; i++)
+                if (outside[i])
+                    ok = execf(&d, "INSERT INTO %s SELECT %s, %s, 'reconcile', 'done', %s, %s, %s, '', '', %s",
+                               qn(&d, "_weir_publications"), lit(&d, pub), lit(&d, dep), lit(&d, objs[i].name),
+                               lit(&d, objs[i].physical), lit(&d, objs[i].view_sql), stamp(&d));
             ok = ok && record_state(&d, dep, "active", "reconciled");
             if (!ok) rc = 3;
             else sb_printf(out, "reconciled: deployment %s records the running objects\n", dep);
@@ -1625,6 +1888,8 @@ static const char *latest_staged(Dep *d)
  * per view last, so an interrupted switch can be finished (doctor). */
 typedef struct Switch {
     const char *logical, *physical, *view_sql, *prev_physical, *prev_sql;
+    const char *owner;         /* the deployment whose table the view reads afterwards
+                                  (its done row says so; NULL: the switching one) */
 } Switch;
 
 static int switch_views(Dep *d, const char *pub, const char *dep, const char *operation, const Switch *sw, int n,
@@ -1681,8 +1946,9 @@ static int switch_views(Dep *d, const char *pub, const char *dep, const char *op
             return 3;
     for (int i = 0; i < n; i++)
         if (!execf(d, "INSERT INTO %s SELECT %s, %s, %s, 'done', %s, %s, %s, %s, %s, %s", qn(d, "_weir_publications"),
-                   lit(d, pub), lit(d, dep), lit(d, operation), lit(d, sw[i].logical),
-                   lit(d, sw[i].view_sql && *sw[i].view_sql ? sw[i].physical : ""), lit(d, sw[i].view_sql),
+                   lit(d, pub), lit(d, sw[i].owner && *sw[i].owner ? sw[i].owner : dep), lit(d, operation),
+                   lit(d, sw[i].logical), lit(d, sw[i].view_sql && *sw[i].view_sql ? sw[i].physical : ""),
+                   lit(d, sw[i].view_sql),
                    lit(d, sw[i].prev_physical), lit(d, sw[i].prev_sql), stamp(d)))
             return 3;
     return 0;
@@ -1710,7 +1976,7 @@ static int do_publish(Dep *d, const char *dep, const char *operation, StrBuf *ou
         for (int j = 0; j < nb; j++)
             if (strcmp(bs[j].logical, o->name) == 0) cur = &bs[j];
         if (cur && strcmp(cur->view_sql, o->view_sql) == 0 && table_exists(d, o->name)) continue;
-        sw[ns++] = (Switch){o->name, o->physical, o->view_sql, cur ? cur->physical : "", cur ? cur->view_sql : ""};
+        sw[ns++] = (Switch){o->name, o->physical, o->view_sql, cur ? cur->physical : "", cur ? cur->view_sql : "", NULL};
     }
     const char *pub = arena_printf(&d->a, "%s_%s", dep, operation);
     int rc = switch_views(d, pub, dep, operation, sw, ns, false);
@@ -1801,8 +2067,21 @@ int ch_verb_rollback(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *o
     int ns = r.nrows;
     for (int i = 0; i < ns; i++) {
 #define C(k) arena_strdup(&d.a, ch_cell(&r, i, k) ? ch_cell(&r, i, k) : "")
-        sw[i] = (Switch){C(0), C(1), C(2), C(3), C(4)};
+        sw[i] = (Switch){C(0), C(1), C(2), C(3), C(4), NULL};
 #undef C
+        /* the view reads the table of the deployment it was bound to before: that one
+         * owns the binding again (what plan and weir run compare with) */
+        ChRows pr;
+        if (!rows(&d, &pr,
+                  "SELECT deployment_id FROM %s WHERE phase = 'done' AND logical = %s AND at_ms < (SELECT min(at_ms) "
+                  "FROM %s WHERE publication_id = %s) ORDER BY at_ms DESC LIMIT 1",
+                  qn(&d, "_weir_publications"), lit(&d, sw[i].logical), qn(&d, "_weir_publications"), lit(&d, pub))) {
+            ch_rows_free(&r);
+            close_dep(&d);
+            return 3;
+        }
+        if (pr.nrows && ch_cell(&pr, 0, 0)) sw[i].owner = arena_strdup(&d.a, ch_cell(&pr, 0, 0));
+        ch_rows_free(&pr);
         if (*sw[i].physical && !table_exists(&d, sw[i].physical)) {
             snprintf(err, errsize, "cannot roll back %s: the previous table %s no longer exists (removed by the janitor)",
                      sw[i].logical, sw[i].physical);
@@ -1980,7 +2259,7 @@ static int check(Dep *d, bool fix, StrBuf *out, int *problems)
         Switch *sw = ARENA_ARRAY(&d->a, Switch, s.nrows + 1);
         for (int k = 0; k < s.nrows; k++) {
 #define C(j) arena_strdup(&d->a, ch_cell(&s, k, j) ? ch_cell(&s, k, j) : "")
-            sw[k] = (Switch){C(0), C(1), C(2), C(3), C(4)};
+            sw[k] = (Switch){C(0), C(1), C(2), C(3), C(4), NULL};
 #undef C
         }
         int ns = s.nrows;
@@ -2118,6 +2397,36 @@ int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out
 
 /* ---- janitor ---- */
 
+int ch_native_tables(Project *p, const IrGraph *g, const ChOptions *o, const char **tables, char *err,
+                     size_t errsize)
+{
+    Dep d;
+    int rc = open_dep(&d, p, g, o, NULL, err, errsize);
+    Binding *bs = NULL;
+    int nb = rc ? 0 : load_bindings(&d, &bs);
+    if (!rc && nb < 0) rc = 3;
+    for (int i = 0; !rc && i < d.cp.nmodels; i++) {
+        const ChModel *m = &d.cp.models[i];
+        tables[i] = NULL;
+        if (m->kind != CHK_NATIVE) continue;
+        Active a = {0};
+        for (int j = 0; j < nb; j++)
+            if (strcmp(bs[j].logical, m->name) == 0 && !load_active(&d, bs[j].deployment, "native", m->name, &a))
+                rc = 3;
+        if (rc) break;
+        if (!a.physical) {
+            snprintf(err, errsize, "native model %s has no published table on target %s yet: weir apply (or weir "
+                                   "publish) first",
+                     m->name, p->target ? p->target->name : "?");
+            rc = 1;
+            break;
+        }
+        tables[i] = arena_strdup(&p->arena, a.physical);
+    }
+    close_dep(&d);
+    return rc;
+}
+
 int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize)
 {
     Dep d;
@@ -2210,7 +2519,7 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
         ChCaps caps;
         ch_caps_profile(v == 1, &caps);
         ChProject cp;
-        ch_project_init(&cp, g, &caps);
+        ch_project_init_in(&cp, g, &caps, "weir");
         Arena *a = &cp.arena;
         const char *dir = arena_printf(a, "%s/%s", path, v ? "current" : "18.16");
         mkdir(dir, 0777);
@@ -2242,14 +2551,20 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
             sb_free(&q);
         }
         const BoundProject *bp = g->bound;
-        StrBuf views = STRBUF_INIT, landing = STRBUF_INIT;
+        StrBuf views = STRBUF_INIT, landing = STRBUF_INIT, replays = STRBUF_INIT;
+        sb_printf(&replays, "-- weir compile: the history replay of every model (ClickHouse %s): its SELECT over the "
+                            "raw landing\n-- (or the adopted table) into partition `_weir_replay` = 1; weir apply runs "
+                            "it into a scratch table, bounded to\n-- the rows below the cut, and moves the partition "
+                            "over\n\n",
+                  v ? "23+" : "18.16");
         for (int t = 0; t < bp->ntopo; t++) {
             const ChModel *m = &cp.models[bp->topo[t]];
             if (m->kind == CHK_EPHEMERAL) continue;
             if (m->kind == CHK_NATIVE) {
                 /* written by weir run's ClickHouse sink */
+                const char *nt = arena_printf(a, "%s__%s", m->name, dep);
                 sb_printf(&b, "-- model %s: native (%s)\n%s;\n%s;\n\n", m->name, m->why,
-                          ch_native_table_ddl(&cp, m, db), ch_native_view_ddl(&cp, m, db));
+                          ch_native_table_ddl(&cp, m, db, nt), ch_native_view_ddl(&cp, m, db, nt));
                 continue;
             }
             if (m->kind == CHK_REFUSED) {
@@ -2279,6 +2594,9 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
             ch_qual(&v2, db, m->name);
             sb_printf(&views, "CREATE VIEW %s AS %s;\n", sb_cstr(&v2), ch_view_select(&cp, m, mod_phys[m->index], in));
             sb_free(&v2);
+            /* the history replay: the model's SELECT over the landed (or adopted) rows */
+            sb_printf(&replays, "-- model %s\nINSERT INTO %s %s;\n\n", m->name, mod_phys[m->index],
+                      ch_fill(a, m->mv_select, src_raw[m->in_source], NULL, "1"));
         }
         for (int i = 0; i < cp.nsources; i++) {
             const ChSource *s = &cp.sources[i];
@@ -2292,6 +2610,9 @@ bool ch_verb_compile(const IrGraph *g, const char *project_dir, char *err, size_
                                    sb_cstr(&landing));
         if (views.len) sb_printf(&b, "-- stable views (weir publish switches them in one RENAME)\n%s", sb_cstr(&views));
         bool ok = write_file(cmd, b.data ? sb_cstr(&b) : "", err, errsize);
+        snprintf(cmd, sizeof cmd, "%s/replay.sql", dir);
+        ok = ok && write_file(cmd, sb_cstr(&replays), err, errsize);
+        sb_free(&replays);
         sb_free(&b);
         sb_free(&views);
         sb_free(&landing);

@@ -30,6 +30,13 @@ typedef struct ChOptions {
     int64_t retention_s;       /* janitor: keep superseded deployments this long (-1: default 7d) */
     bool yes;                  /* reconcile: record what it adopts (otherwise a preview) */
     void *log;                 /* FILE *: every statement sent, or NULL */
+    /* apply: fill the new table `table` of the native model `model` (a project model
+     * index) with weir's native runtime, from the start of its sources with a fresh
+     * state of its own, until it has caught up. Returns 0 or an exit code (with err).
+     * NULL: a native model cannot be deployed (apply refuses it). */
+    int (*native_replay)(void *ctx, Project *p, const IrGraph *g, int model, const char *table, char *err,
+                         size_t errsize);
+    void *native_ctx;
 } ChOptions;
 
 /* Every verb appends its report to out and a one-line error to err, and returns an
@@ -49,10 +56,20 @@ int ch_verb_repair(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out
 /* reconcile: the models whose live table already is what the project describes (same
  * columns, types, engine, sorting and partition keys), whose materialized view exists
  * and whose stable view would not change, but which plan would rebuild because the
- * metadata records another query, are adopted: with o->yes a deployment of its own
- * records the running objects under the project's signatures and manifest (nothing is
- * created, no view switched), so plan treats the current SQL as applied. */
+ * metadata records another query, are adopted; so are models nothing of weir's
+ * realizes yet whose objects were made outside weir (the view `<model>` over such a
+ * table, fed by a materialized view of the model's adopted source). With o->yes (and
+ * only when every such model qualifies and nothing else would change) a deployment of
+ * its own records the running objects under the project's signatures and manifest
+ * (nothing is created, no view switched), so plan treats the current SQL as applied.
+ * A model that does not qualify is reported with the difference. */
 int ch_verb_reconcile(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
+/* `weir run` on a ClickHouse target: the table the published deployment of every native
+ * model reads (tables[i] for project model i, strings in the project's arena; NULL for
+ * the models ClickHouse maintains). Exit code as above: 1 when a native model has no
+ * published table yet (weir apply first). */
+int ch_native_tables(Project *p, const IrGraph *g, const ChOptions *o, const char **tables, char *err,
+                     size_t errsize);
 int ch_verb_janitor(Project *p, const IrGraph *g, const ChOptions *o, StrBuf *out, char *err, size_t errsize);
 /* `weir explain` on a ClickHouse target (no connection: both server generations). */
 void ch_verb_explain(const IrGraph *g, StrBuf *out);

@@ -163,8 +163,10 @@ static void init_source(ChProject *cp, ChSource *cs, const SourceDef *s, int ind
             ch_ident(&b, arena_strndup(a, t, (size_t)(dot - t)));
             sb_putc(&b, '.');
             ch_ident(&b, dot + 1);
+        } else if (cp->database) {
+            ch_qual(&b, cp->database, t);  /* in the target's database */
         } else {
-            ch_ident(&b, t);  /* in the target's database */
+            ch_ident(&b, t);
         }
         cs->table = arena_strdup(a, sb_cstr(&b));
         sb_free(&b);
@@ -392,18 +394,22 @@ static bool rel_of(Ctx *c, const IrNode *n, Rel *r)
 
 /* A lookup join (`clickhouse: {lookup: true}`): the left input is the stream whose
  * inserts fire the view, the right input an adopted ClickHouse table read as it is when
- * each block arrives (rows added to it later do not update earlier results). Inner
- * equi-joins on plain columns only: the MV joins ALL (every match, as PostgreSQL) USING
+ * each block arrives (rows added to it later do not update earlier results). Inner and
+ * left equi-joins on plain columns: the MV joins ALL (every match, as PostgreSQL) USING
  * the left's key names, the right side a subquery whose columns get names of their own
- * (`_weir_r<i>`) and whose NULL keys are dropped, as are the stream's (NULL never
- * matches). */
+ * (`_weir_r<i>`) and whose NULL keys are dropped (NULL never matches). An inner join
+ * drops the stream's NULL keys too; a left join keeps every stream row, and its right
+ * columns are made Nullable in the subquery: ClickHouse fills the columns of an
+ * unmatched row with their type's default, which for a Nullable column is NULL (as
+ * PostgreSQL), on 18.16 and current servers alike, whatever `join_use_nulls` says. */
 static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
 {
     ChProject *cp = c->cp;
     Arena *a = &cp->arena;
     const PlanNode *p = n->plan;
-    if (p->join_type != JOIN_INNER)
-        return refuse(c, "a lookup join must be an inner join (a LEFT JOIN needs join_use_nulls for PostgreSQL's NULLs)");
+    if (p->join_type != JOIN_INNER && p->join_type != JOIN_LEFT)
+        return refuse(c, "a lookup join must be an inner or a left join (the table side never triggers)");
+    bool left = p->join_type == JOIN_LEFT;
     if (p->nkeys == 0 || p->pred) return refuse(c, "a lookup join needs equality keys and no other condition");
     const IrNode *rn = n->inputs[1];
     const Expr *const *rmap = NULL;  /* a projection over the table (column pruning) */
@@ -439,7 +445,7 @@ static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
     memcpy(env, r->env, sizeof *env * (size_t)nl);
     for (int i = 0; i < nr; i++) {
         env[nl + i] = arena_printf(a, "`_weir_r%d`", i);
-        sb_printf(&sub, "%s%s AS `_weir_r%d`", i ? ", " : "", tcols[i], i);
+        sb_printf(&sub, left ? "%stoNullable(%s) AS `_weir_r%d`" : "%s%s AS `_weir_r%d`", i ? ", " : "", tcols[i], i);
     }
     for (int k = 0; k < p->nkeys; k++) {
         const Expr *lk = p->left_keys[k], *rk = p->right_keys[k];
@@ -452,11 +458,13 @@ static bool lookup_join(Ctx *c, const IrNode *n, Rel *r)
         sb_printf(&sub, ", %s AS %s", tcols[rk->col], le);
         sb_printf(&using, "%s%s", k ? ", " : "", le);
         sb_printf(&notnull, "%sisNotNull(%s)", k ? " AND " : "", tcols[rk->col]);
+        if (left) continue;
         if (r->where.len) sb_puts(&r->where, " AND ");
         sb_printf(&r->where, "isNotNull(%s)", le);
     }
     sb_printf(&sub, " FROM %s WHERE %s)", ts->table, sb_cstr(&notnull));
-    r->join = arena_printf(a, " ALL INNER JOIN %s AS `_weir_lookup` USING (%s)", sb_cstr(&sub), sb_cstr(&using));
+    r->join = arena_printf(a, " ALL %s JOIN %s AS `_weir_lookup` USING (%s)", left ? "LEFT" : "INNER", sb_cstr(&sub),
+                           sb_cstr(&using));
     sb_free(&sub);
     sb_free(&using);
     sb_free(&notnull);
@@ -885,6 +893,9 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
     Arena *a = &cp->arena;
     StrBuf d = STRBUF_INIT, v = STRBUF_INIT, k = STRBUF_INIT;
     sb_puts(&v, "SELECT ");
+    m->native_col_names = ARENA_ARRAY(a, const char *, ncols + 1);
+    m->native_col_types = ARENA_ARRAY(a, const char *, ncols + 1);
+    m->native_ncols = ncols;
     for (int i = 0; i < ncols; i++) {
         const char *why = NULL;
         const char *t = chx_type(cols[i].type, &cp->caps, false, a, &why);
@@ -896,6 +907,8 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
             sb_free(&k);
             return false;
         }
+        m->native_col_names[i] = arena_strdup(a, cols[i].name);
+        m->native_col_types[i] = arena_strdup(a, t);
         sb_printf(&d, "%s %s, ", q(a, cols[i].name), t);
         sb_printf(&v, "%s%s", i ? ", " : "", q(a, cols[i].name));
     }
@@ -907,7 +920,6 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
         sb_printf(&k, "%sassumeNotNull(%s), isNull(%s)", i ? ", " : "", c, c);
     }
     m->native_order_by_key = keyed;
-    m->native_table = arena_printf(a, "%s__native", m->name);
     m->native_ddl_tail = keyed ? arena_printf(a, "(%s) ENGINE = ReplacingMergeTree(`_weir_version`) ORDER BY (%s)",
                                               sb_cstr(&d), sb_cstr(&k))
                                : arena_printf(a, "(%s) ENGINE = MergeTree() ORDER BY tuple()", sb_cstr(&d));
@@ -919,23 +931,23 @@ static bool realize_native(ChProject *cp, ChModel *m, const IrModel *im, const P
     return true;
 }
 
-const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db)
+const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table)
 {
     Arena *a = (Arena *)&cp->arena;
     StrBuf b = STRBUF_INIT;
     sb_puts(&b, "CREATE TABLE IF NOT EXISTS ");
-    ch_qual(&b, db, m->native_table);
+    ch_qual(&b, db, table);
     sb_printf(&b, " %s", m->native_ddl_tail);
     char *s = arena_strdup(a, sb_cstr(&b));
     sb_free(&b);
     return s;
 }
 
-const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db)
+const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table)
 {
     Arena *a = (Arena *)&cp->arena;
     StrBuf b = STRBUF_INIT, t = STRBUF_INIT;
-    ch_qual(&t, db, m->native_table);
+    ch_qual(&t, db, table);
     sb_puts(&b, "CREATE VIEW IF NOT EXISTS ");
     ch_qual(&b, db, m->name);
     sb_printf(&b, " AS %s", ch_fill(a, m->native_view_select, NULL, sb_cstr(&t), NULL));
@@ -1023,12 +1035,15 @@ static void realize_model(ChProject *cp, int mi)
     (void)a;
 }
 
-void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps)
+void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps) { ch_project_init_in(cp, g, caps, NULL); }
+
+void ch_project_init_in(ChProject *cp, const IrGraph *g, const ChCaps *caps, const char *database)
 {
     memset(cp, 0, sizeof *cp);
     arena_init(&cp->arena, 1 << 16);
     cp->g = g;
     cp->caps = *caps;
+    cp->database = database ? arena_strdup(&cp->arena, database) : NULL;
     const Project *p = g->project;
     const char *nf = p->target ? yget_str(p->target->node, "native_fallback") : NULL;
     cp->native_fallback = nf && (strcmp(nf, "true") == 0 || strcmp(nf, "yes") == 0);

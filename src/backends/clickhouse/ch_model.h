@@ -60,13 +60,17 @@ typedef struct ChModel {
     const char *replay_time;   /* the replay source's column the window bounds (managed:
                                   `_replay_landed_at`; adopted timestamp/landed_at: the
                                   mapped column); NULL: none (a bounded policy replays all) */
-    /* native: the table weir run's ClickHouse sink writes (`<model>__native`) and the
-     * stable view over it. Keyed models: a ReplacingMergeTree ordered by the key whose
+    /* native: the table weir run's ClickHouse sink writes (a deployment's `<model>__D`,
+     * created and filled from the start of its sources when the model is new or
+     * changed) and the stable view over it. Keyed models: a ReplacingMergeTree ordered by the key whose
      * version is the delivery sequence, read through FINAL without deleted rows;
      * keyless (insert-only) models: a MergeTree. Columns: the model's, then
      * `_weir_version` UInt64, `_weir_delivery` UInt64, `_weir_deleted` UInt8. NULL
      * when a column has no ClickHouse type (the model is then refused). */
-    const char *native_table, *native_ddl_tail, *native_view_select;
+    const char *native_ddl_tail, *native_view_select;
+    const char **native_col_names, **native_col_types; /* the model's columns (without
+                                  the _weir_* ones) and their ClickHouse types */
+    int native_ncols;
     bool native_order_by_key;  /* keyed: ReplacingMergeTree */
 } ChModel;
 
@@ -99,11 +103,16 @@ typedef struct ChProject {
     int nsources;
     int nrefused;
     const char *models_replay_time; /* scratch while a model is realized */
+    const char *database;      /* the target's database: qualifies an adopted table
+                                  written without one (NULL: left unqualified) */
 } ChProject;
 
 /* Realize every model for a server with caps. Never fails: models ClickHouse cannot
  * maintain get CHK_NATIVE or CHK_REFUSED with the reason. */
 void ch_project_init(ChProject *cp, const IrGraph *g, const ChCaps *caps);
+/* The same for the target database `database`, which qualifies the adopted tables
+ * written without a database in the generated SQL. */
+void ch_project_init_in(ChProject *cp, const IrGraph *g, const ChCaps *caps, const char *database);
 void ch_project_fini(ChProject *cp);
 
 /* Replace the placeholders: in -> CH_IN, phys -> CH_PHYS, flag -> CH_FLAG (NULL
@@ -130,10 +139,10 @@ const char *ch_raw_ddl(const ChProject *cp, const ChSource *s, const char *db, c
 const char *ch_landing_mv_ddl(const ChProject *cp, const ChSource *s, const char *db, const char *mv,
                               const char *raw, const char *kafka);
 
-/* DDL of a native model's table `db`.`<model>__native` and its stable view `db`.`<model>`
- * (both IF NOT EXISTS). Arena strings. */
-const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db);
-const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db);
+/* DDL of a native model's table `db`.`table` and of its stable view `db`.`<model>` over
+ * that table (both IF NOT EXISTS). Arena strings. */
+const char *ch_native_table_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table);
+const char *ch_native_view_ddl(const ChProject *cp, const ChModel *m, const char *db, const char *table);
 
 /* `explain` on a ClickHouse target: how every model is realized and why. */
 void ch_explain(const ChProject *cp, StrBuf *out);

@@ -1,0 +1,1 @@
+SELECT id, kind FROM source('ev') WHERE id > 0

@@ -1,0 +1,1 @@
+SELECT kind, COUNT(*) AS n FROM source('ev') GROUP BY kind
