@@ -195,7 +195,8 @@ static bool commit_all(Run *r, bool last, char *err, size_t errsize)
     for (int m = 0; m < r->p->nmodels && !r->durable; m++) {
         if (!r->sinks[m]) continue;
         if (r->coal[m]) {
-            if ((last || now - r->last_flush[m] >= r->flush_every[m]) && !flush_coalesced(r, m, now, err, errsize))
+            if ((last || now - r->last_flush[m] >= r->flush_every[m]) &&
+                (!run_flush(r, m, err, errsize) || !flush_coalesced(r, m, now, err, errsize)))
                 return false;
             continue;
         }
@@ -333,6 +334,7 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
     free(r->last_flush);
     free(r->sink_changes);
     free(r->sink_flushes);
+    free(r->deferred);
     free(r->sources);
     free(r->sinks);
     free(r->model_dl);
@@ -386,6 +388,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     r.last_flush = xcalloc((size_t)nm + 1, sizeof(double));
     r.sink_changes = xcalloc((size_t)nm + 1, sizeof(int64_t));
     r.sink_flushes = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.deferred = xcalloc((size_t)nm + 1, sizeof(bool));
     for (int m = 0; m < nm; m++)
         r.wanted[m] = (!opts->models_wanted || opts->models_wanted[m]) && m < g->nmodels && g->models[m].root;
 
@@ -502,6 +505,9 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             goto done;
         }
         bool keyed = run_sink_coalesces(&p->models[m], spec.nkey);
+        /* its sink keeps one row per key between flushes: the model need not present
+         * every step (engine.h, "deferred output") */
+        if (keyed) run_defer(&r, m);
         if (r.durable) {
             delivery_init(&r.deliv[m], spec.cols, spec.ncols);
             if (keyed) delivery_coalesce(&r.deliv[m], spec.key, spec.nkey);
@@ -580,7 +586,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     if (!ok && read_failed && !r.durable) {
         char e2[512];
         for (int m = 0; m < nm; m++)
-            if (r.coal[m] && !flush_coalesced(&r, m, now_s(), e2, sizeof e2)) break;
+            if (r.coal[m] && (!run_flush(&r, m, e2, sizeof e2) || !flush_coalesced(&r, m, now_s(), e2, sizeof e2)))
+                break;
     }
     /* a durable run ends with a checkpoint (also when stopped by a signal) */
     if (ok && r.durable && !run_durable_checkpoint(&r, err, errsize)) ok = false;
