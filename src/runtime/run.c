@@ -258,6 +258,7 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
             ms->sink_flushes = r->sink_flushes[m];
             ms->coalesced = r->coal[m] != NULL;
         }
+        ms->deferred = r->deferred && r->deferred[m];
         const char *f = dl_path(r->model_dl[m]);
         ms->dead_letter_file = f ? xstrdup(f) : NULL;
         out->changes_out += ms->inserts + ms->updates + ms->deletes;
@@ -670,8 +671,8 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)x->deletes);
         if (x->sink) sb_printf(out, " -> %s", x->sink);
         if (x->sink && x->coalesced)
-            sb_printf(out, " (coalesced per key: %lld changes in %lld flush%s)", (long long)x->sink_changes,
-                      (long long)x->sink_flushes, x->sink_flushes == 1 ? "" : "es");
+            sb_printf(out, " (coalesced per key%s: %lld changes in %lld flush%s)", x->deferred ? ", deferred" : "",
+                      (long long)x->sink_changes, (long long)x->sink_flushes, x->sink_flushes == 1 ? "" : "es");
         if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
                                        x->dead_letter_file ? x->dead_letter_file : "?");
         sb_putc(out, '\n');
@@ -767,6 +768,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kint(&w, "sink_changes", x->sink_changes);
         jw_kint(&w, "sink_flushes", x->sink_flushes);
         jw_kbool(&w, "sink_coalesced", x->coalesced);
+        jw_kbool(&w, "sink_deferred", x->deferred);
         kstr_or_null(&w, "dead_letter_file", x->dead_letter_file);
         jw_end_obj(&w);
     }
