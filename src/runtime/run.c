@@ -45,10 +45,12 @@ static bool listener(void *ctx, int model, const EngChange *changes, int n, char
         delivery_add(&r->deliv[model], changes, n);  /* delivered with the next checkpoint */
         return true;
     }
-    if (r->coal[model]) {
+    if (r->coal[model] && !r->deferred[model]) {
         coalesce_add(r->coal[model], changes, n);    /* written at the next flush */
         return true;
     }
+    /* (a deferred model's changes come at its flush, already one per key since the
+     * last one: what the coalescer would emit, in the same order) */
     r->sink_changes[model] += n;
     return sink_write(r->sinks[model], changes, n, err, errsize);
 }
