@@ -726,7 +726,9 @@ static void agg_free(Op *op)
 {
     AggOp *a = (AggOp *)op;
     op_chunks_fini(&a->chunks);
-    clear_groups(a);
+    /* accumulators whose memory is all in the pool go with it (aggacc_fini), without a
+     * walk over every group (cold memory: a miss per group) */
+    if (!aggacc_pool_only(&a->acc)) clear_groups(a);
     ttl_reset(&a->ttl);
     ktab_fini(&a->tab);
     aggacc_fini(&a->acc);
