@@ -164,6 +164,8 @@ void eng_step_end(EngPipeline *p);
  * other running operator reads any of them; returns whether m is now deferred. Call
  * before the first step (after a restore is fine). */
 bool eng_defer_model(EngPipeline *p, int model);
+/* Could model m be deferred in this pipeline (the same test, nothing changed)? */
+bool eng_model_deferrable(const EngPipeline *p, int model);
 /* Is model m deferred? */
 bool eng_model_deferred(const EngPipeline *p, int model);
 /* A flush point of deferred model m (nothing for a model that is not deferred):

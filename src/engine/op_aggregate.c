@@ -339,10 +339,16 @@ static bool agg_flush(Op *op, OpCtx *ctx)
     return true;
 }
 
+static bool agg_can_defer(const Op *op)
+{
+    const AggOp *a = (const AggOp *)op;
+    return !a->global && !ttl_on(&a->ttl);
+}
+
 static bool agg_defer(Op *op)
 {
     AggOp *a = (AggOp *)op;
-    if (a->global || ttl_on(&a->ttl)) return false;
+    if (!agg_can_defer(op)) return false;
     if (!a->deferred) batch_init(&a->pend, a->base.ncols);
     a->deferred = true;
     return true;
@@ -757,6 +763,7 @@ static const OpVtbl agg_vt = {
     .restore_chunks = agg_restore_chunks,
     .emit_current = agg_emit_current,
     .adopt = agg_adopt,
+    .can_defer = agg_can_defer,
     .defer = agg_defer,
     .flush = agg_flush,
     .pending = agg_pending,

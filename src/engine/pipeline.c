@@ -727,34 +727,51 @@ static int consumers(const EngPipeline *p, const Op *op)
     return n;
 }
 
-bool eng_defer_model(EngPipeline *p, int m)
+enum { MAXCHAIN = 16 };
+
+/* Model m's operators from the root down to the aggregate (chain[0] the root), when it
+ * can be deferred (see eng_defer_model); returns how many, 0 when it cannot. */
+static int defer_chain(const EngPipeline *p, int m, Op **chain)
 {
-    if (!eng_model_running(p, m)) return false;
-    if (p->defer_chain && p->defer_chain[m]) return true;
-    enum { MAXCHAIN = 16 };
-    Op *chain[MAXCHAIN]; /* root first */
+    if (!eng_model_running(p, m)) return 0;
     int n = 0;
     const IrNode *x = p->g->models[m].root;
     for (;;) {
         Op *op = p->node_ops[x->index];
-        if (!op || n == MAXCHAIN) return false;
+        if (!op || n == MAXCHAIN) return 0;
         chain[n++] = op;
         if (!plain_project(x)) break;
         x = x->inputs[0];
     }
     Op *agg = chain[n - 1];
-    if (!agg->vt->defer || !agg->vt->flush) return false;
+    if (!agg->vt->defer || !agg->vt->flush || !agg->vt->can_defer || !agg->vt->can_defer(agg)) return 0;
     /* nothing else reads the chain: the root feeds only the presentation, every other
      * operator only the next one, and none is another running model's root */
     for (int k = 0; k < n; k++)
-        if (consumers(p, chain[k]) != (k == 0 ? 0 : 1)) return false;
+        if (consumers(p, chain[k]) != (k == 0 ? 0 : 1)) return 0;
     for (int k = 0; k < n - 1; k++)
-        if (chain[k + 1]->node != chain[k]->in[0]->node) return false;
+        if (chain[k + 1]->node != chain[k]->in[0]->node) return 0;
     for (int mm = 0; mm < p->g->nmodels; mm++) {
         if (mm == m || !p->running[mm]) continue;
         for (int k = 0; k < n; k++)
-            if (p->node_ops[p->g->models[mm].root->index] == chain[k]) return false;
+            if (p->node_ops[p->g->models[mm].root->index] == chain[k]) return 0;
     }
+    return n;
+}
+
+bool eng_model_deferrable(const EngPipeline *p, int m)
+{
+    Op *chain[MAXCHAIN];
+    return defer_chain(p, m, chain) > 0;
+}
+
+bool eng_defer_model(EngPipeline *p, int m)
+{
+    if (p->defer_chain && m >= 0 && m < p->g->nmodels && p->defer_chain[m]) return true;
+    Op *chain[MAXCHAIN]; /* root first */
+    int n = defer_chain(p, m, chain);
+    if (n == 0) return false;
+    Op *agg = chain[n - 1];
     if (!agg->vt->defer(agg)) return false;
     int nm = p->g->nmodels > 0 ? p->g->nmodels : 1;
     if (!p->defer_chain) {

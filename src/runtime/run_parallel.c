@@ -420,7 +420,11 @@ bool run_defer(Run *r, int m)
 {
     RunReplicas *par = r->par;
     bool on;
-    if (!par) {
+    if (par && !eng_model_deferrable(r->pipe, m)) {
+        /* decided on the whole selection (r->pipe has every running model's operators),
+         * as one pipeline decides: a replica may lack the model that reads m */
+        on = false;
+    } else if (!par) {
         on = eng_defer_model(r->pipe, m);
     } else if (par->in_reps[m]) {
         on = true;
