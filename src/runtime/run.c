@@ -254,7 +254,7 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
         if (r->durable && r->deliv && r->deliv[m].live) {
             ms->sink_changes = (int64_t)r->deliv[m].delivered;
             ms->sink_flushes = r->deliv[m].deliveries;
-            ms->coalesced = r->deliv[m].coal != NULL;
+            ms->coalesced = r->deliv[m].coal != NULL || r->deferred[m];
         } else if (r->sink_changes) {
             ms->sink_changes = r->sink_changes[m];
             ms->sink_flushes = r->sink_flushes[m];
@@ -510,10 +510,11 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
         bool keyed = run_sink_coalesces(&p->models[m], spec.nkey);
         /* its sink keeps one row per key between flushes: the model need not present
          * every step (engine.h, "deferred output") */
-        if (keyed) run_defer(&r, m);
+        bool deferred = keyed && run_defer(&r, m);
         if (r.durable) {
             delivery_init(&r.deliv[m], spec.cols, spec.ncols);
-            if (keyed) delivery_coalesce(&r.deliv[m], spec.key, spec.nkey);
+            /* (a deferred model's changes come at each checkpoint, already one per key) */
+            if (keyed && !deferred) delivery_coalesce(&r.deliv[m], spec.key, spec.nkey);
         } else if (keyed) {
             r.coal[m] = xcalloc(1, sizeof(Coalescer));
             coalesce_init(r.coal[m], spec.cols, spec.ncols, spec.key, spec.nkey);
