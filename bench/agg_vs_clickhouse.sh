@@ -16,6 +16,7 @@
 # which a loaded machine disturbs less. Prints both, their ratio,
 # weir's state bytes per group (the run summary's aggregate state / groups) and the
 # number of lines the file sink wrote. Both results are checked against each other.
+# BENCH_AGG_WORKERS=N runs weir with --workers N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -24,6 +25,7 @@ WEIR=${WEIR:-$ROOT/$BUILD/weir}  # WEIR=path/to/weir measures another build
 EVENTS=${BENCH_AGG_EVENTS:-1000000}
 ACCOUNTS=${BENCH_AGG_ACCOUNTS:-100000}
 REPEAT=${BENCH_REPEAT:-3}
+WORKERS=${BENCH_AGG_WORKERS:-}  # weir's --workers (default: the machine's cores)
 DIR=${BENCH_DIR:-/tmp/weir-bench}/agg
 mkdir -p "$DIR"
 IN="$DIR/tx-$EVENTS-$ACCOUNTS.jsonl"
@@ -68,7 +70,7 @@ best_weir() {  # best_weir LABEL: best wall time of REPEAT runs; summary of the 
   local best="" el cpu  # its CPU seconds (user + system) in $TMP/LABEL.cpu
   for _ in $(seq "$REPEAT"); do
     rm -rf "$P/target" "$P/out"
-    /usr/bin/time -f "%e %U %S" -o "$TMP/time" "$WEIR" --project-dir "$P" run --no-progress --format json > "$TMP/run.json"
+    /usr/bin/time -f "%e %U %S" -o "$TMP/time" "$WEIR" --project-dir "$P" run --no-progress --format json ${WORKERS:+--workers "$WORKERS"} > "$TMP/run.json"
     read -r el u sy < "$TMP/time"
     cpu=$(python3 -c "print(f'{$u + $sy:.3f}')")
     if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $el < $best else 1)"; then
@@ -143,7 +145,8 @@ c_file, c_sqlite, c_ch, load = float(sys.argv[12]), float(sys.argv[13]), float(s
 agg = [s for s in fj["state"] if "aggregate" in s["id"]]
 groups = sum(s["entries"] for s in agg)
 nbytes = sum(s["bytes"] for s in agg)
-print(f"input: {events:,} transactions over {accounts:,} accounts; best of {repeat} (load average {load})")
+print(f"input: {events:,} transactions over {accounts:,} accounts; best of {repeat} (load average {load}); "
+      f"weir on {fj.get('workers', 1)} worker{'s' if fj.get('workers', 1) != 1 else ''}")
 print(f"weir (file sink):     {w_file:6.3f} s wall, {c_file:6.3f} s CPU  (run {fj['elapsed_s']:.3f} s inside)  "
       f"ratio to ClickHouse {w_file / ch:.2f} wall, {c_file / c_ch:.2f} CPU")
 print(f"weir (sqlite sink):   {w_sqlite:6.3f} s wall, {c_sqlite:6.3f} s CPU  (run {sj['elapsed_s']:.3f} s inside)  "

@@ -164,6 +164,21 @@ void aggacc_release(AggAccs *x, Acc *accs)
     }
 }
 
+bool aggacc_pool_only(const AggAccs *x)
+{
+    for (int j = 0; j < x->n; j++) {
+        const AggSpec *sp = &x->specs[j];
+        if (sp->track_scale || sp->exact_float) return false;
+        if ((sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG || aggacc_is_ordered_set(sp->kind)) &&
+            (!sp->extreme_only || sp->argt.id == T_TEXT))
+            return false;
+    }
+    /* (as release1 and dset_init decide: only insert-only text sets live in the pool) */
+    for (int g = 0; g < x->ndg; g++)
+        if (!x->insert_only || x->dg[g].width > 64 || x->specs[x->dg[g].lead].argt.id != T_TEXT) return false;
+    return true;
+}
+
 uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
 {
     op_shape_mix(&h, (uint64_t)x->n);

@@ -170,6 +170,9 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
 void aggacc_fini(AggAccs *x);
 /* Release the memory owned by the n accumulators of one group (they become empty). */
 void aggacc_release(AggAccs *x, Acc *accs);
+/* Does every accumulator keep its memory in x->pool alone (released by aggacc_fini), so
+ * that a table of groups can be dropped without aggacc_release on each? */
+bool aggacc_pool_only(const AggAccs *x);
 /* Mix the accumulator shape (kinds, classes, types) into h: checkpoints of a different
  * shape are rejected. */
 uint64_t aggacc_shape(const AggAccs *x, uint64_t h);

@@ -61,6 +61,12 @@ static bool put_state(EngPipeline *p, Op *op, const char *id, const EngCkptIO *i
 
 static bool save(EngPipeline *p, const EngCkptIO *io, char *err, size_t errsize)
 {
+    if (eng_deferred_pending(p)) {
+        /* the state would hold changes no consumer has seen (and empty groups) */
+        snprintf(err, errsize, "internal error: a checkpoint with deferred changes not flushed");
+        p->ckpt_saved = false;
+        return false;
+    }
     EngPutFn put = io->put;
     void *ctx = io->ctx;
     StrBuf b = STRBUF_INIT;

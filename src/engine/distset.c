@@ -337,13 +337,16 @@ int64_t dset_ent_count(const DSet *s, const DSetEntry *e, uint32_t k)
 void dset_prefetch(const DSet *s, Type t, const Value *v)
 {
     if (s->pooled) {
-        const PoolHdr *ph = pool(s);
-        if (ph && ph->icap) {
-            __builtin_prefetch(&ph->index[(uint32_t)dset_hash(t, v) & (ph->icap - 1)]);
-        } else if (ph) {
-            /* a scanned set: its whole block (a few lines) */
+        if (!s->slots) return;
+        if (s->n <= DSET_SMALL) {
+            /* a scanned set (it has an index exactly when it holds more values): its
+             * whole block, a few lines, without reading the block (which would wait
+             * for the very line being prefetched) */
             uintptr_t p = (uintptr_t)s->slots & ~(uintptr_t)63, end = (uintptr_t)s->slots + s->cap - 1;
             for (int k = 0; p <= end && k < 8; p += 64, k++) __builtin_prefetch((const void *)p);
+        } else {
+            const PoolHdr *ph = pool(s);
+            __builtin_prefetch(&ph->index[(uint32_t)dset_hash(t, v) & (ph->icap - 1)]);
         }
         return;
     }

@@ -146,6 +146,35 @@ bool eng_step_collect(EngPipeline *p, char *err, size_t errsize);
 bool eng_present_merged(EngPipeline *const *reps, int n, const bool *models, EngListener fn, void *fn_ctx, char *err,
                         size_t errsize);
 void eng_step_end(EngPipeline *p);
+/* ---- deferred output (weir run into sinks that keep one row per key) ----
+ * A model whose consumer keeps only each key's latest row between its flushes (an
+ * upsert or table sink that coalesces) need not be presented every step: with
+ * eng_defer_model its aggregate keeps, instead of emitting, which groups changed and
+ * the row each had at the last flush, and eng_flush presents the net change of every
+ * such group since then: one change per key, from the row the consumer got last to
+ * the row the model has now (nothing when they are equal). The rows a consumer holds
+ * after each flush are the ones it would hold had every step been presented; what it
+ * sees between flushes is the same too, since a coalescing consumer shows nothing
+ * between them. Dead letters are unchanged (a deferred model's operators between the
+ * aggregate and the root cannot fail). A checkpoint must be a flush point: saving one
+ * while a flush is pending fails. */
+
+/* Defer model m's output. Possible when its root is a GROUP BY aggregate with group
+ * keys and no state_ttl, or plain projections (columns and constants) of one, and no
+ * other running operator reads any of them; returns whether m is now deferred. Call
+ * before the first step (after a restore is fine). */
+bool eng_defer_model(EngPipeline *p, int model);
+/* Could model m be deferred in this pipeline (the same test, nothing changed)? */
+bool eng_model_deferrable(const EngPipeline *p, int model);
+/* Is model m deferred? */
+bool eng_model_deferred(const EngPipeline *p, int model);
+/* A flush point of deferred model m (nothing for a model that is not deferred):
+ * presents its net change since the previous flush to the listener (eng_flush), or
+ * collects it as eng_step_collect does (eng_flush_collect: every other model's list
+ * empty; then eng_present_merged and eng_step_end). Call between steps. */
+bool eng_flush(EngPipeline *p, int model, char *err, size_t errsize);
+bool eng_flush_collect(EngPipeline *p, int model, char *err, size_t errsize);
+
 /* During a step (for a dead-letter callback): 2 * the graph index (IrNode.index) of the
  * operator that runs, + 1 while it handles the watermark; -1 outside a step. Dead
  * letters of one step in this order and then in their input order are the order

@@ -96,6 +96,17 @@ typedef struct OpVtbl {
      * pipeline, whose layout differs only by accumulators this one no longer has.
      * NULL when the operator cannot (its state is then rebuilt instead). */
     bool (*adopt)(Op *dst, const Op *src, char *err, size_t errsize);
+    /* Deferred output (eng_defer_model): from now on a step emits nothing; the
+     * operator remembers which keys changed (and the row each had at the previous
+     * flush) until `flush` appends each changed key's net change since then (-row as
+     * it was, +row now; nothing when equal) to op->out. `can_defer` says whether the
+     * operator can; `defer` returns false when it cannot (it is left as it was);
+     * `pending` says whether a flush
+     * would emit anything. NULL: the operator never defers. */
+    bool (*can_defer)(const Op *op);
+    bool (*defer)(Op *op);
+    bool (*flush)(Op *op, OpCtx *ctx);
+    bool (*pending)(const Op *op);
 } OpVtbl;
 
 /* A restore that re-partitions state (eng_checkpoint_restore_plan): the operator reads

@@ -24,7 +24,15 @@
  *
  * Runtime errors (evaluating keys, arguments or filters; a sum leaving its type's
  * range) send the input row to the dead letters before any state changes, so a row
- * is either applied completely or not at all. */
+ * is either applied completely or not at all.
+ *
+ * Deferred output (op.h `defer`, engine.h eng_defer_model; keyed aggregates without a
+ * state_ttl): a step emits nothing. The first change of a group since the last flush
+ * puts it on the pending list with a copy of the row it had then (its before-image, in
+ * `pend`); a group whose row count falls to 0 stays, empty, until the flush. A flush
+ * emits every pending group's -before/+now (dropped when identical) and frees the
+ * empty ones: the net change of the steps since the previous flush, the change those
+ * steps made as one step would have emitted it. */
 #include "engine/agg_accum.h"
 #include "engine/keyed_table.h"
 #include "engine/ttl.h"
@@ -43,6 +51,7 @@ typedef struct Group {
     uint64_t touched;        /* step of the last change */
     int32_t old_idx;         /* index of this step's -old row in the output, -1 none */
     bool fresh;              /* TTL: expired during this step, nothing applied since */
+    bool pending;            /* deferred: changed since the last flush (on a->dirty) */
     Acc acc[];               /* then, with a state_ttl only, the group's TtlItem (tt_off) */
 } Group;
 
@@ -73,6 +82,13 @@ typedef struct AggOp {
     Value *keys;             /* per input row keys, when some key is an expression */
     int hashes_cap;
     ChunkTrack chunks;       /* incremental checkpoints: which chunks of groups changed */
+    /* deferred output (see the top): the groups changed since the last flush, in the
+     * order they first changed, and their rows as of that flush (Group.old_idx: the
+     * row's index in pend, -1: the group had none) */
+    bool deferred;
+    Group **dirty;
+    int ndirty, dirty_cap;
+    Batch pend;
 } AggOp;
 
 /* The group's chunk changed (nothing is tracked before the first save). */
@@ -141,11 +157,33 @@ static bool has_row(const AggOp *a, const Group *g)
     return a->global || g->nrows > 0;
 }
 
+/* Deferred: the first change of g in this step; the first since the last flush puts
+ * it on the pending list with a copy of the row it has (what the consumer holds). */
+static bool defer_touch(AggOp *a, Group *g, OpCtx *ctx)
+{
+    mark_dirty(a, g);
+    if (g->pending) return true;
+    g->pending = true;
+    if (a->ndirty == a->dirty_cap) {
+        a->dirty_cap = a->dirty_cap ? a->dirty_cap * 2 : 1024;
+        a->dirty = xrealloc(a->dirty, sizeof(Group *) * (size_t)a->dirty_cap);
+    }
+    a->dirty[a->ndirty++] = g;
+    g->old_idx = -1;
+    if (!had_row(a, g)) return true;
+    g->old_idx = a->pend.n;
+    Value *dst = batch_append(&a->pend, -1);
+    if (!group_row(a, g, dst, &a->pend.arena, ctx->err, ctx->errsize)) return false;
+    if (a->out_has_text) batch_copy_text(&a->pend, dst, a->base.out_types, a->base.ncols);
+    return true;
+}
+
 /* First change of g in this step: remember (and emit as -old) the row it had. */
 static bool touch(AggOp *a, Group *g, uint64_t step, OpCtx *ctx)
 {
     if (g->touched == step) return true;
     g->touched = step;
+    if (a->deferred) return defer_touch(a, g, ctx);
     g->old_idx = -1;
     if (a->ntouched == a->touched_cap) {
         a->touched_cap = a->touched_cap ? a->touched_cap * 2 : 256;
@@ -239,6 +277,21 @@ static bool agg_on_watermark(Op *op, OpCtx *ctx, int64_t wm)
 
 /* ---------- the step ---------- */
 
+/* Drop the rows of weight 0 from out (keeping the others' order). */
+static void compact_out(Batch *out)
+{
+    int k = 0;
+    for (int i = 0; i < out->n; i++) {
+        if (out->weights[i] == 0) continue;
+        if (k != i) {
+            memcpy(batch_row(out, k), batch_row(out, i), sizeof(Value) * (size_t)out->ncols);
+            out->weights[k] = out->weights[i];
+        }
+        k++;
+    }
+    out->n = k;
+}
+
 static bool finish(AggOp *a, OpCtx *ctx)
 {
     Batch *out = a->base.out;
@@ -253,20 +306,55 @@ static bool finish(AggOp *a, OpCtx *ctx)
         if (!a->global && g->nrows == 0) free_group(a, g);
     }
     a->ntouched = 0;
-    if (compact) {
-        int k = 0;
-        for (int i = 0; i < out->n; i++) {
-            if (out->weights[i] == 0) continue;
-            if (k != i) {
-                memcpy(batch_row(out, k), batch_row(out, i), sizeof(Value) * (size_t)out->ncols);
-                out->weights[k] = out->weights[i];
-            }
-            k++;
-        }
-        out->n = k;
-    }
+    if (compact) compact_out(out);
     return true;
 }
+
+/* Deferred: every pending group's net change since the last flush (see the top). */
+static bool agg_flush(Op *op, OpCtx *ctx)
+{
+    AggOp *a = (AggOp *)op;
+    Batch *out = op->out;
+    bool compact = false;
+    size_t rowbytes = sizeof(Value) * (size_t)a->base.ncols;
+    for (int t = 0; t < a->ndirty; t++) {
+        if (t + 4 < a->ndirty) ktab_prefetch_payload(&a->tab, a->dirty[t + 4]);
+        Group *g = a->dirty[t];
+        int before = g->old_idx;
+        g->old_idx = -1;
+        if (before >= 0) {
+            g->old_idx = out->n;
+            Value *dst = batch_append(out, -1);
+            memcpy(dst, batch_row(&a->pend, before), rowbytes);
+            if (a->out_has_text) batch_copy_text(out, dst, a->base.out_types, a->base.ncols);
+        }
+        if (!emit_final(a, g, &compact, ctx)) return false;
+        g->old_idx = -1;
+        g->pending = false;
+        if (g->nrows == 0) free_group(a, g);
+    }
+    a->ndirty = 0;
+    batch_clear(&a->pend);
+    if (compact) compact_out(out);
+    return true;
+}
+
+static bool agg_can_defer(const Op *op)
+{
+    const AggOp *a = (const AggOp *)op;
+    return !a->global && !ttl_on(&a->ttl);
+}
+
+static bool agg_defer(Op *op)
+{
+    AggOp *a = (AggOp *)op;
+    if (!agg_can_defer(op)) return false;
+    if (!a->deferred) batch_init(&a->pend, a->base.ncols);
+    a->deferred = true;
+    return true;
+}
+
+static bool agg_pending(const Op *op) { return ((const AggOp *)op)->ndirty > 0; }
 
 /* Prefetch the slots that row i's DISTINCT arguments (plain columns) will probe in its
  * group's sets, when the group exists already (hashes[i] is its key hash). The group
@@ -393,6 +481,7 @@ static bool agg_step(Op *op, OpCtx *ctx)
             ttl_touch(&a->ttl, group_tt(a, g), jw);
         }
     }
+    if (a->deferred) return true; /* the flush emits */
     return finish(a, ctx);
 }
 
@@ -652,7 +741,9 @@ static void agg_free(Op *op)
 {
     AggOp *a = (AggOp *)op;
     op_chunks_fini(&a->chunks);
-    clear_groups(a);
+    /* accumulators whose memory is all in the pool go with it (aggacc_fini), without a
+     * walk over every group (cold memory: a miss per group) */
+    if (!aggacc_pool_only(&a->acc)) clear_groups(a);
     ttl_reset(&a->ttl);
     ktab_fini(&a->tab);
     aggacc_fini(&a->acc);
@@ -663,6 +754,8 @@ static void agg_free(Op *op)
     free(a->hashes);
     free(a->keyok);
     free(a->keys);
+    free(a->dirty);
+    if (a->deferred) batch_fini(&a->pend);
     op_base_fini(op);
     free(a);
 }
@@ -679,6 +772,10 @@ static const OpVtbl agg_vt = {
     .restore_chunks = agg_restore_chunks,
     .emit_current = agg_emit_current,
     .adopt = agg_adopt,
+    .can_defer = agg_can_defer,
+    .defer = agg_defer,
+    .flush = agg_flush,
+    .pending = agg_pending,
 };
 
 Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)

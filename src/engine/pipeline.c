@@ -706,6 +706,140 @@ bool eng_step(EngPipeline *p, char *err, size_t errsize)
 
 int eng_step_position(const EngPipeline *p) { return p->pos; }
 
+/* ---------- deferred output ---------- */
+
+/* A projection that only copies columns and constants: it cannot fail and keeps
+ * nothing. */
+static bool plain_project(const IrNode *n)
+{
+    if (n->plan->kind != PL_PROJECT || n->ninputs != 1) return false;
+    for (int j = 0; j < n->plan->nexprs; j++)
+        if (n->plan->exprs[j]->kind != EX_COLUMN && n->plan->exprs[j]->kind != EX_CONST) return false;
+    return true;
+}
+
+/* How many running operators read op. */
+static int consumers(const EngPipeline *p, const Op *op)
+{
+    int n = 0;
+    for (int i = 0; i < p->nops; i++)
+        for (int k = 0; k < p->ops[i]->nin; k++) n += p->ops[i]->in[k] == op;
+    return n;
+}
+
+enum { MAXCHAIN = 16 };
+
+/* Model m's operators from the root down to the aggregate (chain[0] the root), when it
+ * can be deferred (see eng_defer_model); returns how many, 0 when it cannot. */
+static int defer_chain(const EngPipeline *p, int m, Op **chain)
+{
+    if (!eng_model_running(p, m)) return 0;
+    int n = 0;
+    const IrNode *x = p->g->models[m].root;
+    for (;;) {
+        Op *op = p->node_ops[x->index];
+        if (!op || n == MAXCHAIN) return 0;
+        chain[n++] = op;
+        if (!plain_project(x)) break;
+        x = x->inputs[0];
+    }
+    Op *agg = chain[n - 1];
+    if (!agg->vt->defer || !agg->vt->flush || !agg->vt->can_defer || !agg->vt->can_defer(agg)) return 0;
+    /* nothing else reads the chain: the root feeds only the presentation, every other
+     * operator only the next one, and none is another running model's root */
+    for (int k = 0; k < n; k++)
+        if (consumers(p, chain[k]) != (k == 0 ? 0 : 1)) return 0;
+    for (int k = 0; k < n - 1; k++)
+        if (chain[k + 1]->node != chain[k]->in[0]->node) return 0;
+    for (int mm = 0; mm < p->g->nmodels; mm++) {
+        if (mm == m || !p->running[mm]) continue;
+        for (int k = 0; k < n; k++)
+            if (p->node_ops[p->g->models[mm].root->index] == chain[k]) return 0;
+    }
+    return n;
+}
+
+bool eng_model_deferrable(const EngPipeline *p, int m)
+{
+    Op *chain[MAXCHAIN];
+    return defer_chain(p, m, chain) > 0;
+}
+
+bool eng_defer_model(EngPipeline *p, int m)
+{
+    if (p->defer_chain && m >= 0 && m < p->g->nmodels && p->defer_chain[m]) return true;
+    Op *chain[MAXCHAIN]; /* root first */
+    int n = defer_chain(p, m, chain);
+    if (n == 0) return false;
+    Op *agg = chain[n - 1];
+    if (!agg->vt->defer(agg)) return false;
+    int nm = p->g->nmodels > 0 ? p->g->nmodels : 1;
+    if (!p->defer_chain) {
+        p->defer_chain = ARENA_ARRAY(&p->arena, Op **, nm);
+        p->defer_n = ARENA_ARRAY(&p->arena, int, nm);
+        memset(p->defer_chain, 0, sizeof(Op **) * (size_t)nm);
+        memset(p->defer_n, 0, sizeof(int) * (size_t)nm);
+    }
+    Op **c = ARENA_ARRAY(&p->arena, Op *, n);
+    for (int k = 0; k < n; k++) c[k] = chain[n - 1 - k]; /* the aggregate first */
+    p->defer_chain[m] = c;
+    p->defer_n[m] = n;
+    return true;
+}
+
+bool eng_model_deferred(const EngPipeline *p, int m)
+{
+    return p->defer_chain && m >= 0 && m < p->g->nmodels && p->defer_chain[m];
+}
+
+bool eng_deferred_pending(const EngPipeline *p)
+{
+    for (int m = 0; p->defer_chain && m < p->g->nmodels; m++)
+        if (p->defer_chain[m] && p->defer_chain[m][0]->vt->pending(p->defer_chain[m][0])) return true;
+    return false;
+}
+
+/* The aggregate's flush, then the projections above it, into the root's batch. */
+static bool flush_ops(EngPipeline *p, int m, char *err, size_t errsize)
+{
+    OpCtx ctx = {p, p->step, err, errsize};
+    Op **c = p->defer_chain[m];
+    bool ok = true;
+    for (int k = 0; k < p->defer_n[m] && ok; k++) {
+        p->pos = 2 * (c[k]->node ? c[k]->node->index : 0);
+        ok = k == 0 ? c[k]->vt->flush(c[k], &ctx) : c[k]->vt->step(c[k], &ctx);
+    }
+    p->pos = -1;
+    return ok;
+}
+
+bool eng_flush(EngPipeline *p, int m, char *err, size_t errsize)
+{
+    if (!eng_model_deferred(p, m)) return true;
+    bool ok = flush_ops(p, m, err, errsize);
+    if (ok && p->opts.listener)
+        ok = eng_present(p, m, p->node_ops[p->g->models[m].root->index], p->opts.listener, p->opts.listener_ctx, err,
+                         errsize);
+    eng_reset_batches(p);
+    return ok;
+}
+
+bool eng_flush_collect(EngPipeline *p, int m, char *err, size_t errsize)
+{
+    if (!p->mch) {
+        int nm = p->g->nmodels > 0 ? p->g->nmodels : 1;
+        p->mch = xcalloc((size_t)nm, sizeof(EngChange *));
+        p->mnch = xcalloc((size_t)nm, sizeof(int64_t));
+        p->mcap = xcalloc((size_t)nm, sizeof(int64_t));
+    }
+    memset(p->mnch, 0, sizeof(int64_t) * (size_t)(p->g->nmodels > 0 ? p->g->nmodels : 1));
+    if (!eng_model_deferred(p, m)) return true;
+    if (!flush_ops(p, m, err, errsize)) return false;
+    ChangeBuf cb = {&p->mch[m], &p->mcap[m]};
+    p->mnch[m] = present_build(p, m, p->node_ops[p->g->models[m].root->index], &cb);
+    return true;
+}
+
 bool eng_step_collect(EngPipeline *p, char *err, size_t errsize)
 {
     if (!p->mch) {

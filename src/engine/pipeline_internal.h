@@ -46,6 +46,10 @@ struct EngPipeline {
     /* eng_step_collect: per model, this step's changes (rows valid until eng_step_end) */
     EngChange **mch;
     int64_t *mnch, *mcap;
+    /* deferred models (eng_defer_model): per model, its operators from the aggregate
+     * to the root (NULL: not deferred) and how many */
+    Op ***defer_chain;
+    int *defer_n;
     /* expired-entry counts carried over from an earlier run (eng_seed_expired) */
     const char **seed_ids;
     int64_t *seed_expired;
@@ -56,5 +60,7 @@ struct EngPipeline {
 bool eng_present(EngPipeline *p, int m, const Op *root, EngListener fn, void *fn_ctx, char *err, size_t errsize);
 /* Empty every operator's and source's batch (the end of a step). */
 void eng_reset_batches(EngPipeline *p);
+/* Does some deferred model have changes a flush would present? */
+bool eng_deferred_pending(const EngPipeline *p);
 
 #endif

@@ -45,10 +45,12 @@ static bool listener(void *ctx, int model, const EngChange *changes, int n, char
         delivery_add(&r->deliv[model], changes, n);  /* delivered with the next checkpoint */
         return true;
     }
-    if (r->coal[model]) {
+    if (r->coal[model] && !r->deferred[model]) {
         coalesce_add(r->coal[model], changes, n);    /* written at the next flush */
         return true;
     }
+    /* (a deferred model's changes come at its flush, already one per key since the
+     * last one: what the coalescer would emit, in the same order) */
     r->sink_changes[model] += n;
     return sink_write(r->sinks[model], changes, n, err, errsize);
 }
@@ -195,7 +197,8 @@ static bool commit_all(Run *r, bool last, char *err, size_t errsize)
     for (int m = 0; m < r->p->nmodels && !r->durable; m++) {
         if (!r->sinks[m]) continue;
         if (r->coal[m]) {
-            if ((last || now - r->last_flush[m] >= r->flush_every[m]) && !flush_coalesced(r, m, now, err, errsize))
+            if ((last || now - r->last_flush[m] >= r->flush_every[m]) &&
+                (!run_flush(r, m, err, errsize) || !flush_coalesced(r, m, now, err, errsize)))
                 return false;
             continue;
         }
@@ -251,12 +254,13 @@ static void fill_summary(Run *r, RunSummary *out, double t0)
         if (r->durable && r->deliv && r->deliv[m].live) {
             ms->sink_changes = (int64_t)r->deliv[m].delivered;
             ms->sink_flushes = r->deliv[m].deliveries;
-            ms->coalesced = r->deliv[m].coal != NULL;
+            ms->coalesced = r->deliv[m].coal != NULL || r->deferred[m];
         } else if (r->sink_changes) {
             ms->sink_changes = r->sink_changes[m];
             ms->sink_flushes = r->sink_flushes[m];
             ms->coalesced = r->coal[m] != NULL;
         }
+        ms->deferred = r->deferred && r->deferred[m];
         const char *f = dl_path(r->model_dl[m]);
         ms->dead_letter_file = f ? xstrdup(f) : NULL;
         out->changes_out += ms->inserts + ms->updates + ms->deletes;
@@ -333,6 +337,7 @@ static bool teardown(Run *r, bool ok, char *err, size_t errsize)
     free(r->last_flush);
     free(r->sink_changes);
     free(r->sink_flushes);
+    free(r->deferred);
     free(r->sources);
     free(r->sinks);
     free(r->model_dl);
@@ -386,6 +391,7 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     r.last_flush = xcalloc((size_t)nm + 1, sizeof(double));
     r.sink_changes = xcalloc((size_t)nm + 1, sizeof(int64_t));
     r.sink_flushes = xcalloc((size_t)nm + 1, sizeof(int64_t));
+    r.deferred = xcalloc((size_t)nm + 1, sizeof(bool));
     for (int m = 0; m < nm; m++)
         r.wanted[m] = (!opts->models_wanted || opts->models_wanted[m]) && m < g->nmodels && g->models[m].root;
 
@@ -497,9 +503,13 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
             goto done;
         }
         bool keyed = run_sink_coalesces(&p->models[m], spec.nkey);
+        /* its sink keeps one row per key between flushes: the model need not present
+         * every step (engine.h, "deferred output") */
+        bool deferred = keyed && run_defer(&r, m);
         if (r.durable) {
             delivery_init(&r.deliv[m], spec.cols, spec.ncols);
-            if (keyed) delivery_coalesce(&r.deliv[m], spec.key, spec.nkey);
+            /* (a deferred model's changes come at each checkpoint, already one per key) */
+            if (keyed && !deferred) delivery_coalesce(&r.deliv[m], spec.key, spec.nkey);
         } else if (keyed) {
             r.coal[m] = xcalloc(1, sizeof(Coalescer));
             coalesce_init(r.coal[m], spec.cols, spec.ncols, spec.key, spec.nkey);
@@ -585,7 +595,8 @@ int run_pipeline(Project *p, const IrGraph *g, const RunOptions *opts, RunSummar
     if (!ok && read_failed && !r.durable) {
         char e2[512];
         for (int m = 0; m < nm; m++)
-            if (r.coal[m] && !flush_coalesced(&r, m, now_s(), e2, sizeof e2)) break;
+            if (r.coal[m] && (!run_flush(&r, m, e2, sizeof e2) || !flush_coalesced(&r, m, now_s(), e2, sizeof e2)))
+                break;
     }
     /* a durable run ends with a checkpoint (also when stopped by a signal) */
     if (ok && r.durable && !run_durable_checkpoint(&r, err, errsize)) ok = false;
@@ -668,8 +679,8 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out)
                   (long long)x->deletes);
         if (x->sink) sb_printf(out, " -> %s", x->sink);
         if (x->sink && x->coalesced)
-            sb_printf(out, " (coalesced per key: %lld changes in %lld flush%s)", (long long)x->sink_changes,
-                      (long long)x->sink_flushes, x->sink_flushes == 1 ? "" : "es");
+            sb_printf(out, " (coalesced per key%s: %lld changes in %lld flush%s)", x->deferred ? ", deferred" : "",
+                      (long long)x->sink_changes, (long long)x->sink_flushes, x->sink_flushes == 1 ? "" : "es");
         if (x->dead_letters) sb_printf(out, ", %lld dead letters -> %s", (long long)x->dead_letters,
                                        x->dead_letter_file ? x->dead_letter_file : "?");
         sb_putc(out, '\n');
@@ -765,6 +776,7 @@ void run_summary_render_json(const RunSummary *s, StrBuf *out)
         jw_kint(&w, "sink_changes", x->sink_changes);
         jw_kint(&w, "sink_flushes", x->sink_flushes);
         jw_kbool(&w, "sink_coalesced", x->coalesced);
+        jw_kbool(&w, "sink_deferred", x->deferred);
         kstr_or_null(&w, "dead_letter_file", x->dead_letter_file);
         jw_end_obj(&w);
     }

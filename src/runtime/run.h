@@ -65,6 +65,8 @@ typedef struct RunModelSummary {
     int64_t sink_changes;        /* changes the sink received (coalesced: one per key per flush) */
     int64_t sink_flushes;        /* times the sink was flushed (committed, or delivered) */
     bool coalesced;              /* a keyed model: changes coalesced per key between flushes */
+    bool deferred;               /* its aggregate emitted only at the sink's flush points
+                                    (inserts/updates/deletes count those changes) */
 } RunModelSummary;
 
 typedef struct RunStateSummary {
@@ -133,7 +135,7 @@ void run_summary_render_text(const RunSummary *s, StrBuf *out);
  * "checkpoints","checkpoint_bytes","checkpoint_s","restore_s","sources":[{"name","events","rows",
  * "dead_letters","skipped","dead_letter_file"}],"models":[{"name","inserts","updates",
  * "deletes","dead_letters","sink","sink_changes","sink_flushes",
- * "sink_coalesced","dead_letter_file"}],"state":[{"id","entries","bytes","bytes_per_entry"}]}. */
+ * "sink_coalesced","sink_deferred","dead_letter_file"}],"state":[{"id","entries","bytes","bytes_per_entry"}]}. */
 void run_summary_render_json(const RunSummary *s, StrBuf *out);
 
 #endif

@@ -692,6 +692,9 @@ bool run_mark_delivered(StateStore *store, uint64_t id, char *err, size_t errsiz
 bool run_durable_checkpoint(Run *r, char *err, size_t errsize)
 {
     double t0 = mono_s();
+    /* a checkpoint is a flush point: the deferred changes join the deliveries it holds */
+    for (int m = 0; m < r->p->nmodels; m++)
+        if (!run_flush(r, m, err, errsize)) return false;
     uint64_t id = r->ckpt + 1;
     r->ckpt_bytes = 0;
     uint64_t *bases = xcalloc((size_t)r->p->nmodels + 1, sizeof(uint64_t));

@@ -44,6 +44,8 @@ typedef struct Run {
     double *flush_every;         /* seconds between flushes */
     double *last_flush;
     int64_t *sink_changes, *sink_flushes;  /* per model: changes the sink received, flushes */
+    bool *deferred;              /* per model: its output is deferred to the flushes of its
+                                    coalescing sink (run_defer) */
     /* durable runs (run_durable.c) */
     WorkPool *decode_pool;       /* --workers > 1: the sources decode over it */
     struct RunReplicas *par;     /* a partitioned run: the engine replicas (run_parallel.c) */
@@ -113,6 +115,13 @@ void run_set_watermark(Run *r, int source, int64_t wm);
 /* One step: with replicas, route the source rows, run the replicas on the pool,
  * dead-letter and present their outputs in order; else eng_step. */
 bool run_step(Run *r, char *err, size_t errsize);
+/* Model m's sink coalesces (a flush point is every flush of it and every
+ * checkpoint): defer its output to those points in every pipeline that presents it
+ * (engine.h eng_defer_model). Returns whether it is deferred (r->deferred[m]). */
+bool run_defer(Run *r, int m);
+/* A flush point of model m: its changes deferred since the last one are handed to
+ * the listener (nothing when m is not deferred). */
+bool run_flush(Run *r, int m, char *err, size_t errsize);
 /* The state of every replica, summed per state id (eng_state_stats' contract). */
 int run_state_stats(Run *r, EngStateStats *out, int max);
 void run_par_close(Run *r);

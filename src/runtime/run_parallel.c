@@ -64,6 +64,8 @@ typedef struct RunReplicas {
     int mergedcap;
     char **prefixes;         /* per replica, then the rest pipeline: its checkpoint blobs'
                                 name prefix ("replica/<i>/", "rest/") */
+    bool *one_model;         /* run_flush: only the model being flushed */
+    int flush_model;
 } RunReplicas;
 
 static void hold_dead(void *ctx, const EngDeadLetter *d)
@@ -419,6 +421,63 @@ bool run_step(Run *r, char *err, size_t errsize)
     return ok;
 }
 
+bool run_defer(Run *r, int m)
+{
+    RunReplicas *par = r->par;
+    bool on;
+    if (par && !eng_model_deferrable(r->pipe, m)) {
+        /* decided on the whole selection (r->pipe has every running model's operators),
+         * as one pipeline decides: a replica may lack the model that reads m */
+        on = false;
+    } else if (!par) {
+        on = eng_defer_model(r->pipe, m);
+    } else if (par->in_reps[m]) {
+        on = true;
+        for (int i = 0; i < par->n; i++) on = eng_defer_model(par->reps[i], m) && on;
+    } else if (par->rest && par->from_rest[m]) {
+        on = eng_defer_model(par->rest, m);
+    } else {
+        on = false;
+    }
+    r->deferred[m] = on;
+    return on;
+}
+
+static void lane_flush(void *arg, int lane)
+{
+    Run *r = arg;
+    Lane *l = &r->par->lanes[lane];
+    l->ok = eng_flush_collect(l->p, r->par->flush_model, l->err, sizeof l->err);
+}
+
+bool run_flush(Run *r, int m, char *err, size_t errsize)
+{
+    if (!r->deferred || !r->deferred[m]) return true;
+    RunReplicas *par = r->par;
+    if (!par) return eng_flush(r->pipe, m, err, errsize);
+    if (!par->one_model) par->one_model = xcalloc((size_t)r->g->nmodels + 1, sizeof(bool));
+    memset(par->one_model, 0, sizeof(bool) * (size_t)r->g->nmodels);
+    par->one_model[m] = true;
+    bool ok = true;
+    if (par->in_reps[m]) {
+        /* each replica's groups on its lane, then merged into key order */
+        par->flush_model = m;
+        workpool_run(r->decode_pool, par->n, lane_flush, r);
+        for (int i = 0; i < par->n && ok; i++)
+            if (!par->lanes[i].ok) {
+                snprintf(err, errsize, "%s", par->lanes[i].err);
+                ok = false;
+            }
+        if (ok) ok = eng_present_merged(par->reps, par->n, par->one_model, par->listener, r, err, errsize);
+        for (int i = 0; i < par->n; i++) eng_step_end(par->reps[i]);
+    } else if (par->rest && par->from_rest[m]) {
+        ok = eng_flush_collect(par->rest, m, err, errsize) &&
+             eng_present_merged(&par->rest, 1, par->one_model, par->listener, r, err, errsize);
+        eng_step_end(par->rest);
+    }
+    return ok;
+}
+
 /* The state of a keyed updating source (eng_state_stats lists it as
  * "source:<name>/changelog_normalize"): it lives in the run's own pipeline. */
 static bool is_normalize_state(const char *id) { return strncmp(id, "source:", 7) == 0; }
@@ -480,6 +539,7 @@ void run_par_close(Run *r)
     free(par->merged);
     for (int i = 0; par->prefixes && i <= par->n; i++) free(par->prefixes[i]);
     free(par->prefixes);
+    free(par->one_model);
     eng_partition_free(&par->part);
     free(par);
     r->par = NULL;

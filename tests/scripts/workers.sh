@@ -60,6 +60,9 @@ project "$REF"
   || { cat "$REF/run.out"; fail "the reference run"; }
 assert_eq "$(wc -l < "$REF/out/copied.jsonl")" 882 "rows of the reference run (900 records, 18 bad)"
 [ -s "$REF/target/dead_letter/shop.orders.jsonl" ] || fail "the reference run wrote no dead letters"
+# per_customer's aggregate emits only at the checkpoints (its sink's flush points), so
+# the kills below also test that no deferred change is lost across a resume
+assert_contains "$REF/run.out" "coalesced per key, deferred" "per_customer's output is deferred"
 for point in checkpoint-committed:3 checkpoint-commit:9 delivery:14 checkpoint-committed:40; do
   K=$TMP/kill-${point//:/-}
   project "$K"

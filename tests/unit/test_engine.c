@@ -129,6 +129,64 @@ static void test_aggregate_basic(void **state)
     tb_fini(&tb);
 }
 
+static bool ignore_put(void *ctx, const char *name, const void *data, size_t len, char *err, size_t errsize)
+{
+    (void)ctx, (void)name, (void)data, (void)len, (void)err, (void)errsize;
+    return true;
+}
+
+static const char *flush(TB *tb)
+{
+    sb_clear(&tb->out);
+    char err[256] = "";
+    if (!eng_flush(tb->p, 0, err, sizeof err)) fail_msg("flush: %s", err);
+    return tb->out.len ? sb_cstr(&tb->out) : "";
+}
+
+/* Deferred output (eng_defer_model): steps present nothing; a flush presents each
+ * group's net change since the previous flush: from the row presented then to the row
+ * now (an emptied group is a delete, one that came and went or came back to its row
+ * is nothing). A checkpoint with changes pending is refused. */
+static void test_aggregate_deferred(void **state)
+{
+    (void)state;
+    TB tb;
+    tb_init(&tb);
+    int s;
+    build_agg(&tb, &s, CL_RETRACT);
+    start(&tb);
+    assert_true(eng_defer_model(tb.p, 0));
+    assert_true(eng_model_deferred(tb.p, 0));
+    push(&tb, s, 1, "2|5");
+    push(&tb, s, 1, "1|10");
+    assert_string_equal(step(&tb), "");
+    push(&tb, s, 1, "1|20");
+    push(&tb, s, 1, "3|7");
+    assert_string_equal(step(&tb), "");
+    char err[256] = "";
+    assert_false(eng_checkpoint_save(tb.p, ignore_put, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "deferred"));
+    assert_string_equal(flush(&tb), "I 1|2|30|15.0000000000000000|10|20; I 2|1|5|5.0000000000000000|5|5; "
+                                    "I 3|1|7|7.0000000000000000|7|7");
+    assert_string_equal(flush(&tb), "");
+    assert_true(eng_checkpoint_save(tb.p, ignore_put, NULL, err, sizeof err));
+    /* 1 changes and changes back, 2 empties and comes back, 3 empties, 4 comes and goes */
+    push(&tb, s, -1, "1|20");
+    push(&tb, s, -1, "2|5");
+    push(&tb, s, 1, "4|1");
+    assert_string_equal(step(&tb), "");
+    push(&tb, s, 1, "1|20");
+    push(&tb, s, 1, "2|6");
+    push(&tb, s, -1, "3|7");
+    push(&tb, s, -1, "4|1");
+    assert_string_equal(step(&tb), "");
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 4); /* emptied groups wait for the flush */
+    assert_string_equal(flush(&tb), "U 2|1|6|6.0000000000000000|6|6 <- 2|1|5|5.0000000000000000|5|5; "
+                                    "D 3|1|7|7.0000000000000000|7|7");
+    assert_int_equal(stat_entries(&tb, "agg/aggregate0", NULL), 2);
+    tb_fini(&tb);
+}
+
 static void test_aggregate_insert_only_minmax(void **state)
 {
     (void)state;
@@ -1083,6 +1141,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_project),
         cmocka_unit_test(test_aggregate_basic),
+        cmocka_unit_test(test_aggregate_deferred),
         cmocka_unit_test(test_aggregate_insert_only_minmax),
         cmocka_unit_test(test_aggregate_distinct_bool),
         cmocka_unit_test(test_aggregate_numeric_float),
