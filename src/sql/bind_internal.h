@@ -455,6 +455,11 @@ PlanNode *bind_topn_finish(Binder *b, PlanNode *root);
 /* ---- bind_subquery.c ---- */
 /* True when a WHERE conjunct is [NOT] EXISTS (...), x [NOT] IN (...) or x <> ALL (...). */
 bool bind_is_semi_conjunct(const Ast *a);
+/* A subquery's body as a subquery expression reads it: ORDER BY without LIMIT dropped
+ * (no order to keep); for EXISTS (exists), and for an aggregate without GROUP BY (one
+ * row), a constant LIMIT >= 1 and its ORDER BY dropped too, and DISTINCT of that one
+ * row. q itself when nothing changes, else a copy. */
+Ast *bind_sublink_body(Binder *b, Ast *q, bool exists);
 /* Binds such a conjunct as a semi/anti join of cur (whose columns scope describes)
  * with the subquery. NULL after reporting, or with *retry set (nothing reported) when
  * its correlation needs the general form: bind it as an expression instead. */

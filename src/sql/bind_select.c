@@ -394,6 +394,8 @@ static bool is_identity(const PlanNode *in, Expr *const *exprs, const PlanColumn
     return true;
 }
 
+static bool in_domain(const struct SelectCtx *sc);
+
 /* The select list's Project over input (plus the columns a correlated subquery's keys
  * and ORDER BY-only expressions need), DISTINCT, and the TopN of ORDER BY ... LIMIT. */
 static PlanNode *finish(SelectCtx *sc, PlanNode *input, Expr **exprs)
@@ -447,7 +449,15 @@ static PlanNode *finish(SelectCtx *sc, PlanNode *input, Expr **exprs)
         keys[i].desc = sc->ord[i].desc;
         keys[i].nulls_first = sc->ord[i].nulls_first;
     }
-    p = bind_topn_node(b, p, NULL, 0, keys, sc->nord, limit_of(sel), sc->ord[0].loc);
+    /* a correlated subquery's TopN keeps its first rows per outer value: partitioned by
+     * the domain columns */
+    Expr **part = NULL;
+    int npart = in_domain(sc) && !sc->corr->discover ? ncorr : 0;
+    if (npart) {
+        part = ARENA_ARRAY(b->arena, Expr *, npart);
+        for (int k = 0; k < npart; k++) part[k] = plan_expr_column(b->arena, sc->nt + k, p->cols[sc->nt + k].type);
+    }
+    p = bind_topn_node(b, p, part, npart, keys, sc->nord, limit_of(sel), sc->ord[0].loc);
     if (!junk) return p;
     int keep = n - junk;
     Expr **ke = ARENA_ARRAY(b->arena, Expr *, keep + 1);

@@ -213,6 +213,11 @@ struct PlanNode {
      * group always keeps L. false: a plain anti join (NOT EXISTS). (Added by the
      * streaming-SQL binder.) */
     bool null_aware;
+    /* > 0: a row of this node that reaches the dead letters shows only its first dl_ncols
+     * columns (the LEFT joins of decorrelated subqueries: the outer row, not the
+     * subquery's internal columns appended to it); < 0: none of them (the outer row
+     * kept no column); 0: all */
+    int dl_ncols;
     /* interval join (time-bounded): right.t + lower_us <= left.t <= right.t + upper_us,
      * where t are left_time_col / right_time_col (input column indexes). The exact
      * condition stays in `pred`; the bounds only let the engine free state by watermark. */
