@@ -395,6 +395,10 @@ int bind_expand_star(Binder *b, const Scope *scope, const Ast *ref, const ScopeC
  * types are resolved per column as PostgreSQL resolves them (unknown -> text, a common
  * type, "VALUES types x and y cannot be matched"); subqueries are refused. */
 PlanNode *bind_values(Binder *b, Ast *q);
+/* VALUES rows holding subqueries, as PostgreSQL allows them: the rows as SELECTs
+ * without FROM (columns column1..N) under UNION ALL, which types the columns as VALUES
+ * does; NULL when no row holds a subquery (or the rows differ in length). */
+Ast *bind_values_with_subqueries(Binder *b, Ast *q);
 PlanNode *bind_rename_columns(Binder *b, PlanNode *plan, const char *const *names, int n, int loc,
                               const char *what);
 

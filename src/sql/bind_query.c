@@ -155,7 +155,9 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
             bind_unsupported(b, bind_ast_start(q->limit), "LIMIT on VALUES");
             ok = false;
         }
-        p = bind_values(b, q);
+        /* rows holding subqueries are bound as SELECTs under UNION ALL */
+        Ast *u = bind_values_with_subqueries(b, q);
+        p = u ? bind_query(b, u, env, flags) : bind_values(b, q);
     } else {
         p = bind_select(b, q, env, flags | (drop_order ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
     }
