@@ -27,6 +27,12 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
   ordset  mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x
           [ASC|DESC]) with FILTER, grouped or not, over an insert-only or updating source
 
+  subq    (seeds 22000-22999 only) subquery expressions whose body has DISTINCT, GROUP BY,
+          HAVING without GROUP BY, ORDER BY ... LIMIT (correlated: a TopN per outer
+          value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
+          aggregates (at most one row: NULL or the value); boolean scalar subqueries;
+          subqueries inside VALUES rows
+
   constrel constant relations: VALUES in FROM with alias columns joined (inner, left,
           right) with a source, under GROUP BY, in an IN subquery; a SELECT without
           FROM cross joined; SELECT without FROM and VALUES as UNION ALL branches
@@ -453,11 +459,106 @@ def gen_constrel(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
+def subq_item(w, r, si, ia):
+    """One subquery expression of the `subq` shape over source si (alias ia), as
+    (X, where): where=True for a condition of the outer WHERE."""
+    S = F.src(w.sources[si].name)
+    kind = r.choice(['uncorr-id', 'uncorr-top', 'corr-top', 'corr-top', 'in-distinct', 'in-top', 'exists-limit',
+                     'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where'])
+    desc = r.choice(['', ' DESC', ' DESC NULLS LAST', ' NULLS FIRST'])
+    if kind == 'uncorr-id':
+        # at most one row (id is unique): NULL or the value
+        return X('numeric', raw='(SELECT %s.k1 FROM %s %s WHERE %s.id = %d)' % (ia, S, ia, ia, r.randint(0, 30))), False, kind
+    if kind == 'uncorr-top':
+        g = w.gen(w.scope(si, ia))
+        flt = ' WHERE ' + g.expr('bool', 1, need_col=True).sql() if r.random() < 0.4 else ''
+        return X('numeric', raw='(SELECT %s.k1 FROM %s %s%s ORDER BY %s.k1%s, %s.id LIMIT 1)'
+                 % (ia, S, ia, flt, ia, desc, ia)), False, kind
+    if kind in ('corr-top', 'topn-where'):
+        x = X('bigint', raw='(SELECT %s.id FROM %s %s WHERE %s ORDER BY %s.k1%s, %s.id%s LIMIT 1)'
+              % (ia, S, ia, corr_where(w, r, si, ia), ia, desc, ia, r.choice(['', ' DESC'])))
+        if kind == 'topn-where':
+            return X('boolean', '(coalesce({0}, 0) %s a.id)' % r.choice(['<', '>=', '<>']), [x]), True, kind
+        return x, False, kind
+    if kind == 'in-distinct':
+        where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.6 else ''
+        t = '(a.k1 %s (SELECT DISTINCT %s.k1 FROM %s %s%s))' % (r.choice(['IN', 'NOT IN']), ia, S, ia, where)
+        return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'in-top':
+        t = '(a.k1 IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id%s LIMIT %d))' % (ia, S, ia, ia, r.choice(['', ' DESC']),
+                                                                            r.choice([1, 3, 5]))
+        return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'exists-limit':
+        t = '%sEXISTS (SELECT 1 FROM %s %s WHERE %s LIMIT 1)' % (r.choice(['', 'NOT ']), S, ia, corr_where(w, r, si, ia))
+        if r.random() < 0.5:
+            return X('boolean', raw='(%s)' % t), True, kind
+        return X('text', raw="CASE WHEN %s THEN 'yes' ELSE 'no' END" % t), False, kind
+    if kind == 'exists-group':
+        t = 'EXISTS (SELECT %s.k1 FROM %s %s WHERE %s GROUP BY %s.k1 HAVING count(*) %s)' % (
+            ia, S, ia, corr_where(w, r, si, ia), ia, r.choice(['> 1', '>= 1', '= 2']))
+        return X('boolean', raw='(%s)' % t), r.random() < 0.5, kind
+    if kind == 'grouped-from':
+        return X('bigint', raw='(SELECT s.n FROM (SELECT %s.k1, count(*) AS n FROM %s %s GROUP BY %s.k1) s '
+                 'WHERE s.k1 = a.k1)' % (ia, S, ia, ia)), False, kind
+    if kind == 'grouped-max':
+        return X('bigint', raw='(SELECT max(s.n) FROM (SELECT %s.k1, count(*) AS n FROM %s %s GROUP BY %s.k1) s)'
+                 % (ia, S, ia, ia)), False, kind
+    if kind == 'having':
+        return X('bigint', raw='(SELECT count(*) FROM %s %s WHERE %s HAVING count(*) %s)'
+                 % (S, ia, corr_where(w, r, si, ia), r.choice(['> 1', '< 3', '<> 1']))), False, kind
+    # a boolean select list, at most one row (id is unique)
+    return X('boolean', raw='(SELECT %s.k1 > a.k1 FROM %s %s WHERE %s.id = a.id%s)'
+             % (ia, S, ia, ia, r.choice(['', ' + 1']))), False, kind
+
+
+def gen_subq(case, r, qr):
+    """Subquery expressions whose body has DISTINCT, GROUP BY, HAVING without GROUP BY,
+    ORDER BY ... LIMIT (a TopN per outer value), EXISTS ... LIMIT, uncorrelated ones that
+    are not aggregates, boolean values, and subqueries inside VALUES rows."""
+    w = F.World(r, case, 2, None, r.choice([0.0, 0.5, 1.0]))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = CorrQ()
+    q.outer = '%s a' % F.src(w.sources[0].name)
+    g = w.gen(w.scope(0, 'a'))
+    items = [Col('a.id', 'bigint', 10 ** 6).x()]
+    kinds = []
+    if r.random() < 0.15:
+        S1 = F.src(w.sources[1].name)
+        q.outer += (", (VALUES ((SELECT count(*) FROM %s i), 'n'), ((SELECT max(i.id) FROM %s i WHERE i.k1 = %d), 'm'),"
+                    " (%d, 'c')) AS t(x, tag)" % (S1, S1, r.randint(1, 6), r.randint(0, 9)))
+        items += [X('text', raw='t.tag'), X('bigint', raw='t.x')]
+        kinds.append('values')
+    for n in range(r.randint(1, 2)):
+        ia = 'i%d' % (n + 1)
+        si = 1 if r.random() < 0.8 else 0
+        x, where, kind = subq_item(w, r, si, ia)
+        kinds.append(kind)
+        if where and x.ty == 'boolean':
+            name = 'w%d' % n
+            if r.random() < 0.4:
+                q.slots[name] = X('boolean', '(%s OR {0})' % x.sql(), [g.expr('bool', 1, need_col=True)])
+            else:
+                q.slots[name] = x
+            q.conds.append(name)
+        else:
+            items.append(x)
+    if r.random() < 0.3:
+        items += F.pick_items(g, r, 1)
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:subq %s%s' % (', '.join(kinds), ' (updating)' if any(s.updating for s in w.sources) else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
 SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
 # Seeds from 21000 on also draw the shapes added later (older seeds keep their queries).
 SHAPES_2 = SHAPES + [gen_ordset, gen_constrel]
 
 
 def gen_sqlext(case, r, qr):
+    if 22000 <= case.seed < 23000:
+        # seeds 22000-22999: the subq shape only
+        return gen_subq(case, r, qr)
     shapes = SHAPES_2 if case.seed >= 21000 else SHAPES
     shapes[case.seed % len(shapes)](case, r, qr)
