@@ -326,6 +326,8 @@ static int64_t limit_of(const Ast *sel)
 /* DISTINCT ON (d) ... ORDER BY d, rest: a TopN over the input partitioned by d, ordered
  * by rest, keeping one row. PostgreSQL requires the leading ORDER BY items to be the
  * DISTINCT ON expressions. */
+static bool in_domain(const SelectCtx *sc);
+
 static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderItem *don, int ndon)
 {
     Binder *b = sc->b;
@@ -376,6 +378,15 @@ static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderIt
                    "DISTINCT ON without an ORDER BY that picks the row to keep is not supported yet");
         return NULL;
     }
+    if (in_domain(sc) && !sc->corr->discover) {
+        /* a correlated subquery's DISTINCT ON: one row per value and outer value */
+        CorrSink *cs = sc->corr;
+        Expr **d2 = ARENA_ARRAY(b->arena, Expr *, nd + cs->nd + 1);
+        memcpy(d2, d, sizeof(Expr *) * (size_t)nd);
+        for (int j = 0; j < cs->nd; j++) d2[nd + j] = plan_expr_column(b->arena, cs->dbase + j, cs->dnode->cols[j].type);
+        d = d2;
+        nd += cs->nd;
+    }
     return bind_topn_node(b, cur, d, nd, rest, nrest, 1, dloc[0]);
 }
 
@@ -393,8 +404,6 @@ static bool is_identity(const PlanNode *in, Expr *const *exprs, const PlanColumn
     }
     return true;
 }
-
-static bool in_domain(const struct SelectCtx *sc);
 
 /* The select list's Project over input (plus the columns a correlated subquery's keys
  * and ORDER BY-only expressions need), DISTINCT, and the TopN of ORDER BY ... LIMIT. */

@@ -783,7 +783,7 @@ Ast *bind_sublink_body(Binder *b, Ast *q, bool exists)
 {
     if (!q || q->kind != AST_SELECT || q->offset) return q;
     bool drop_limit = q->limit && limit_at_least_one(q->limit) && (exists || one_row_select(q));
-    bool drop_order = q->order_by.n && (!q->limit || drop_limit);
+    bool drop_order = q->order_by.n && !q->distinct_on.n && (!q->limit || drop_limit);
     bool drop_distinct = q->distinct && one_row_select(q);
     if (!drop_limit && !drop_order && !drop_distinct) return q;
     Ast *c = ARENA_NEW(b->arena, Ast);

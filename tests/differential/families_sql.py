@@ -29,7 +29,7 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
 
   subq    (seeds 22000-22999 only) subquery expressions whose body has DISTINCT, GROUP BY,
           HAVING without GROUP BY, ORDER BY ... LIMIT (correlated: a TopN per outer
-          value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
+          value), DISTINCT ON (per outer value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
           aggregates (at most one row: NULL or the value); boolean scalar subqueries;
           subqueries inside VALUES rows
 
@@ -464,7 +464,8 @@ def subq_item(w, r, si, ia):
     (X, where): where=True for a condition of the outer WHERE."""
     S = F.src(w.sources[si].name)
     kind = r.choice(['uncorr-id', 'uncorr-top', 'corr-top', 'corr-top', 'in-distinct', 'in-top', 'exists-limit',
-                     'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where'])
+                     'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where',
+                     'in-distinct-on'])
     desc = r.choice(['', ' DESC', ' DESC NULLS LAST', ' NULLS FIRST'])
     if kind == 'uncorr-id':
         # at most one row (id is unique): NULL or the value
@@ -483,6 +484,11 @@ def subq_item(w, r, si, ia):
     if kind == 'in-distinct':
         where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.6 else ''
         t = '(a.k1 %s (SELECT DISTINCT %s.k1 FROM %s %s%s))' % (r.choice(['IN', 'NOT IN']), ia, S, ia, where)
+        return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'in-distinct-on':
+        # the row of each k1 with the largest id (id is unique: no ties)
+        t = '(a.id IN (SELECT DISTINCT ON (%s.k1) %s.id FROM %s %s WHERE %s ORDER BY %s.k1, %s.id DESC))' % (
+            ia, ia, S, ia, corr_where(w, r, si, ia), ia, ia)
         return X('boolean', raw=t), r.random() < 0.4, kind
     if kind == 'in-top':
         t = '(a.k1 IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id%s LIMIT %d))' % (ia, S, ia, ia, r.choice(['', ' DESC']),
