@@ -138,8 +138,10 @@ typedef struct AggCall {
     Expr *filter;        /* FILTER (WHERE ...) or NULL */
     Type type;           /* result type (PostgreSQL rules: SUM(int4) -> bigint, AVG(int) -> numeric ...) */
     int loc;
-    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); AGG_STRING_AGG and the
-                            ordered-set aggregates: 1 for descending order */
+    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); the ordered-set aggregates:
+                            1 for descending order; AGG_STRING_AGG: bit 0 descending order,
+                            bit 1 (over FN_STRING_AGG_ITEM) NULL keys placed opposite to the
+                            default (NULLS FIRST ascending, NULLS LAST descending) */
     Expr *dflt;          /* AGG_LAG: the value without such a row (over the current row), or NULL;
                             AGG_STRING_AGG: the separator (a text constant);
                             AGG_PERCENTILE_*: the fraction (a float8 constant) */

@@ -33,6 +33,11 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
           aggregates (at most one row: NULL or the value); boolean scalar subqueries;
           subqueries inside VALUES rows
 
+  strings (seeds 23000-23999 only) string_agg OVER (PARTITION BY k1 ORDER BY et [frame])
+          over an insert-only source with distinct times (even seeds); string_agg(DISTINCT
+          x, delimiter per row [ORDER BY x | delimiter [ASC|DESC] [NULLS FIRST|LAST]]) and
+          NULLS FIRST / DESC NULLS LAST on another key, grouped or not (odd seeds)
+
   constrel constant relations: VALUES in FROM with alias columns joined (inner, left,
           right) with a source, under GROUP BY, in an IN subquery; a SELECT without
           FROM cross joined; SELECT without FROM and VALUES as UNION ALL branches
@@ -557,6 +562,73 @@ def gen_subq(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
+class StrWinQ(F.OverQ):
+    family = 'sqlext'
+
+
+def gen_strings(case, r, qr):
+    """string_agg beyond the stats shape: as a window function over an event-time order
+    (distinct times: PostgreSQL joins peers in no set order), and DISTINCT with a
+    delimiter per row, ordered by the value or the delimiter, any NULLS placement."""
+    if case.seed % 2 == 0:
+        w = F.World(r, case, 1, 'distinct', [False], nvalue=(2, 4), kdiv=(15, 40, 100))
+        case.sources = w.sources
+        case.events = w.events
+        r = w.r = qr
+        q = StrWinQ()
+        q.rel = '%s a' % F.src(w.sources[0].name)
+        texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text']
+        if not texts:
+            texts = ['k2'] if w.has(0, 'k2') else []
+        part = r.choice(['', 'PARTITION BY a.k1 ', 'PARTITION BY a.k1 '])
+        items = [Col('a.id', 'bigint', 10 ** 6).x()]
+        for _ in range(r.randint(1, 3)):
+            frame = r.choice(['', ' ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW', ' ROWS %d PRECEDING' % r.choice([0, 1, 2]),
+                              " RANGE BETWEEN INTERVAL '%d seconds' PRECEDING AND CURRENT ROW" % r.choice([0, 1, 3, 10]),
+                              ' RANGE UNBOUNDED PRECEDING'])
+            if texts:
+                t = r.choice(texts)
+                sep = r.choice(["','", "' | '", "''", 'NULL', 'a.%s' % r.choice(texts)])
+                x = "string_agg(a.%s, %s)" % (t, sep)
+            else:
+                x = "string_agg(a.id::text, ',')"
+            items.append(X('text', raw='%s OVER (%sORDER BY a.et%s)' % (x, part, frame), iscol=True))
+        q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+        q.keep_items = set([a for it, a in q.items if 'OVER' in (it.raw or '')][:1])
+        case.label = 'sqlext:strings over'
+        case.models = [(D.FINAL_MODEL, q, 'append')]
+        return
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(2, 4))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text'] or (['k2'] if w.has(0, 'k2') else [])
+    items = []
+    if r.random() < 0.7:
+        q.group = 'a.k1'
+        items.append(Col('a.k1', 'numeric', 100).x())
+    for _ in range(r.randint(1, 3)):
+        if not texts:
+            break
+        t, d = r.choice(texts), r.choice(texts)
+        dl = r.choice(['a.%s' % d, "CASE WHEN a.id %% 2 = 0 THEN ',' ELSE NULL END" % (), "a.%s || '/'" % d])
+        order = r.choice(['', ' ORDER BY a.%s' % t, ' ORDER BY %s' % dl])
+        if order:
+            order += r.choice(['', ' DESC', ' ASC', ' NULLS FIRST', ' DESC NULLS LAST', ' ASC NULLS LAST',
+                               ' DESC NULLS FIRST'])
+        items.append(X('text', raw='string_agg(DISTINCT a.%s, %s%s)' % (t, dl, order)))
+    if texts and r.random() < 0.4:
+        # NULLS placement on another key, made total by id
+        items.append(X('text', raw="string_agg(a.%s, ',' ORDER BY a.id%s)" % (
+            r.choice(texts), r.choice([' NULLS FIRST', ' DESC NULLS LAST']))))
+    items.append(X('bigint', raw='count(*)'))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:strings distinct%s' % (' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
 SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
 # Seeds from 21000 on also draw the shapes added later (older seeds keep their queries).
 SHAPES_2 = SHAPES + [gen_ordset, gen_constrel]
@@ -566,5 +638,8 @@ def gen_sqlext(case, r, qr):
     if 22000 <= case.seed < 23000:
         # seeds 22000-22999: the subq shape only
         return gen_subq(case, r, qr)
+    if 23000 <= case.seed < 24000:
+        # seeds 23000-23999: the strings shape only
+        return gen_strings(case, r, qr)
     shapes = SHAPES_2 if case.seed >= 21000 else SHAPES
     shapes[case.seed % len(shapes)](case, r, qr)

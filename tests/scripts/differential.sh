@@ -7,7 +7,7 @@
 # joins, TopN, set operations and running aggregates in fixed proportions.
 # Starts a throwaway PostgreSQL and always stops it. Sized to finish within 4 minutes on
 # 2 cores with the ASan build (about 2.5 minutes when nothing fails; a failure adds up
-# to 30 s of minimising). DIFFTEST_SEEDS / DIFFTEST_SQLEXT_SEEDS / DIFFTEST_SUBQ_SEEDS / DIFFTEST_BIG_SEEDS override
+# to 30 s of minimising). DIFFTEST_SEEDS / DIFFTEST_SQLEXT_SEEDS / DIFFTEST_SUBQ_SEEDS / DIFFTEST_STRINGS_SEEDS / DIFFTEST_BIG_SEEDS override
 # the sets.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +40,10 @@ python3 tests/differential/difftest.py --seeds "${DIFFTEST_SQLEXT_SEEDS:-20001-2
 # uncorrelated non-aggregate and boolean scalar subqueries, subqueries in VALUES (the
 # sqlext `subq` shape, seeds 22000-22999). DIFFTEST_SUBQ_SEEDS overrides the set.
 python3 tests/differential/difftest.py --seeds "${DIFFTEST_SUBQ_SEEDS:-22001-22150}" \
+  --max-shrink 1 --shrink-time 30 || status=1
+# string_agg OVER an event-time order, string_agg(DISTINCT x, delimiter per row) with
+# every ORDER BY and NULLS placement (the sqlext `strings` shape, seeds 23000-23999).
+python3 tests/differential/difftest.py --seeds "${DIFFTEST_STRINGS_SEEDS:-23000-23099}" \
   --max-shrink 1 --shrink-time 30 || status=1
 # Longer streams: `weir run` crosses batch boundaries (4096 records per source and step),
 # so watermarks move between batches and windows close mid-run.
