@@ -470,7 +470,7 @@ def subq_item(w, r, si, ia):
     S = F.src(w.sources[si].name)
     kind = r.choice(['uncorr-id', 'uncorr-top', 'corr-top', 'corr-top', 'in-distinct', 'in-top', 'exists-limit',
                      'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where',
-                     'in-distinct-on'])
+                     'in-distinct-on', 'nearest'])
     desc = r.choice(['', ' DESC', ' DESC NULLS LAST', ' NULLS FIRST'])
     if kind == 'uncorr-id':
         # at most one row (id is unique): NULL or the value
@@ -490,6 +490,10 @@ def subq_item(w, r, si, ia):
         where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.6 else ''
         t = '(a.k1 %s (SELECT DISTINCT %s.k1 FROM %s %s%s))' % (r.choice(['IN', 'NOT IN']), ia, S, ia, where)
         return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'nearest':
+        # ordered by an expression over the outer row: the nearest inner row per outer value
+        return X('bigint', raw='(SELECT %s.id FROM %s %s ORDER BY abs(%s.k1 - a.k1)%s, %s.id LIMIT 1)'
+                 % (ia, S, ia, ia, r.choice(['', ' DESC', ' NULLS FIRST']), ia)), False, kind
     if kind == 'in-distinct-on':
         # the row of each k1 with the largest id (id is unique: no ties)
         t = '(a.id IN (SELECT DISTINCT ON (%s.k1) %s.id FROM %s %s WHERE %s ORDER BY %s.k1, %s.id DESC))' % (
