@@ -9,10 +9,18 @@
  * own WHERE conjuncts (a plain SELECT without GROUP BY, aggregates, DISTINCT or
  * LIMIT): each becomes a further key pair, the inner side added to q's output.
  *
- * Anywhere in the WHERE clause or in the select list of a query without GROUP BY:
- * an uncorrelated scalar subquery that is an aggregate without GROUP BY (exactly one
- * row) becomes a LEFT join with nkeys = 0 against its plan; the expression reads the
- * joined column. Other subqueries are "not supported yet". */
+ * Everywhere else (and for those conjuncts when their correlation is not inner =
+ * outer), a subquery is decorrelated over its outer values (its domain, CorrSink):
+ *   an aggregate without GROUP BY   its one row per outer value; an outer row no inner
+ *                                   row matches gets the aggregates of no rows
+ *   any other scalar subquery       its rows counted per outer value: NULL, the value,
+ *                                   or the "more than one row" error (scalar_rows)
+ *   EXISTS                          a count > 0 (over grouped bodies: of their rows)
+ *   x op ANY / ALL (q)              rows counted by whether x op y is TRUE / NULL
+ * LEFT joined to the outer row on the domain columns (bind_scalar_joins); uncorrelated,
+ * joined without keys. The body is bound as written (DISTINCT, GROUP BY, a TopN
+ * partitioned by the outer values), after bind_sublink_body drops what cannot change
+ * its reading (ORDER BY without LIMIT; for EXISTS a LIMIT >= 1). */
 #include "sql/bind_internal.h"
 
 #include <stdlib.h>
