@@ -115,8 +115,28 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
     bool simple = q->setop == AST_SETOP_NONE;
     int64_t limit = -1;
     if (q->offset) {
-        bind_unsupported(b, bind_ast_start(q->offset), "OFFSET");
-        ok = false;
+        /* OFFSET m with ORDER BY ... LIMIT n of a SELECT: a TopN of n + m rows whose
+         * first m are dropped by their row number (bind_select.c) */
+        Ast *o = q->offset;
+        int oloc = bind_ast_start(o);
+        if ((o->kind == AST_OP && !o->lexpr && o->name && strcmp(o->name, "-") == 0 && o->rexpr &&
+             o->rexpr->kind == AST_CONST && o->rexpr->const_kind == AST_CONST_INT) ||
+            (o->kind == AST_CONST && o->const_kind == AST_CONST_INT && strtoll(o->text, NULL, 10) < 0)) {
+            bind_error(b, oloc, "invalid-offset", NULL, "OFFSET must not be negative");
+            ok = false;
+        } else if (o->kind != AST_CONST || o->const_kind != AST_CONST_INT) {
+            bind_unsupported(b, oloc, "an OFFSET that is not an integer constant");
+            ok = false;
+        } else if (!q->limit) {
+            bind_error(b, oloc, "unsupported",
+                       "add ORDER BY ... LIMIT n: OFFSET keeps the rows after the first m of a TopN",
+                       "OFFSET without LIMIT is not supported yet");
+            ok = false;
+        } else if (!simple || q->nvalues || q->distinct_on.n) {
+            bind_unsupported(b, oloc, !simple ? "OFFSET on a set operation" : q->nvalues ? "OFFSET on VALUES"
+                                                                                       : "OFFSET with DISTINCT ON");
+            ok = false;
+        }
     }
     if (q->limit) {
         if (!q->order_by.n) {

@@ -466,7 +466,26 @@ static PlanNode *finish(SelectCtx *sc, PlanNode *input, Expr **exprs)
         part = ARENA_ARRAY(b->arena, Expr *, npart);
         for (int k = 0; k < npart; k++) part[k] = plan_expr_column(b->arena, sc->nt + k, p->cols[sc->nt + k].type);
     }
-    p = bind_topn_node(b, p, part, npart, keys, sc->nord, limit_of(sel), sc->ord[0].loc);
+    int64_t offset = sel->offset ? strtoll(sel->offset->text, NULL, 10) : 0;
+    p = bind_topn_node(b, p, part, npart, keys, sc->nord, limit_of(sel) + offset, sc->ord[0].loc);
+    if (offset > 0) {
+        /* OFFSET m: the TopN keeps n + m rows, its row number drops the first m */
+        PlanColumn rank = {"__row_number", type_make(T_INT8), 0};
+        p->emit_rank = true;
+        p->ncols = n + 1;
+        p->cols = ARENA_ARRAY(b->arena, PlanColumn, n + 1);
+        memcpy(p->cols, p->inputs[0]->cols, sizeof(PlanColumn) * (size_t)n);
+        p->cols[n] = rank;
+        Expr *gt = plan_expr_new(b->arena, EX_OP, type_make(T_BOOL), bind_ast_start(sel->offset));
+        gt->op = OP_GT;
+        gt->args = ARENA_ARRAY(b->arena, Expr *, 2);
+        gt->args[0] = plan_expr_column(b->arena, n, type_make(T_INT8));
+        gt->args[1] = plan_expr_const(b->arena, type_make(T_INT8), value_int(offset));
+        gt->nargs = 2;
+        p = bind_filter_node(b, p, gt, bind_ast_start(sel->offset));
+        junk++;
+        n++;
+    }
     if (!junk) return p;
     int keep = n - junk;
     Expr **ke = ARENA_ARRAY(b->arena, Expr *, keep + 1);

@@ -29,7 +29,8 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
 
   subq    (seeds 22000-22999 only) subquery expressions whose body has DISTINCT, GROUP BY,
           HAVING without GROUP BY, ORDER BY ... LIMIT (correlated: a TopN per outer
-          value), DISTINCT ON (per outer value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
+          value; also with OFFSET; ordered by an expression over the outer row),
+          DISTINCT ON (per outer value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
           aggregates (at most one row: NULL or the value); boolean scalar subqueries;
           subqueries inside VALUES rows
 
@@ -470,7 +471,7 @@ def subq_item(w, r, si, ia):
     S = F.src(w.sources[si].name)
     kind = r.choice(['uncorr-id', 'uncorr-top', 'corr-top', 'corr-top', 'in-distinct', 'in-top', 'exists-limit',
                      'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where',
-                     'in-distinct-on', 'nearest'])
+                     'in-distinct-on', 'nearest', 'offset'])
     desc = r.choice(['', ' DESC', ' DESC NULLS LAST', ' NULLS FIRST'])
     if kind == 'uncorr-id':
         # at most one row (id is unique): NULL or the value
@@ -490,6 +491,15 @@ def subq_item(w, r, si, ia):
         where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.6 else ''
         t = '(a.k1 %s (SELECT DISTINCT %s.k1 FROM %s %s%s))' % (r.choice(['IN', 'NOT IN']), ia, S, ia, where)
         return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'offset':
+        # the second (third) row per outer value, or uncorrelated
+        where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.7 else ''
+        x = X('bigint', raw='(SELECT %s.id FROM %s %s%s ORDER BY %s.k1%s, %s.id LIMIT 1 OFFSET %d)'
+              % (ia, S, ia, where, ia, desc, ia, r.choice([1, 1, 2])))
+        if r.random() < 0.3:
+            return X('boolean', raw='(a.k1 IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id LIMIT %d OFFSET %d))' % (
+                ia, S, ia, ia, r.choice([2, 3]), r.choice([1, 4]))), r.random() < 0.5, kind
+        return x, False, kind
     if kind == 'nearest':
         # ordered by an expression over the outer row: the nearest inner row per outer value
         return X('bigint', raw='(SELECT %s.id FROM %s %s ORDER BY abs(%s.k1 - a.k1)%s, %s.id LIMIT 1)'
