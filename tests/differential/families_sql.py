@@ -32,7 +32,7 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
           value; also with OFFSET; ordered by an expression over the outer row),
           DISTINCT ON (per outer value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
           aggregates (at most one row: NULL or the value); boolean scalar subqueries;
-          subqueries inside VALUES rows
+          subqueries inside VALUES rows; the model's own ORDER BY ... LIMIT ... OFFSET
 
   strings (seeds 23000-23999 only) string_agg OVER (PARTITION BY k1 ORDER BY et [frame])
           over an insert-only source with distinct times (even seeds); string_agg(DISTINCT
@@ -146,7 +146,7 @@ class CorrQ(F.FQ):
             t += ' GROUP BY ' + self.group
         if self.having:
             t += ' HAVING ' + self.having
-        return t
+        return t + getattr(self, 'suffix', '')
 
 
 def corr_where(w, r, si, ia):
@@ -572,6 +572,11 @@ def gen_subq(case, r, qr):
     if r.random() < 0.3:
         items += F.pick_items(g, r, 1)
     q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    if 'values' not in kinds and r.random() < 0.15:
+        # the model's own TopN with OFFSET (a.id is unique: a total order)
+        q.suffix = ' ORDER BY c1%s LIMIT %d OFFSET %d' % (r.choice(['', ' DESC']), r.choice([1, 5, 20]),
+                                                          r.choice([0, 1, 7]))
+        kinds.append('offset-top')
     case.label = 'sqlext:subq %s%s' % (', '.join(kinds), ' (updating)' if any(s.updating for s in w.sources) else '')
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
