@@ -5,9 +5,9 @@
 # The family of a seed is seed % 20 (tests/differential/README.md), so the sets below
 # cover classic single-source queries, joins, subqueries, event-time windows, interval
 # joins, TopN, set operations and running aggregates in fixed proportions.
-# Starts a throwaway PostgreSQL and always stops it. Sized to finish within 4 minutes on
-# 2 cores with the ASan build (about 2.5 minutes when nothing fails; a failure adds up
-# to 30 s of minimising). DIFFTEST_SEEDS / DIFFTEST_SQLEXT_SEEDS / DIFFTEST_SUBQ_SEEDS / DIFFTEST_STRINGS_SEEDS / DIFFTEST_BIG_SEEDS override
+# Starts a throwaway PostgreSQL and always stops it. Sized to finish within 5 minutes on
+# 2 cores with the ASan build (about 4.5 minutes when nothing fails, the subq and
+# strings sets about a minute of it; a failure adds up to 30 s of minimising). DIFFTEST_SEEDS / DIFFTEST_SQLEXT_SEEDS / DIFFTEST_SUBQ_SEEDS / DIFFTEST_STRINGS_SEEDS / DIFFTEST_BIG_SEEDS override
 # the sets.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
