@@ -138,7 +138,12 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
             ok = false;
         }
     }
-    if (q->limit) {
+    bool none = q->limit && q->limit->kind == AST_CONST && q->limit->const_kind == AST_CONST_INT &&
+                strtoll(q->limit->text, NULL, 10) == 0 && !q->offset;
+    if (none) {
+        /* LIMIT 0: no row, whatever the order (checked, then dropped) */
+        limit = 0;
+    } else if (q->limit) {
         if (!q->order_by.n) {
             bind_error(b, bind_ast_start(q->limit), "unsupported",
                        "add ORDER BY to say which rows to keep, e.g. ORDER BY amount DESC LIMIT 10",
@@ -168,10 +173,10 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
     PlanNode *p;
     if (!simple) {
         p = bind_setop(b, q, env, flags);
-        if (p && drop_order) bind_setop_order(b, q, p, NULL);
+        if (p && (drop_order || (none && q->order_by.n))) bind_setop_order(b, q, p, NULL);
         if (p && limit > 0) p = setop_topn(b, q, p, limit);
     } else if (q->nvalues) {
-        if (limit > 0) {
+        if (limit >= 0) {
             bind_unsupported(b, bind_ast_start(q->limit), "LIMIT on VALUES");
             ok = false;
         }
@@ -179,7 +184,12 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
         Ast *u = bind_values_with_subqueries(b, q);
         p = u ? bind_query(b, u, env, flags) : bind_values(b, q);
     } else {
-        p = bind_select(b, q, env, flags | (drop_order ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
+        p = bind_select(b, q, env,
+                        flags | (drop_order || (none && q->order_by.n) ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
+    }
+    if (p && none) {
+        Expr *no = plan_expr_const(b->arena, type_make(T_BOOL), value_bool(false));
+        p = bind_filter_node(b, p, no, bind_ast_start(q->limit));
     }
     return ok ? p : NULL;
 }
