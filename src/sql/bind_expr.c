@@ -676,9 +676,9 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
                 /* inside a subquery expression, in a query nested in it */
                 bind_error(b, a->loc, "unsupported",
                            "correlate in the subquery's own clauses, e.g. (SELECT max(s.n) FROM (SELECT ...) s WHERE "
-                           "s.k = o.k), or give each branch of a set operation its own subquery",
-                           "a reference to a column of an outer query inside a FROM subquery, WITH query or set "
-                           "operation of a subquery (LATERAL) is not supported yet");
+                           "s.k = o.k)",
+                           "a reference to a column of an outer query inside a FROM subquery or WITH query of a "
+                           "subquery (LATERAL) is not supported yet");
                 return NULL;
             }
             if (!cx->allow_outer) {

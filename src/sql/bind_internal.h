@@ -134,6 +134,8 @@ typedef struct SubItem {
     const int *lcols;            /* the outer row's columns matched with the domain's: dcols,
                                     or (above an Aggregate) the group keys holding them */
     int nd;
+    PlanNode **more;             /* further domain placeholders (a set operation's branches) */
+    int nmore;
 } SubItem;
 typedef struct SubList {
     SubItem *items;
@@ -227,6 +229,18 @@ typedef struct CorrSink {
     int nd, dcap;
     PlanNode *dnode;
     int dbase;
+    /* A set operation as the subquery's body: its SELECT branches (each is correlated,
+     * cross joined with a domain of its own: dnode for the first, the placeholders in
+     * more[] for the others), and the set operation itself (a TopN over it is
+     * partitioned by the domain columns). */
+    const Ast **branches;
+    int nbranches;
+    const Ast *setop;
+    bool dnode_used;
+    bool values_branch;          /* a branch is VALUES (refused when correlated) */
+    int values_loc;
+    PlanNode **more;
+    int nmore, moremax;
 } CorrSink;
 
 /* Query flags. */

@@ -80,7 +80,15 @@ static PlanNode *setop_topn(Binder *b, Ast *q, PlanNode *p, int64_t limit)
         keys[i].desc = s->kind == AST_SORT_BY && s->desc;
         keys[i].nulls_first = s->kind == AST_SORT_BY && (s->nulls == 1 || (s->nulls == 0 && s->desc));
     }
-    return bind_topn_node(b, p, NULL, 0, keys, q->order_by.n, limit, bind_ast_start(q->order_by.items[0]));
+    /* the body of a correlated subquery: its first rows per outer value */
+    const CorrSink *cs = b->corr;
+    int npart = cs && cs->domain && !cs->discover && cs->setop == q ? cs->nd : 0;
+    Expr **part = npart ? ARENA_ARRAY(b->arena, Expr *, npart) : NULL;
+    for (int j = 0; j < npart; j++) {
+        int c = p->ncols - npart + j;
+        part[j] = plan_expr_column(b->arena, c, p->cols[c].type);
+    }
+    return bind_topn_node(b, p, part, npart, keys, q->order_by.n, limit, bind_ast_start(q->order_by.items[0]));
 }
 
 PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)

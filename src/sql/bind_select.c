@@ -516,7 +516,24 @@ static void add_domain(SelectCtx *sc, PlanNode **pcur)
 {
     CorrSink *cs = sc->corr;
     if (!cs || !cs->domain || cs->discover || !cs->dnode) return;
-    *pcur = bind_cross_join(sc->b, &sc->fi, *pcur, cs->dnode, sc->sel->loc);
+    PlanNode *d = cs->dnode;
+    if (cs->dnode_used) {
+        /* another branch of a set operation: a placeholder of its own */
+        Binder *b = sc->b;
+        d = plan_node_new(b->arena, PL_SETOP, sc->sel->loc);
+        d->ncols = cs->dnode->ncols;
+        d->cols = cs->dnode->cols;
+        if (cs->nmore == cs->moremax) {
+            int cap = cs->moremax ? cs->moremax * 2 : 4;
+            PlanNode **v = ARENA_ARRAY(b->arena, PlanNode *, cap);
+            if (cs->nmore) memcpy(v, cs->more, sizeof(PlanNode *) * (size_t)cs->nmore);
+            cs->more = v;
+            cs->moremax = cap;
+        }
+        cs->more[cs->nmore++] = d;
+    }
+    cs->dnode_used = true;
+    *pcur = bind_cross_join(sc->b, &sc->fi, *pcur, d, sc->sel->loc);
     sc->fi.djoin = *pcur;
 }
 
@@ -1073,6 +1090,8 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     sc.flags = flags;
     sc.env = env;
     sc.corr = b->corr && b->corr->sel == sel ? b->corr : NULL;
+    for (int i = 0; !sc.corr && b->corr && i < b->corr->nbranches; i++)
+        if (b->corr->branches[i] == sel) sc.corr = b->corr;
     PlanNode *cur = bind_from(b, sel, env, &sc.scope, &sc.fi);
     if (!cur) return NULL;
     if (in_domain(&sc) && !sc.corr->discover) {

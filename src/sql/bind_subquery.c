@@ -252,11 +252,38 @@ static Type outer_type(const Scope *outer, int index)
  * reads (plus pre[0..npre)), a second binds it cross joined with their domain. The
  * plan's output is q's columns ++ the domain columns; sink->nd == 0: q is uncorrelated
  * and its plan the first pass's. */
+static void collect_branches(Binder *b, const Ast *q, CorrSink *sink, int *cap)
+{
+    if (q->setop != AST_SETOP_NONE) {
+        collect_branches(b, q->larg, sink, cap);
+        collect_branches(b, q->rarg, sink, cap);
+        return;
+    }
+    if (q->nvalues) { /* VALUES: no domain of its own (refused when correlated) */
+        if (!sink->values_branch) sink->values_loc = q->loc;
+        sink->values_branch = true;
+        return;
+    }
+    if (sink->nbranches == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        const Ast **v = ARENA_ARRAY(b->arena, const Ast *, *cap);
+        if (sink->nbranches) memcpy(v, sink->branches, sizeof(const Ast *) * (size_t)sink->nbranches);
+        sink->branches = v;
+    }
+    sink->branches[sink->nbranches++] = q;
+}
+
 static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *env, Ast *q, CorrSink *sink,
                                    const int *pre, int npre)
 {
     memset(sink, 0, sizeof *sink);
     sink->sel = q && q->kind == AST_SELECT && q->setop == AST_SETOP_NONE ? q : NULL;
+    if (q && q->kind == AST_SELECT && q->setop != AST_SETOP_NONE) {
+        /* a set operation: every SELECT branch is correlated over the domain */
+        int cap = 0;
+        collect_branches(b, q, sink, &cap);
+        sink->setop = q;
+    }
     sink->domain = true;
     sink->discover = true;
     for (int i = 0; i < npre; i++) bind_domain_col(b, sink, pre[i]);
@@ -268,6 +295,11 @@ static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *
     b->outer = save_outer;
     b->corr = save_corr;
     if (!p || sink->nd == 0) return p;
+    if (sink->values_branch) {
+        bind_error(b, sink->values_loc, "unsupported", "write the branch as a SELECT, e.g. SELECT 1 in place of VALUES (1)",
+                   "a VALUES branch of a set operation in a correlated subquery is not supported yet");
+        return NULL;
+    }
     PlanNode *d = plan_node_new(b->arena, PL_SETOP, q->loc); /* placeholder: see bind_scalar_joins */
     d->ncols = sink->nd;
     d->cols = ARENA_ARRAY(b->arena, PlanColumn, sink->nd + 1);
@@ -277,6 +309,8 @@ static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *
     }
     sink->discover = false;
     sink->dnode = d;
+    sink->dnode_used = false;
+    sink->nmore = 0;
     sink->n = 0;
     sink->inner = NULL;
     b->outer = outer;
@@ -385,6 +419,8 @@ static Expr *add_correlated(ExprCtx *cx, PlanNode *sp, Expr *value, Expr *empty,
     it->plan = r;
     it->loc = loc;
     it->domain = sink->dnode;
+    it->more = sink->more;
+    it->nmore = sink->nmore;
     it->dcols = sink->dcols;
     it->nd = nd;
     sub_add(b, l)->loc = loc; /* the marker column */
@@ -937,6 +973,7 @@ PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, const PlanNode *from_plan,
             for (int d = 0; d < it->nd; d++) ex[d] = plan_expr_column(b->arena, it->dcols[d], it->domain->cols[d].type);
             PlanNode *proj = bind_project_node(b, plan_node_copy(b->arena, from_plan), ex, it->domain->cols, it->nd, it->loc);
             PlanNode *dist = bind_unary_node(b, PL_DISTINCT, proj, it->loc);
+            for (int m = 0; m < it->nmore; m++) *it->more[m] = *plan_node_copy(b->arena, dist);
             *it->domain = *dist;
             /* outer columns = domain columns, a NULL matching a NULL: (x IS NULL, COALESCE(x, zero)) */
             j->nkeys = 2 * it->nd;

@@ -30,7 +30,8 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
   subq    (seeds 22000-22999 only) subquery expressions whose body has DISTINCT, GROUP BY,
           HAVING without GROUP BY, ORDER BY ... LIMIT (correlated: a TopN per outer
           value; also with OFFSET; ordered by an expression over the outer row), LIMIT 0,
-          DISTINCT ON (per outer value), EXISTS ... LIMIT; uncorrelated scalar subqueries that are not
+          DISTINCT ON (per outer value), EXISTS ... LIMIT, set operations of
+          correlated branches (in IN, EXISTS, a scalar TopN); uncorrelated scalar subqueries that are not
           aggregates (at most one row: NULL or the value); boolean scalar subqueries;
           subqueries inside VALUES rows; the model's own ORDER BY ... LIMIT ... OFFSET
 
@@ -471,7 +472,7 @@ def subq_item(w, r, si, ia):
     S = F.src(w.sources[si].name)
     kind = r.choice(['uncorr-id', 'uncorr-top', 'corr-top', 'corr-top', 'in-distinct', 'in-top', 'exists-limit',
                      'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where',
-                     'in-distinct-on', 'nearest', 'offset', 'offset', 'limit0'])
+                     'in-distinct-on', 'nearest', 'offset', 'offset', 'limit0', 'setop', 'setop'])
     desc = r.choice(['', ' DESC', ' DESC NULLS LAST', ' NULLS FIRST'])
     if kind == 'uncorr-id':
         # at most one row (id is unique): NULL or the value
@@ -491,6 +492,23 @@ def subq_item(w, r, si, ia):
         where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.6 else ''
         t = '(a.k1 %s (SELECT DISTINCT %s.k1 FROM %s %s%s))' % (r.choice(['IN', 'NOT IN']), ia, S, ia, where)
         return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'setop':
+        # a set operation as the body, its branches correlated (or not)
+        S0 = F.src(w.sources[0].name)
+        u = r.random()
+        if u < 0.35:
+            t = '(a.k1 %s (SELECT %s.k1 FROM %s %s WHERE %s %s SELECT j.k1 FROM %s j WHERE j.id %s a.id))' % (
+                r.choice(['IN', 'NOT IN']), ia, S, ia, corr_where(w, r, si, ia), r.choice(['UNION', 'UNION ALL', 'EXCEPT']),
+                S0, r.choice(['=', '<']))
+            return X('boolean', raw=t), r.random() < 0.4, kind
+        if u < 0.7:
+            g = w.gen(w.scope(si, 'j'))
+            t = '(%sEXISTS (SELECT %s.k1 FROM %s %s WHERE %s %s SELECT j.k1 FROM %s j WHERE %s))' % (
+                r.choice(['', 'NOT ']), ia, S, ia, corr_where(w, r, si, ia), r.choice(['INTERSECT', 'EXCEPT', 'UNION']),
+                S, g.expr('bool', 1, need_col=True).sql())
+            return X('boolean', raw=t), r.random() < 0.5, kind
+        return X('bigint', raw='(SELECT %s.id FROM %s %s WHERE %s UNION SELECT a.id %% 7 ORDER BY 1%s LIMIT 1)' % (
+            ia, S, ia, corr_where(w, r, si, ia), r.choice(['', ' DESC']))), False, kind
     if kind == 'limit0':
         t = r.choice(['(SELECT %s.k1 FROM %s %s WHERE %s LIMIT 0)' % (ia, S, ia, corr_where(w, r, si, ia)),
                       '(a.k1 NOT IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id LIMIT 0))' % (ia, S, ia, ia)])
