@@ -5,6 +5,8 @@
 
 #include "engine/agg_item.h"
 
+#include <stdlib.h>
+
 static ArgClass classify(Type t)
 {
     if (type_is_integer(t)) return AC_INT;
@@ -45,7 +47,10 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
         if (c->kind == AGG_STRING_AGG) {
             const Expr *d = c->dflt;
             sp->sep = d && d->kind == EX_CONST && !d->cval.isnull ? d->cval : value_text("", 0);
-            sp->desc = c->offset != 0;
+            sp->desc = (c->offset & 1) != 0;
+            bool flip = (c->offset & 2) != 0;
+            sp->nulls_first = sp->desc != flip;
+            sp->reorder = sp->item && (flip || c->distinct);
         }
         if (aggacc_is_ordered_set(c->kind)) {
             sp->desc = c->offset != 0;
@@ -382,8 +387,30 @@ static void item_entry(void *ctx, const Value *v, int64_t count)
     w->count[w->n++] = count;
 }
 
-/* Packed items (agg_item.h) in the multiset's order (descending: reversed), each x as
- * often as it occurs, every one but the first after its own delimiter. */
+typedef struct SortedItem {
+    AggItem it;
+    int64_t count;
+} SortedItem;
+
+/* PostgreSQL's order of string_agg's items (AggSpec.reorder). */
+static int sorted_item_cmp(const void *pa, const void *pb, void *ud)
+{
+    const AggSpec *sp = ud;
+    const AggItem *a = &((const SortedItem *)pa)->it, *b = &((const SortedItem *)pb)->it;
+    if (a->key.isnull != b->key.isnull) return a->key.isnull == sp->nulls_first ? -1 : 1;
+    if (!a->key.isnull) {
+        int c = value_compare(type_make((TypeId)sp->argt.scale), &a->key, &b->key);
+        if (c) return sp->desc ? (c < 0 ? 1 : -1) : (c < 0 ? -1 : 1);
+    }
+    int c = agg_item_text_cmp(&a->x, &b->x);
+    if (c) return c;
+    if (a->delim.isnull != b->delim.isnull) return a->delim.isnull ? 1 : -1;
+    return a->delim.isnull ? 0 : agg_item_text_cmp(&a->delim, &b->delim);
+}
+
+/* Packed items (agg_item.h) in the multiset's order (descending: reversed; or sorted
+ * again, AggSpec.reorder), each x as often as it occurs, every one but the first after
+ * its own delimiter. */
 static Value string_agg_items(const AggSpec *sp, const Acc *acc, Arena *arena)
 {
     int64_t n = acc->u.set.n;
@@ -391,6 +418,32 @@ static Value string_agg_items(const AggSpec *sp, const Acc *acc, Arena *arena)
                   arena_alloc(arena, sizeof(int64_t) * (size_t)(n > 0 ? n : 1)), 0};
     oset_walk(&acc->u.set, item_entry, &w);
     Type kt = type_make((TypeId)sp->argt.scale);
+    if (sp->reorder) {
+        SortedItem *si = arena_alloc(arena, sizeof(SortedItem) * (size_t)(w.n > 0 ? w.n : 1));
+        int64_t m = 0;
+        for (int64_t k = 0; k < w.n; k++)
+            if (agg_item_unpack(kt, w.v[k]->s, w.v[k]->len, &si[m].it)) si[m++].count = w.count[k];
+        qsort_r(si, (size_t)m, sizeof *si, sorted_item_cmp, (void *)sp);
+        size_t total = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            char *buf = pass ? arena_alloc(arena, total + 1) : NULL;
+            size_t len = 0;
+            bool first = true;
+            for (int64_t k = 0; k < m; k++)
+                for (int64_t c = 0; c < si[k].count; c++) {
+                    const AggItem *it = &si[k].it;
+                    if (!first && !it->delim.isnull) {
+                        if (pass && it->delim.len) memcpy(buf + len, it->delim.s, it->delim.len);
+                        len += it->delim.len;
+                    }
+                    first = false;
+                    if (pass && it->x.len) memcpy(buf + len, it->x.s, it->x.len);
+                    len += it->x.len;
+                }
+            if (pass) return value_text(buf, (uint32_t)len);
+            total = len;
+        }
+    }
     size_t total = 0;
     bool first = true;
     for (int pass = 0; pass < 2; pass++) {

@@ -73,6 +73,10 @@ typedef struct AggSpec {
     Value sep;               /* STRING_AGG: the separator (text) */
     bool item;               /* STRING_AGG over packed items (agg_item.h): argt is oset_item_type */
     bool desc;               /* STRING_AGG, ordered-set aggregates: values in descending order */
+    bool nulls_first;        /* STRING_AGG over items: NULL order keys first */
+    bool reorder;            /* STRING_AGG over items: sorted when read by key (desc, nulls_first),
+                                then value and delimiter ascending, NULL last (PostgreSQL's order
+                                for DISTINCT; NULL placement the multiset's order does not give) */
     bool frac_null;          /* PERCENTILE_*: the fraction is NULL (the result is NULL) */
     double frac;             /* PERCENTILE_*: the fraction, 0 <= frac <= 1 */
 } AggSpec;

@@ -76,6 +76,9 @@ void op_dead_letter(Op *op, int input, int row, const char *reason)
     dl.types = in->out_types;
     dl.cols = in->node ? in->node->plan->cols : NULL;
     dl.ncols = in->ncols;
+    int shown = in->node ? in->node->plan->dl_ncols : 0; /* a subquery's join: the outer row only */
+    if (shown < 0) dl.ncols = 0;
+    else if (shown > 0 && shown < dl.ncols) dl.ncols = shown;
     eng_emit_dead_letter(op->p, &dl);
 }
 

@@ -180,6 +180,11 @@ static PlanNode *prune_join(Pruner *pr, PlanNode *n, const bool *need, int **map
     n->left_keys = remapped_list(pr, n->left_keys, n->nkeys, ml);
     n->right_keys = remapped_list(pr, n->right_keys, n->nkeys, mr);
     n->pred = remapped(pr, n->pred, pair);
+    if (n->dl_ncols > 0) { /* the outer row's columns that remain */
+        int keep = 0;
+        for (int c = 0; c < n->dl_ncols && c < nl; c++) keep += ml[c] >= 0;
+        n->dl_ncols = keep > 0 ? keep : -1;
+    }
     if (n->left_time_col >= 0) n->left_time_col = ml[n->left_time_col];
     if (n->right_time_col >= 0) n->right_time_col = mr[n->right_time_col];
     int ncols = semi_anti ? nl2 : nl2 + nr2;

@@ -672,6 +672,15 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
                 b->corr->retry = true;
                 return NULL;
             }
+            if (!cx->allow_outer && b->corr && b->corr->domain) {
+                /* inside a subquery expression, in a query nested in it */
+                bind_error(b, a->loc, "unsupported",
+                           "correlate in the subquery's own clauses, e.g. (SELECT max(s.n) FROM (SELECT ...) s WHERE "
+                           "s.k = o.k)",
+                           "a reference to a column of an outer query inside a FROM subquery or WITH query of a "
+                           "subquery (LATERAL) is not supported yet");
+                return NULL;
+            }
             if (!cx->allow_outer) {
                 bind_error(b, a->loc, "unsupported",
                            "correlate EXISTS / IN subqueries through equalities in their WHERE clause, e.g. "

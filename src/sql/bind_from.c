@@ -465,6 +465,49 @@ static void find_sublink(Ast *a, void *ud)
     if (!*found && (a->kind == AST_SUBLINK || a->kind == AST_SELECT)) *found = a;
 }
 
+Ast *bind_values_with_subqueries(Binder *b, Ast *q)
+{
+    int nrows = q->nvalues, ncols = q->values[0].n;
+    Ast *sub = NULL;
+    for (int r = 0; r < nrows && !sub; r++)
+        for (int c = 0; c < q->values[r].n && !sub; c++) bind_ast_walk(q->values[r].items[c], find_sublink, &sub);
+    if (!sub) return NULL;
+    for (int r = 1; r < nrows; r++)
+        if (q->values[r].n != ncols) return NULL; /* bind_values reports it */
+    Ast *u = NULL;
+    for (int r = 0; r < nrows; r++) {
+        Ast *s = ARENA_NEW(b->arena, Ast);
+        memset(s, 0, sizeof *s);
+        s->kind = AST_SELECT;
+        s->loc = bind_ast_start(q->values[r].items[0]);
+        s->targets.items = ARENA_ARRAY(b->arena, Ast *, ncols + 1);
+        s->targets.n = ncols;
+        for (int c = 0; c < ncols; c++) {
+            Ast *t = ARENA_NEW(b->arena, Ast);
+            memset(t, 0, sizeof *t);
+            t->kind = AST_RES_TARGET;
+            t->name = arena_printf(b->arena, "column%d", c + 1);
+            t->expr = q->values[r].items[c];
+            t->loc = bind_ast_start(t->expr);
+            s->targets.items[c] = t;
+        }
+        if (!u) {
+            u = s;
+            continue;
+        }
+        Ast *un = ARENA_NEW(b->arena, Ast);
+        memset(un, 0, sizeof *un);
+        un->kind = AST_SELECT;
+        un->setop = AST_SETOP_UNION;
+        un->setop_all = true;
+        un->larg = u;
+        un->rarg = s;
+        un->loc = q->loc;
+        u = un;
+    }
+    return u;
+}
+
 PlanNode *bind_values(Binder *b, Ast *q)
 {
     int nrows = q->nvalues, ncols = q->values[0].n;

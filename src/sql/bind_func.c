@@ -198,8 +198,10 @@ static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
  * are, in their order (C collation); PostgreSQL leaves the order unspecified without
  * ORDER BY, weir sorts. Ordered by another expression or with a delimiter computed
  * per row, the argument is FN_STRING_AGG_ITEM(value, delimiter, key) (the key is the
- * value without ORDER BY), kept in the order of the key (NULL last, as ORDER BY puts
- * it ascending), then value and delimiter (PostgreSQL leaves ties unspecified). */
+ * value without ORDER BY), kept in the order of the key (NULLs where ORDER BY puts
+ * them), then value and delimiter ascending, NULL last: PostgreSQL's order for DISTINCT
+ * (which is over the pairs (value, delimiter) and may be ordered by either), and one
+ * of the orders it allows for ties otherwise. */
 static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac)
 {
     Binder *b = cx->b;
@@ -216,11 +218,6 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
         }
     }
     bool per_row = args[1]->kind != EX_CONST;
-    if (per_row && a->agg_distinct) {
-        bind_unsupported(b, args[1]->loc >= 0 ? args[1]->loc : a->loc,
-                         "string_agg(DISTINCT ...) with a delimiter computed per row");
-        return false;
-    }
     ac->type = type_make(T_TEXT);
     ac->arg = args[0];
     ac->dflt = args[1];
@@ -238,17 +235,14 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
         if (bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
         if (!o) return false;
         bool other = !plan_expr_equal(o, args[0]);
-        if (other && a->agg_distinct) {
+        if (other && a->agg_distinct && !plan_expr_equal(o, args[1])) {
             bind_error(b, bind_ast_start(oe), "invalid-aggregate", NULL,
                        "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
             return false;
         }
         ac->offset = sb->kind == AST_SORT_BY && sb->desc ? 1 : 0;
-        if (other && sb->kind == AST_SORT_BY && sb->nulls != 0 && sb->nulls != (sb->desc ? 1 : 2)) {
-            bind_unsupported(b, bind_ast_start(oe), sb->desc ? "NULLS LAST in string_agg's ORDER BY ... DESC"
-                                                           : "NULLS FIRST in string_agg's ORDER BY");
-            return false;
-        }
+        if (other && sb->kind == AST_SORT_BY && sb->nulls != 0 && sb->nulls != (sb->desc ? 1 : 2))
+            ac->offset |= 2; /* the key's NULLs where the default would not put them */
         if (other || per_row) {
             Expr *item[3] = {args[0], args[1], o};
             ac->arg = func_node(b, FN_STRING_AGG_ITEM, type_make(T_TEXT), a->loc, item, 3);

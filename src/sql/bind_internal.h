@@ -134,6 +134,8 @@ typedef struct SubItem {
     const int *lcols;            /* the outer row's columns matched with the domain's: dcols,
                                     or (above an Aggregate) the group keys holding them */
     int nd;
+    PlanNode **more;             /* further domain placeholders (a set operation's branches) */
+    int nmore;
 } SubItem;
 typedef struct SubList {
     SubItem *items;
@@ -227,6 +229,18 @@ typedef struct CorrSink {
     int nd, dcap;
     PlanNode *dnode;
     int dbase;
+    /* A set operation as the subquery's body: its SELECT branches (each is correlated,
+     * cross joined with a domain of its own: dnode for the first, the placeholders in
+     * more[] for the others), and the set operation itself (a TopN over it is
+     * partitioned by the domain columns). */
+    const Ast **branches;
+    int nbranches;
+    const Ast *setop;
+    bool dnode_used;
+    bool values_branch;          /* a branch is VALUES (refused when correlated) */
+    int values_loc;
+    PlanNode **more;
+    int nmore, moremax;
 } CorrSink;
 
 /* Query flags. */
@@ -395,6 +409,10 @@ int bind_expand_star(Binder *b, const Scope *scope, const Ast *ref, const ScopeC
  * types are resolved per column as PostgreSQL resolves them (unknown -> text, a common
  * type, "VALUES types x and y cannot be matched"); subqueries are refused. */
 PlanNode *bind_values(Binder *b, Ast *q);
+/* VALUES rows holding subqueries, as PostgreSQL allows them: the rows as SELECTs
+ * without FROM (columns column1..N) under UNION ALL, which types the columns as VALUES
+ * does; NULL when no row holds a subquery (or the rows differ in length). */
+Ast *bind_values_with_subqueries(Binder *b, Ast *q);
 PlanNode *bind_rename_columns(Binder *b, PlanNode *plan, const char *const *names, int n, int loc,
                               const char *what);
 
@@ -455,6 +473,11 @@ PlanNode *bind_topn_finish(Binder *b, PlanNode *root);
 /* ---- bind_subquery.c ---- */
 /* True when a WHERE conjunct is [NOT] EXISTS (...), x [NOT] IN (...) or x <> ALL (...). */
 bool bind_is_semi_conjunct(const Ast *a);
+/* A subquery's body as a subquery expression reads it: ORDER BY without LIMIT dropped
+ * (no order to keep); for EXISTS (exists), and for an aggregate without GROUP BY (one
+ * row), a constant LIMIT >= 1 and its ORDER BY dropped too, and DISTINCT of that one
+ * row. q itself when nothing changes, else a copy. */
+Ast *bind_sublink_body(Binder *b, Ast *q, bool exists);
 /* Binds such a conjunct as a semi/anti join of cur (whose columns scope describes)
  * with the subquery. NULL after reporting, or with *retry set (nothing reported) when
  * its correlation needs the general form: bind it as an expression instead. */

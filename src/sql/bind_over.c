@@ -320,7 +320,15 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
         bind_error(b, a->loc, "invalid-window", NULL, "OVER is not supported for ordered-set aggregate %s", a->name);
         return NULL;
     }
-    if (ak == AGG_STRING_AGG || bind_is_stats_agg(a)) {
+    if (ak == AGG_STRING_AGG && a->agg_order.n) {
+        bind_error(b, a->loc, "invalid-window", NULL, "aggregate ORDER BY is not implemented for window functions");
+        return NULL;
+    }
+    if (ak == AGG_STRING_AGG && a->agg_distinct) {
+        bind_error(b, a->loc, "invalid-window", NULL, "DISTINCT is not implemented for window functions");
+        return NULL;
+    }
+    if (bind_is_stats_agg(a)) {
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s() as a window function", a->name));
         return NULL;
     }
@@ -400,6 +408,25 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
         c.order[i].nulls_first = s->kind == AST_SORT_BY && (s->nulls == 1 || (s->nulls == 0 && s->desc));
     }
     if (!ok) return NULL;
+    if (c.kind == 3 && c.agg.kind == AGG_STRING_AGG && c.norder > 0) {
+        /* string_agg OVER (... ORDER BY t): the frame's values in the window's order, as
+         * PostgreSQL joins them (peers by value): packed items keyed by t (bind_func.c) */
+        Expr *x = c.agg.arg, *delim = c.agg.dflt;
+        if (x->kind == EX_FUNC && x->func == FN_STRING_AGG_ITEM && x->nargs == 3) {
+            delim = x->args[1];
+            x = x->args[0];
+        }
+        Expr *item = plan_expr_new(b->arena, EX_FUNC, type_make(T_TEXT), a->loc);
+        item->func = FN_STRING_AGG_ITEM;
+        item->args = ARENA_ARRAY(b->arena, Expr *, 3);
+        item->args[0] = x;
+        item->args[1] = delim;
+        item->args[2] = plan_expr_copy(b->arena, c.order[0].expr);
+        item->nargs = 3;
+        c.agg.arg = item;
+        c.agg.dflt = NULL;
+        c.agg.offset = c.order[0].desc ? 1 : 0;
+    }
     WinList *l = cx->wins;
     int k;
     for (k = 0; k < l->n; k++)

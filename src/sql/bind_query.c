@@ -80,7 +80,15 @@ static PlanNode *setop_topn(Binder *b, Ast *q, PlanNode *p, int64_t limit)
         keys[i].desc = s->kind == AST_SORT_BY && s->desc;
         keys[i].nulls_first = s->kind == AST_SORT_BY && (s->nulls == 1 || (s->nulls == 0 && s->desc));
     }
-    return bind_topn_node(b, p, NULL, 0, keys, q->order_by.n, limit, bind_ast_start(q->order_by.items[0]));
+    /* the body of a correlated subquery: its first rows per outer value */
+    const CorrSink *cs = b->corr;
+    int npart = cs && cs->domain && !cs->discover && cs->setop == q ? cs->nd : 0;
+    Expr **part = npart ? ARENA_ARRAY(b->arena, Expr *, npart) : NULL;
+    for (int j = 0; j < npart; j++) {
+        int c = p->ncols - npart + j;
+        part[j] = plan_expr_column(b->arena, c, p->cols[c].type);
+    }
+    return bind_topn_node(b, p, part, npart, keys, q->order_by.n, limit, bind_ast_start(q->order_by.items[0]));
 }
 
 PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
@@ -115,10 +123,35 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
     bool simple = q->setop == AST_SETOP_NONE;
     int64_t limit = -1;
     if (q->offset) {
-        bind_unsupported(b, bind_ast_start(q->offset), "OFFSET");
-        ok = false;
+        /* OFFSET m with ORDER BY ... LIMIT n of a SELECT: a TopN of n + m rows whose
+         * first m are dropped by their row number (bind_select.c) */
+        Ast *o = q->offset;
+        int oloc = bind_ast_start(o);
+        if ((o->kind == AST_OP && !o->lexpr && o->name && strcmp(o->name, "-") == 0 && o->rexpr &&
+             o->rexpr->kind == AST_CONST && o->rexpr->const_kind == AST_CONST_INT) ||
+            (o->kind == AST_CONST && o->const_kind == AST_CONST_INT && strtoll(o->text, NULL, 10) < 0)) {
+            bind_error(b, oloc, "invalid-offset", NULL, "OFFSET must not be negative");
+            ok = false;
+        } else if (o->kind != AST_CONST || o->const_kind != AST_CONST_INT) {
+            bind_unsupported(b, oloc, "an OFFSET that is not an integer constant");
+            ok = false;
+        } else if (!q->limit) {
+            bind_error(b, oloc, "unsupported",
+                       "add ORDER BY ... LIMIT n: OFFSET keeps the rows after the first m of a TopN",
+                       "OFFSET without LIMIT is not supported yet");
+            ok = false;
+        } else if (!simple || q->nvalues || q->distinct_on.n) {
+            bind_unsupported(b, oloc, !simple ? "OFFSET on a set operation" : q->nvalues ? "OFFSET on VALUES"
+                                                                                       : "OFFSET with DISTINCT ON");
+            ok = false;
+        }
     }
-    if (q->limit) {
+    bool none = q->limit && q->limit->kind == AST_CONST && q->limit->const_kind == AST_CONST_INT &&
+                strtoll(q->limit->text, NULL, 10) == 0 && !q->offset;
+    if (none) {
+        /* LIMIT 0: no row, whatever the order (checked, then dropped) */
+        limit = 0;
+    } else if (q->limit) {
         if (!q->order_by.n) {
             bind_error(b, bind_ast_start(q->limit), "unsupported",
                        "add ORDER BY to say which rows to keep, e.g. ORDER BY amount DESC LIMIT 10",
@@ -148,16 +181,23 @@ PlanNode *bind_query(Binder *b, Ast *q, const CteEnv *env, int flags)
     PlanNode *p;
     if (!simple) {
         p = bind_setop(b, q, env, flags);
-        if (p && drop_order) bind_setop_order(b, q, p, NULL);
+        if (p && (drop_order || (none && q->order_by.n))) bind_setop_order(b, q, p, NULL);
         if (p && limit > 0) p = setop_topn(b, q, p, limit);
     } else if (q->nvalues) {
-        if (limit > 0) {
+        if (limit >= 0) {
             bind_unsupported(b, bind_ast_start(q->limit), "LIMIT on VALUES");
             ok = false;
         }
-        p = bind_values(b, q);
+        /* rows holding subqueries are bound as SELECTs under UNION ALL */
+        Ast *u = bind_values_with_subqueries(b, q);
+        p = u ? bind_query(b, u, env, flags) : bind_values(b, q);
     } else {
-        p = bind_select(b, q, env, flags | (drop_order ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
+        p = bind_select(b, q, env,
+                        flags | (drop_order || (none && q->order_by.n) ? QF_CHECK_ORDER : 0) | (limit > 0 ? QF_TOPN : 0));
+    }
+    if (p && none) {
+        Expr *no = plan_expr_const(b->arena, type_make(T_BOOL), value_bool(false));
+        p = bind_filter_node(b, p, no, bind_ast_start(q->limit));
     }
     return ok ? p : NULL;
 }

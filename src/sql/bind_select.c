@@ -326,6 +326,8 @@ static int64_t limit_of(const Ast *sel)
 /* DISTINCT ON (d) ... ORDER BY d, rest: a TopN over the input partitioned by d, ordered
  * by rest, keeping one row. PostgreSQL requires the leading ORDER BY items to be the
  * DISTINCT ON expressions. */
+static bool in_domain(const SelectCtx *sc);
+
 static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderItem *don, int ndon)
 {
     Binder *b = sc->b;
@@ -375,6 +377,15 @@ static PlanNode *distinct_on(SelectCtx *sc, PlanNode *cur, Expr **exprs, OrderIt
                    "DISTINCT ON (customer_id) ... ORDER BY customer_id, created_at DESC",
                    "DISTINCT ON without an ORDER BY that picks the row to keep is not supported yet");
         return NULL;
+    }
+    if (in_domain(sc) && !sc->corr->discover) {
+        /* a correlated subquery's DISTINCT ON: one row per value and outer value */
+        CorrSink *cs = sc->corr;
+        Expr **d2 = ARENA_ARRAY(b->arena, Expr *, nd + cs->nd + 1);
+        memcpy(d2, d, sizeof(Expr *) * (size_t)nd);
+        for (int j = 0; j < cs->nd; j++) d2[nd + j] = plan_expr_column(b->arena, cs->dbase + j, cs->dnode->cols[j].type);
+        d = d2;
+        nd += cs->nd;
     }
     return bind_topn_node(b, cur, d, nd, rest, nrest, 1, dloc[0]);
 }
@@ -447,7 +458,34 @@ static PlanNode *finish(SelectCtx *sc, PlanNode *input, Expr **exprs)
         keys[i].desc = sc->ord[i].desc;
         keys[i].nulls_first = sc->ord[i].nulls_first;
     }
-    p = bind_topn_node(b, p, NULL, 0, keys, sc->nord, limit_of(sel), sc->ord[0].loc);
+    /* a correlated subquery's TopN keeps its first rows per outer value: partitioned by
+     * the domain columns */
+    Expr **part = NULL;
+    int npart = in_domain(sc) && !sc->corr->discover ? ncorr : 0;
+    if (npart) {
+        part = ARENA_ARRAY(b->arena, Expr *, npart);
+        for (int k = 0; k < npart; k++) part[k] = plan_expr_column(b->arena, sc->nt + k, p->cols[sc->nt + k].type);
+    }
+    int64_t offset = sel->offset ? strtoll(sel->offset->text, NULL, 10) : 0;
+    p = bind_topn_node(b, p, part, npart, keys, sc->nord, limit_of(sel) + offset, sc->ord[0].loc);
+    if (offset > 0) {
+        /* OFFSET m: the TopN keeps n + m rows, its row number drops the first m */
+        PlanColumn rank = {"__row_number", type_make(T_INT8), 0};
+        p->emit_rank = true;
+        p->ncols = n + 1;
+        p->cols = ARENA_ARRAY(b->arena, PlanColumn, n + 1);
+        memcpy(p->cols, p->inputs[0]->cols, sizeof(PlanColumn) * (size_t)n);
+        p->cols[n] = rank;
+        Expr *gt = plan_expr_new(b->arena, EX_OP, type_make(T_BOOL), bind_ast_start(sel->offset));
+        gt->op = OP_GT;
+        gt->args = ARENA_ARRAY(b->arena, Expr *, 2);
+        gt->args[0] = plan_expr_column(b->arena, n, type_make(T_INT8));
+        gt->args[1] = plan_expr_const(b->arena, type_make(T_INT8), value_int(offset));
+        gt->nargs = 2;
+        p = bind_filter_node(b, p, gt, bind_ast_start(sel->offset));
+        junk++;
+        n++;
+    }
     if (!junk) return p;
     int keep = n - junk;
     Expr **ke = ARENA_ARRAY(b->arena, Expr *, keep + 1);
@@ -478,7 +516,24 @@ static void add_domain(SelectCtx *sc, PlanNode **pcur)
 {
     CorrSink *cs = sc->corr;
     if (!cs || !cs->domain || cs->discover || !cs->dnode) return;
-    *pcur = bind_cross_join(sc->b, &sc->fi, *pcur, cs->dnode, sc->sel->loc);
+    PlanNode *d = cs->dnode;
+    if (cs->dnode_used) {
+        /* another branch of a set operation: a placeholder of its own */
+        Binder *b = sc->b;
+        d = plan_node_new(b->arena, PL_SETOP, sc->sel->loc);
+        d->ncols = cs->dnode->ncols;
+        d->cols = cs->dnode->cols;
+        if (cs->nmore == cs->moremax) {
+            int cap = cs->moremax ? cs->moremax * 2 : 4;
+            PlanNode **v = ARENA_ARRAY(b->arena, PlanNode *, cap);
+            if (cs->nmore) memcpy(v, cs->more, sizeof(PlanNode *) * (size_t)cs->nmore);
+            cs->more = v;
+            cs->moremax = cap;
+        }
+        cs->more[cs->nmore++] = d;
+    }
+    cs->dnode_used = true;
+    *pcur = bind_cross_join(sc->b, &sc->fi, *pcur, d, sc->sel->loc);
     sc->fi.djoin = *pcur;
 }
 
@@ -1035,6 +1090,8 @@ PlanNode *bind_select(Binder *b, Ast *sel, const CteEnv *env, int flags)
     sc.flags = flags;
     sc.env = env;
     sc.corr = b->corr && b->corr->sel == sel ? b->corr : NULL;
+    for (int i = 0; !sc.corr && b->corr && i < b->corr->nbranches; i++)
+        if (b->corr->branches[i] == sel) sc.corr = b->corr;
     PlanNode *cur = bind_from(b, sel, env, &sc.scope, &sc.fi);
     if (!cur) return NULL;
     if (in_domain(&sc) && !sc.corr->discover) {

@@ -9,12 +9,21 @@
  * own WHERE conjuncts (a plain SELECT without GROUP BY, aggregates, DISTINCT or
  * LIMIT): each becomes a further key pair, the inner side added to q's output.
  *
- * Anywhere in the WHERE clause or in the select list of a query without GROUP BY:
- * an uncorrelated scalar subquery that is an aggregate without GROUP BY (exactly one
- * row) becomes a LEFT join with nkeys = 0 against its plan; the expression reads the
- * joined column. Other subqueries are "not supported yet". */
+ * Everywhere else (and for those conjuncts when their correlation is not inner =
+ * outer), a subquery is decorrelated over its outer values (its domain, CorrSink):
+ *   an aggregate without GROUP BY   its one row per outer value; an outer row no inner
+ *                                   row matches gets the aggregates of no rows
+ *   any other scalar subquery       its rows counted per outer value: NULL, the value,
+ *                                   or the "more than one row" error (scalar_rows)
+ *   EXISTS                          a count > 0 (over grouped bodies: of their rows)
+ *   x op ANY / ALL (q)              rows counted by whether x op y is TRUE / NULL
+ * LEFT joined to the outer row on the domain columns (bind_scalar_joins); uncorrelated,
+ * joined without keys. The body is bound as written (DISTINCT, GROUP BY, a TopN
+ * partitioned by the outer values), after bind_sublink_body drops what cannot change
+ * its reading (ORDER BY without LIMIT; for EXISTS a LIMIT >= 1). */
 #include "sql/bind_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool op_is(const Ast *a, const char *op)
@@ -142,7 +151,7 @@ PlanNode *bind_semi_join(Binder *b, PlanNode *cur, const Scope *scope, const Cte
         x = bind_expr(&cx, sl->lexpr);
         if (!x) return NULL;
     }
-    Ast *sub = sl->subquery;
+    Ast *sub = bind_sublink_body(b, sl->subquery, !has_test);
     CorrSink sink;
     memset(&sink, 0, sizeof sink);
     sink.sel = sub && sub->kind == AST_SELECT && sub->setop == AST_SETOP_NONE ? sub : NULL;
@@ -243,11 +252,38 @@ static Type outer_type(const Scope *outer, int index)
  * reads (plus pre[0..npre)), a second binds it cross joined with their domain. The
  * plan's output is q's columns ++ the domain columns; sink->nd == 0: q is uncorrelated
  * and its plan the first pass's. */
+static void collect_branches(Binder *b, const Ast *q, CorrSink *sink, int *cap)
+{
+    if (q->setop != AST_SETOP_NONE) {
+        collect_branches(b, q->larg, sink, cap);
+        collect_branches(b, q->rarg, sink, cap);
+        return;
+    }
+    if (q->nvalues) { /* VALUES: no domain of its own (refused when correlated) */
+        if (!sink->values_branch) sink->values_loc = q->loc;
+        sink->values_branch = true;
+        return;
+    }
+    if (sink->nbranches == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        const Ast **v = ARENA_ARRAY(b->arena, const Ast *, *cap);
+        if (sink->nbranches) memcpy(v, sink->branches, sizeof(const Ast *) * (size_t)sink->nbranches);
+        sink->branches = v;
+    }
+    sink->branches[sink->nbranches++] = q;
+}
+
 static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *env, Ast *q, CorrSink *sink,
                                    const int *pre, int npre)
 {
     memset(sink, 0, sizeof *sink);
     sink->sel = q && q->kind == AST_SELECT && q->setop == AST_SETOP_NONE ? q : NULL;
+    if (q && q->kind == AST_SELECT && q->setop != AST_SETOP_NONE) {
+        /* a set operation: every SELECT branch is correlated over the domain */
+        int cap = 0;
+        collect_branches(b, q, sink, &cap);
+        sink->setop = q;
+    }
     sink->domain = true;
     sink->discover = true;
     for (int i = 0; i < npre; i++) bind_domain_col(b, sink, pre[i]);
@@ -259,6 +295,11 @@ static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *
     b->outer = save_outer;
     b->corr = save_corr;
     if (!p || sink->nd == 0) return p;
+    if (sink->values_branch) {
+        bind_error(b, sink->values_loc, "unsupported", "write the branch as a SELECT, e.g. SELECT 1 in place of VALUES (1)",
+                   "a VALUES branch of a set operation in a correlated subquery is not supported yet");
+        return NULL;
+    }
     PlanNode *d = plan_node_new(b->arena, PL_SETOP, q->loc); /* placeholder: see bind_scalar_joins */
     d->ncols = sink->nd;
     d->cols = ARENA_ARRAY(b->arena, PlanColumn, sink->nd + 1);
@@ -268,6 +309,8 @@ static PlanNode *bind_domain_query(Binder *b, const Scope *outer, const CteEnv *
     }
     sink->discover = false;
     sink->dnode = d;
+    sink->dnode_used = false;
+    sink->nmore = 0;
     sink->n = 0;
     sink->inner = NULL;
     b->outer = outer;
@@ -334,10 +377,18 @@ static SubItem *sub_add(Binder *b, SubList *l)
     return it;
 }
 
+static int through_project(int col, void *ud)
+{
+    const PlanNode *p = ud;
+    return col >= 0 && col < p->nexprs ? p->exprs[col]->col : col;
+}
+
 /* Registers a decorrelated subquery: value (over sp's output, which ends with the
  * domain columns) and the value for unmatched outer rows (over the outer row). Returns
- * CASE WHEN <no match> THEN empty ELSE value END with placeholders. */
-static Expr *add_correlated(ExprCtx *cx, PlanNode *sp, Expr *value, Expr *empty, const CorrSink *sink, int loc)
+ * CASE WHEN <no match> THEN empty ELSE value END with placeholders. merge: sp is a Project
+ * of columns the new Project may read through. */
+static Expr *add_correlated(ExprCtx *cx, PlanNode *sp, Expr *value, Expr *empty, const CorrSink *sink, int loc,
+                            bool merge)
 {
     Binder *b = cx->b;
     int nd = sink->nd, first = sp->ncols - nd;
@@ -355,12 +406,21 @@ static Expr *add_correlated(ExprCtx *cx, PlanNode *sp, Expr *value, Expr *empty,
         cols[2 + j] = sp->cols[first + j];
     }
     PlanNode *r = bind_project_node(b, sp, ex, cols, n, loc);
+    bool columns_only = merge && sp->kind == PL_PROJECT;
+    for (int i = 0; columns_only && i < sp->nexprs; i++) columns_only = sp->exprs[i]->kind == EX_COLUMN;
+    if (columns_only) {
+        /* a Project of columns below: one Project over its input */
+        for (int i = 0; i < n; i++) ex[i] = bind_expr_mapped(b, ex[i], through_project, sp);
+        r->inputs[0] = sp->inputs[0];
+    }
     SubList *l = cx->subs;
     int k = l->n;
     SubItem *it = sub_add(b, l);
     it->plan = r;
     it->loc = loc;
     it->domain = sink->dnode;
+    it->more = sink->more;
+    it->nmore = sink->nmore;
     it->dcols = sink->dcols;
     it->nd = nd;
     sub_add(b, l)->loc = loc; /* the marker column */
@@ -419,76 +479,120 @@ static Expr *scalar_aggregate(ExprCtx *cx, Ast *q, int loc)
         return NULL;
     }
     Expr *value = plan_expr_column(b->arena, 0, sp->cols[0].type);
-    return add_correlated(cx, sp, value, empty, &sink, loc);
+    return add_correlated(cx, sp, value, empty, &sink, loc, false);
 }
 
-static Ast *agg_ast(Binder *b, const char *name, Ast *arg, int loc)
+/* Over sp (q's columns ++ nd domain columns, see bind_domain_query): per domain value
+ * the number of q's rows and (with_value) the value of its single column when there is
+ * one (min, or bool_and for a boolean: equal to the value over one row).
+ * Project [value, count, domain...] (with_value) or [count, domain...] over an
+ * Aggregate grouped by the domain columns (no keys: one row). */
+static PlanNode *rows_aggregate(Binder *b, PlanNode *sp, int nd, bool with_value, int loc)
 {
-    Ast *fc = ARENA_NEW(b->arena, Ast);
-    memset(fc, 0, sizeof *fc);
-    fc->kind = AST_FUNC_CALL;
-    fc->name = name;
-    fc->names = ARENA_ARRAY(b->arena, const char *, 1);
-    fc->names[0] = name;
-    fc->nnames = 1;
-    fc->loc = loc;
-    if (arg) {
-        fc->args.items = ARENA_ARRAY(b->arena, Ast *, 1);
-        fc->args.items[0] = arg;
-        fc->args.n = 1;
-    } else {
-        fc->agg_star = true;
+    int first = sp->ncols - nd;
+    PlanNode *agg = bind_unary_node(b, PL_AGGREGATE, sp, loc);
+    agg->ngroup = nd;
+    agg->group = ARENA_ARRAY(b->arena, Expr *, nd + 1);
+    for (int j = 0; j < nd; j++) agg->group[j] = plan_expr_column(b->arena, first + j, sp->cols[first + j].type);
+    int na = with_value ? 2 : 1;
+    agg->naggs = na;
+    agg->aggs = ARENA_ARRAY(b->arena, AggCall, na);
+    memset(agg->aggs, 0, sizeof(AggCall) * (size_t)na);
+    if (with_value) {
+        Type vt = sp->cols[0].type;
+        agg->aggs[0].kind = vt.id == T_BOOL ? AGG_BOOL_AND : AGG_MIN;
+        agg->aggs[0].arg = plan_expr_column(b->arena, 0, vt);
+        agg->aggs[0].type = vt;
+        agg->aggs[0].loc = loc;
     }
-    return fc;
+    agg->aggs[na - 1].kind = AGG_COUNT_STAR;
+    agg->aggs[na - 1].type = type_make(T_INT8);
+    agg->aggs[na - 1].loc = loc;
+    agg->window_start_key = agg->window_end_key = -1;
+    agg->ncols = nd + na;
+    agg->cols = ARENA_ARRAY(b->arena, PlanColumn, nd + na + 1);
+    for (int j = 0; j < nd; j++) agg->cols[j] = sp->cols[first + j];
+    if (with_value) {
+        agg->cols[nd].name = "__value";
+        agg->cols[nd].type = sp->cols[0].type;
+    }
+    agg->cols[nd + na - 1].name = "__rows";
+    agg->cols[nd + na - 1].type = type_make(T_INT8);
+    int n = na + nd;
+    Expr **ex = ARENA_ARRAY(b->arena, Expr *, n);
+    PlanColumn *pc = ARENA_ARRAY(b->arena, PlanColumn, n);
+    for (int i = 0; i < na; i++) {
+        ex[i] = plan_expr_column(b->arena, nd + i, agg->cols[nd + i].type);
+        pc[i] = agg->cols[nd + i];
+    }
+    for (int j = 0; j < nd; j++) {
+        ex[na + j] = plan_expr_column(b->arena, j, agg->cols[j].type);
+        pc[na + j] = agg->cols[j];
+    }
+    return bind_project_node(b, agg, ex, pc, n, loc);
 }
 
-/* A correlated scalar subquery that is not an aggregate, (SELECT e FROM ... WHERE ...):
- * per outer row the inner rows that match, none: NULL, one: its e, several: PostgreSQL's
- * runtime error. Decorrelated as the aggregate (SELECT min(e), count(*) ...) over the
- * outer values (see scalar_aggregate), the count carried to the outer row in place of
- * the match marker: CASE WHEN no group THEN NULL WHEN count > 1 THEN error ELSE min(e)
- * END, evaluated per outer row (so the error is that row's dead letter), incremental on
- * both sides like every decorrelated subquery. NULL on an error, or with *uncorrelated
- * set when q has no outer reference (the caller reports that). */
-static Expr *scalar_rows(ExprCtx *cx, Ast *q0, int loc, bool *uncorrelated)
+/* A scalar subquery that is not an aggregate without GROUP BY (a plain SELECT, or one
+ * with GROUP BY, DISTINCT, ORDER BY ... LIMIT, a set operation): per outer row q's
+ * rows, none: NULL, one: its value, several: PostgreSQL's runtime error. q is bound as
+ * it is over the outer values (a correlated TopN is partitioned by them) and its rows
+ * aggregated per outer value (rows_aggregate); the count reaches the outer row in place
+ * of the match marker: CASE WHEN no group THEN NULL WHEN count > 1 THEN error ELSE
+ * value END, evaluated per outer row (so the error is that row's dead letter),
+ * incremental on both sides like every decorrelated subquery. Uncorrelated, the
+ * Aggregate has no keys and is joined to every row. */
+static Expr *scalar_rows(ExprCtx *cx, Ast *q, int loc)
 {
-    *uncorrelated = false;
     Binder *b = cx->b;
-    Ast *t = q0->targets.items[0];
-    Ast *e = t->kind == AST_RES_TARGET ? t->expr : t;
-    Ast *q = ARENA_NEW(b->arena, Ast);
-    *q = *q0;
-    q->targets.items = ARENA_ARRAY(b->arena, Ast *, 2);
-    q->targets.items[0] = agg_ast(b, "min", e, bind_ast_start(e) >= 0 ? bind_ast_start(e) : loc);
-    q->targets.items[1] = agg_ast(b, "count", NULL, loc);
-    q->targets.n = 2;
-    q->order_by.n = 0;
     CorrSink sink;
     PlanNode *sp = bind_domain_query(b, cx->scope, cx->env, q, &sink, NULL, 0);
     if (!sp) return NULL;
-    if (sink.nd == 0) {
-        *uncorrelated = true;
+    if (sp->ncols - sink.nd != 1) {
+        bind_error(b, loc, "invalid-subquery", NULL, "subquery must return only one column");
         return NULL;
     }
-    if (sp->ncols - sink.nd != 2 || sp->kind != PL_PROJECT || sp->inputs[0]->kind != PL_AGGREGATE) {
-        bind_unsupported(b, loc, "this correlated scalar subquery");
-        return NULL;
+    if (sp->cols[0].type.id == T_UNKNOWN) {
+        /* (SELECT 'x' ...): text, as PostgreSQL resolves an unknown output column */
+        Expr **ex = ARENA_ARRAY(b->arena, Expr *, sp->ncols);
+        PlanColumn *pc = ARENA_ARRAY(b->arena, PlanColumn, sp->ncols);
+        for (int i = 0; i < sp->ncols; i++) {
+            ex[i] = plan_expr_column(b->arena, i, sp->cols[i].type);
+            pc[i] = sp->cols[i];
+        }
+        ex[0] = bind_default_unknown(b, ex[0]);
+        pc[0].type = ex[0]->type;
+        sp = bind_project_node(b, sp, ex, pc, sp->ncols, loc);
     }
     Type vt = sp->cols[0].type;
-    /* the value column and the count in place of add_correlated's constant marker */
-    Expr *value = plan_expr_column(b->arena, 0, vt);
-    Expr *c = add_correlated(cx, sp, value, plan_expr_const(b->arena, vt, value_null()), &sink, loc);
-    if (!c) return NULL;
+    PlanNode *rows = rows_aggregate(b, sp, sink.nd, true, loc);
     SubList *l = cx->subs;
-    PlanNode *r = l->items[l->n - 2].plan;
-    r->exprs[1] = plan_expr_column(b->arena, 1, type_make(T_INT8));
-    r->cols[1].type = type_make(T_INT8);
-    Expr *mark = c->args[0]->args[0];   /* __matched IS NULL: no group */
-    mark->type = type_make(T_INT8);
+    Expr *value, *count, *nomatch = NULL;
+    if (sink.nd == 0) {
+        int k = l->n;
+        SubItem *it = sub_add(b, l);
+        it->plan = rows;
+        it->loc = loc;
+        sub_add(b, l)->loc = loc; /* the count */
+        value = plan_expr_column(b->arena, BIND_SUB_COL(k), vt);
+        count = plan_expr_column(b->arena, BIND_SUB_COL(k + 1), type_make(T_INT8));
+    } else {
+        /* the value column and the count in place of add_correlated's constant marker */
+        Expr *c = add_correlated(cx, rows, plan_expr_column(b->arena, 0, vt), plan_expr_const(b->arena, vt, value_null()),
+                                 &sink, loc, true);
+        if (!c) return NULL;
+        PlanNode *r = l->items[l->n - 2].plan;
+        r->exprs[1] = plan_expr_column(b->arena, r->inputs[0] == rows ? 1 : rows->exprs[1]->col, type_make(T_INT8));
+        r->cols[1].name = "__rows";
+        r->cols[1].type = type_make(T_INT8);
+        nomatch = c->args[0];          /* __rows IS NULL: no group */
+        count = nomatch->args[0];
+        count->type = type_make(T_INT8);
+        value = c->args[2];
+    }
     Expr *many = plan_expr_new(b->arena, EX_OP, type_make(T_BOOL), loc);
     many->op = OP_GT;
     many->args = ARENA_ARRAY(b->arena, Expr *, 2);
-    many->args[0] = plan_expr_copy(b->arena, mark);
+    many->args[0] = plan_expr_copy(b->arena, count);
     many->args[1] = plan_expr_const(b->arena, type_make(T_INT8), value_int(1));
     many->nargs = 2;
     Expr *err = plan_expr_new(b->arena, EX_FUNC, vt, loc);
@@ -497,14 +601,50 @@ static Expr *scalar_rows(ExprCtx *cx, Ast *q0, int loc, bool *uncorrelated)
     err->nargs = 0;
     Expr *out = plan_expr_new(b->arena, EX_CASE, vt, loc);
     out->args = ARENA_ARRAY(b->arena, Expr *, 5);
-    out->args[0] = c->args[0];
-    out->args[1] = c->args[1];
-    out->args[2] = many;
-    out->args[3] = err;
-    out->args[4] = c->args[2];
-    out->nargs = 5;
+    int n = 0;
+    if (nomatch) {
+        out->args[n++] = nomatch;
+        out->args[n++] = plan_expr_const(b->arena, vt, value_null());
+    }
+    out->args[n++] = many;
+    out->args[n++] = err;
+    out->args[n++] = value;
+    out->nargs = n;
     out->has_else = true;
     return out;
+}
+
+/* EXISTS (q) for a q with GROUP BY, HAVING, DISTINCT or a set operation: whether q
+ * has a row per outer value, its rows counted by rows_aggregate (no group: FALSE). */
+static Expr *exists_rows(ExprCtx *cx, Ast *q, int loc)
+{
+    Binder *b = cx->b;
+    CorrSink sink;
+    PlanNode *sp = bind_domain_query(b, cx->scope, cx->env, q, &sink, NULL, 0);
+    if (!sp) return NULL;
+    PlanNode *rows = rows_aggregate(b, sp, sink.nd, false, loc);
+    Expr *gt = plan_expr_new(b->arena, EX_OP, type_make(T_BOOL), loc);
+    gt->op = OP_GT;
+    gt->args = ARENA_ARRAY(b->arena, Expr *, 2);
+    gt->args[1] = plan_expr_const(b->arena, type_make(T_INT8), value_int(0));
+    gt->nargs = 2;
+    if (sink.nd == 0) {
+        SubList *l = cx->subs;
+        int k = l->n;
+        SubItem *it = sub_add(b, l);
+        it->plan = rows;
+        it->loc = loc;
+        /* no keys: the one row of the Aggregate (its count may be 0) */
+        Expr *co = plan_expr_new(b->arena, EX_COALESCE, type_make(T_INT8), loc);
+        co->args = ARENA_ARRAY(b->arena, Expr *, 2);
+        co->args[0] = plan_expr_column(b->arena, BIND_SUB_COL(k), type_make(T_INT8));
+        co->args[1] = plan_expr_const(b->arena, type_make(T_INT8), value_int(0));
+        co->nargs = 2;
+        gt->args[0] = co;
+        return gt;
+    }
+    gt->args[0] = plan_expr_column(b->arena, 0, type_make(T_INT8));
+    return add_correlated(cx, rows, gt, plan_expr_const(b->arena, type_make(T_BOOL), value_bool(false)), &sink, loc, true);
 }
 
 static Expr *const_bool(Binder *b, bool v)
@@ -662,7 +802,40 @@ static Expr *quantified(ExprCtx *cx, Ast *a)
     }
     PlanNode *top = bind_project_node(b, agg, ex, pc, n, a->loc);
     Expr *value = plan_expr_column(b->arena, 0, type_make(T_BOOL));
-    return add_correlated(cx, top, value, const_bool(b, all), &sink, a->loc);
+    return add_correlated(cx, top, value, const_bool(b, all), &sink, a->loc, false);
+}
+
+/* An aggregate without GROUP BY (exactly one row before HAVING). */
+static bool one_row_select(const Ast *q)
+{
+    if (!q || q->kind != AST_SELECT || q->setop != AST_SETOP_NONE || q->nvalues) return false;
+    if (q->group_by.n || q->windows.n || q->distinct_on.n) return false;
+    if (q->having) return true;
+    for (int i = 0; i < q->targets.n; i++) {
+        const Ast *t = q->targets.items[i];
+        if (bind_ast_has_agg(t->kind == AST_RES_TARGET ? t->expr : t)) return true;
+    }
+    return false;
+}
+
+static bool limit_at_least_one(const Ast *limit)
+{
+    return limit && limit->kind == AST_CONST && limit->const_kind == AST_CONST_INT && strtoll(limit->text, NULL, 10) >= 1;
+}
+
+Ast *bind_sublink_body(Binder *b, Ast *q, bool exists)
+{
+    if (!q || q->kind != AST_SELECT || q->offset) return q;
+    bool drop_limit = q->limit && limit_at_least_one(q->limit) && (exists || one_row_select(q));
+    bool drop_order = q->order_by.n && !q->distinct_on.n && (!q->limit || drop_limit);
+    bool drop_distinct = q->distinct && one_row_select(q);
+    if (!drop_limit && !drop_order && !drop_distinct) return q;
+    Ast *c = ARENA_NEW(b->arena, Ast);
+    *c = *q;
+    if (drop_limit) c->limit = NULL;
+    if (drop_order) c->order_by.n = 0;
+    if (drop_distinct) c->distinct = false;
+    return c;
 }
 
 Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
@@ -680,17 +853,35 @@ Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
                                                      : cx->clause ? cx->clause : "this context"));
         return NULL;
     }
+    Ast *q = bind_sublink_body(b, a->subquery, a->sublink == AST_SUBLINK_EXISTS);
     if (a->sublink == AST_SUBLINK_EXISTS) {
-        /* EXISTS (SELECT ... FROM f WHERE w) is (SELECT count(*) FROM f WHERE w) > 0 */
-        if (!plain_select(a->subquery)) {
-            bind_error(b, a->loc, "unsupported",
-                       "write the EXISTS subquery as a plain SELECT ... FROM ... WHERE ... (its rows exist or not "
-                       "whatever it groups), or correlate it through equalities inner = outer only",
-                       "EXISTS over a subquery with GROUP BY, HAVING, DISTINCT or LIMIT is not supported yet here");
-            return NULL;
+        if (one_row_select(q)) {
+            if (!q->having) {
+                /* an aggregate without GROUP BY or HAVING has its one row */
+                CorrSink sink;
+                if (!bind_domain_query(b, cx->scope, cx->env, q, &sink, NULL, 0)) return NULL;
+                return const_bool(b, true);
+            }
+            /* EXISTS (SELECT ... HAVING h) is (SELECT h IS TRUE ...): h over no rows for
+             * an outer row no inner row matches */
+            Ast *q2 = ARENA_NEW(b->arena, Ast);
+            *q2 = *q;
+            Ast *bt = ARENA_NEW(b->arena, Ast);
+            memset(bt, 0, sizeof *bt);
+            bt->kind = AST_BOOL_TEST;
+            bt->expr = q->having;
+            bt->booltest = BT_IS_TRUE;
+            bt->loc = bind_ast_start(q->having);
+            q2->targets.items = ARENA_ARRAY(b->arena, Ast *, 1);
+            q2->targets.items[0] = bt;
+            q2->targets.n = 1;
+            q2->having = NULL;
+            return scalar_aggregate(cx, q2, a->loc);
         }
-        Ast *q = ARENA_NEW(b->arena, Ast);
-        *q = *a->subquery;
+        if (!plain_select(q)) return exists_rows(cx, q, a->loc);
+        /* EXISTS (SELECT ... FROM f WHERE w) is (SELECT count(*) FROM f WHERE w) > 0 */
+        Ast *q2 = ARENA_NEW(b->arena, Ast);
+        *q2 = *q;
         Ast *fc = ARENA_NEW(b->arena, Ast);
         memset(fc, 0, sizeof *fc);
         fc->kind = AST_FUNC_CALL;
@@ -700,30 +891,53 @@ Expr *bind_sublink_expr(ExprCtx *cx, Ast *a)
         fc->nnames = 1;
         fc->agg_star = true;
         fc->loc = a->loc;
-        q->targets.items = ARENA_ARRAY(b->arena, Ast *, 1);
-        q->targets.items[0] = fc;
-        q->targets.n = 1;
-        q->order_by.n = 0;
-        Expr *cnt = scalar_aggregate(cx, q, a->loc);
+        q2->targets.items = ARENA_ARRAY(b->arena, Ast *, 1);
+        q2->targets.items[0] = fc;
+        q2->targets.n = 1;
+        Expr *cnt = scalar_aggregate(cx, q2, a->loc);
         return cnt ? gt_zero(b, cnt) : NULL;
     }
-    if (a->sublink == AST_SUBLINK_ANY || a->sublink == AST_SUBLINK_ALL) return quantified(cx, a);
+    if (a->sublink == AST_SUBLINK_ANY || a->sublink == AST_SUBLINK_ALL) {
+        Ast *a2 = ARENA_NEW(b->arena, Ast);
+        *a2 = *a;
+        a2->subquery = q;
+        return quantified(cx, a2);
+    }
     if (a->sublink != AST_SUBLINK_EXPR) {
         bind_unsupported(b, a->loc, "this kind of subquery");
         return NULL;
     }
-    if (!one_row_aggregate(a->subquery) && plain_select(a->subquery) && a->subquery->targets.n == 1) {
-        bool uncorrelated;
-        Expr *e = scalar_rows(cx, a->subquery, a->loc, &uncorrelated);
-        if (e || !uncorrelated) return e;
+    if (one_row_select(q) && q->having) {
+        /* (SELECT e ... HAVING h) without GROUP BY: one row or none, read as
+         * (SELECT CASE WHEN h THEN e END ...) */
+        if (q->targets.n != 1) {
+            bind_error(b, a->loc, "invalid-subquery", NULL, "subquery must return only one column");
+            return NULL;
+        }
+        Ast *q2 = ARENA_NEW(b->arena, Ast);
+        *q2 = *q;
+        Ast *t = q->targets.items[0];
+        Ast *w = ARENA_NEW(b->arena, Ast);
+        memset(w, 0, sizeof *w);
+        w->kind = AST_CASE_WHEN;
+        w->lexpr = q->having;
+        w->rexpr = t->kind == AST_RES_TARGET ? t->expr : t;
+        w->loc = bind_ast_start(q->having);
+        Ast *c = ARENA_NEW(b->arena, Ast);
+        memset(c, 0, sizeof *c);
+        c->kind = AST_CASE;
+        c->whens.items = ARENA_ARRAY(b->arena, Ast *, 1);
+        c->whens.items[0] = w;
+        c->whens.n = 1;
+        c->loc = bind_ast_start(w->rexpr);
+        q2->targets.items = ARENA_ARRAY(b->arena, Ast *, 1);
+        q2->targets.items[0] = c;
+        q2->targets.n = 1;
+        q2->having = NULL;
+        q = q2;
     }
-    if (!one_row_aggregate(a->subquery)) {
-        bind_error(b, a->loc, "unsupported",
-                   "a scalar subquery must be an aggregate without GROUP BY, e.g. (SELECT max(amount) FROM source('x'))",
-                   "a scalar subquery other than an aggregate without GROUP BY is not supported yet");
-        return NULL;
-    }
-    return scalar_aggregate(cx, a->subquery, a->loc);
+    if (one_row_aggregate(q)) return scalar_aggregate(cx, q, a->loc);
+    return scalar_rows(cx, q, a->loc);
 }
 
 typedef struct SubMap {
@@ -752,12 +966,14 @@ PlanNode *bind_scalar_joins(Binder *b, PlanNode *cur, const PlanNode *from_plan,
         }
         pos[k - from] = cur->ncols;
         PlanNode *j = bind_join_node(b, JOIN_LEFT, cur, it->plan, it->loc);
+        j->dl_ncols = cur->dl_ncols > 0 ? cur->dl_ncols : cur->ncols;
         if (it->domain) {
             /* the domain: the distinct outer values, from a copy of the FROM clause */
             Expr **ex = ARENA_ARRAY(b->arena, Expr *, it->nd);
             for (int d = 0; d < it->nd; d++) ex[d] = plan_expr_column(b->arena, it->dcols[d], it->domain->cols[d].type);
             PlanNode *proj = bind_project_node(b, plan_node_copy(b->arena, from_plan), ex, it->domain->cols, it->nd, it->loc);
             PlanNode *dist = bind_unary_node(b, PL_DISTINCT, proj, it->loc);
+            for (int m = 0; m < it->nmore; m++) *it->more[m] = *plan_node_copy(b->arena, dist);
             *it->domain = *dist;
             /* outer columns = domain columns, a NULL matching a NULL: (x IS NULL, COALESCE(x, zero)) */
             j->nkeys = 2 * it->nd;

@@ -90,6 +90,7 @@ void bind_ast_walk(Ast *a, void (*fn)(Ast *, void *), void *ud)
     bind_ast_walk(a->quals, fn, ud);
     list_walk(&a->partition, fn, ud);
     list_walk(&a->order, fn, ud);
+    for (int r = 0; r < a->nvalues; r++) list_walk(&a->values[r], fn, ud);
 }
 
 static int min_loc(int a, int b)

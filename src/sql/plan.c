@@ -819,7 +819,8 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
             put_expr(out, item->args[1], incols, nincols);
             sb_puts(out, " ORDER BY ");
             put_expr(out, item->args[2], incols, nincols);
-            if (a->offset) sb_puts(out, " DESC");
+            if (a->offset & 1) sb_puts(out, " DESC");
+            if (a->offset & 2) sb_puts(out, a->offset & 1 ? " NULLS LAST" : " NULLS FIRST");
         } else if (a->kind == AGG_STRING_AGG) {
             sb_puts(out, ", ");
             put_expr(out, a->dflt, incols, nincols);

@@ -138,8 +138,10 @@ typedef struct AggCall {
     Expr *filter;        /* FILTER (WHERE ...) or NULL */
     Type type;           /* result type (PostgreSQL rules: SUM(int4) -> bigint, AVG(int) -> numeric ...) */
     int loc;
-    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); AGG_STRING_AGG and the
-                            ordered-set aggregates: 1 for descending order */
+    int64_t offset;      /* AGG_LAG: how many rows back (>= 0); the ordered-set aggregates:
+                            1 for descending order; AGG_STRING_AGG: bit 0 descending order,
+                            bit 1 (over FN_STRING_AGG_ITEM) NULL keys placed opposite to the
+                            default (NULLS FIRST ascending, NULLS LAST descending) */
     Expr *dflt;          /* AGG_LAG: the value without such a row (over the current row), or NULL;
                             AGG_STRING_AGG: the separator (a text constant);
                             AGG_PERCENTILE_*: the fraction (a float8 constant) */
@@ -213,6 +215,11 @@ struct PlanNode {
      * group always keeps L. false: a plain anti join (NOT EXISTS). (Added by the
      * streaming-SQL binder.) */
     bool null_aware;
+    /* > 0: a row of this node that reaches the dead letters shows only its first dl_ncols
+     * columns (the LEFT joins of decorrelated subqueries: the outer row, not the
+     * subquery's internal columns appended to it); < 0: none of them (the outer row
+     * kept no column); 0: all */
+    int dl_ncols;
     /* interval join (time-bounded): right.t + lower_us <= left.t <= right.t + upper_us,
      * where t are left_time_col / right_time_col (input column indexes). The exact
      * condition stays in `pred`; the bounds only let the engine free state by watermark. */

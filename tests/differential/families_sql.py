@@ -27,6 +27,19 @@ From seed 21000 on the shape is SHAPES_2[seed % len(SHAPES_2)], which adds:
   ordset  mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x
           [ASC|DESC]) with FILTER, grouped or not, over an insert-only or updating source
 
+  subq    (seeds 22000-22999 only) subquery expressions whose body has DISTINCT, GROUP BY,
+          HAVING without GROUP BY, ORDER BY ... LIMIT (correlated: a TopN per outer
+          value; also with OFFSET; ordered by an expression over the outer row), LIMIT 0,
+          DISTINCT ON (per outer value), EXISTS ... LIMIT, set operations of
+          correlated branches (in IN, EXISTS, a scalar TopN); uncorrelated scalar subqueries that are not
+          aggregates (at most one row: NULL or the value); boolean scalar subqueries;
+          subqueries inside VALUES rows; the model's own ORDER BY ... LIMIT ... OFFSET
+
+  strings (seeds 23000-23999 only) string_agg OVER (PARTITION BY k1 ORDER BY et [frame])
+          over an insert-only source with distinct times (even seeds); string_agg(DISTINCT
+          x, delimiter per row [ORDER BY x | delimiter [ASC|DESC] [NULLS FIRST|LAST]]) and
+          NULLS FIRST / DESC NULLS LAST on another key, grouped or not (odd seeds)
+
   constrel constant relations: VALUES in FROM with alias columns joined (inner, left,
           right) with a source, under GROUP BY, in an IN subquery; a SELECT without
           FROM cross joined; SELECT without FROM and VALUES as UNION ALL branches
@@ -134,7 +147,7 @@ class CorrQ(F.FQ):
             t += ' GROUP BY ' + self.group
         if self.having:
             t += ' HAVING ' + self.having
-        return t
+        return t + getattr(self, 'suffix', '')
 
 
 def corr_where(w, r, si, ia):
@@ -453,11 +466,221 @@ def gen_constrel(case, r, qr):
     case.models = [(D.FINAL_MODEL, q, 'retract')]
 
 
+def subq_item(w, r, si, ia):
+    """One subquery expression of the `subq` shape over source si (alias ia), as
+    (X, where): where=True for a condition of the outer WHERE."""
+    S = F.src(w.sources[si].name)
+    kind = r.choice(['uncorr-id', 'uncorr-top', 'corr-top', 'corr-top', 'in-distinct', 'in-top', 'exists-limit',
+                     'exists-group', 'grouped-from', 'grouped-max', 'having', 'bool', 'topn-where',
+                     'in-distinct-on', 'nearest', 'offset', 'offset', 'limit0', 'setop', 'setop'])
+    desc = r.choice(['', ' DESC', ' DESC NULLS LAST', ' NULLS FIRST'])
+    if kind == 'uncorr-id':
+        # at most one row (id is unique): NULL or the value
+        return X('numeric', raw='(SELECT %s.k1 FROM %s %s WHERE %s.id = %d)' % (ia, S, ia, ia, r.randint(0, 30))), False, kind
+    if kind == 'uncorr-top':
+        g = w.gen(w.scope(si, ia))
+        flt = ' WHERE ' + g.expr('bool', 1, need_col=True).sql() if r.random() < 0.4 else ''
+        return X('numeric', raw='(SELECT %s.k1 FROM %s %s%s ORDER BY %s.k1%s, %s.id LIMIT 1)'
+                 % (ia, S, ia, flt, ia, desc, ia)), False, kind
+    if kind in ('corr-top', 'topn-where'):
+        x = X('bigint', raw='(SELECT %s.id FROM %s %s WHERE %s ORDER BY %s.k1%s, %s.id%s LIMIT 1)'
+              % (ia, S, ia, corr_where(w, r, si, ia), ia, desc, ia, r.choice(['', ' DESC'])))
+        if kind == 'topn-where':
+            return X('boolean', '(coalesce({0}, 0) %s a.id)' % r.choice(['<', '>=', '<>']), [x]), True, kind
+        return x, False, kind
+    if kind == 'in-distinct':
+        where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.6 else ''
+        t = '(a.k1 %s (SELECT DISTINCT %s.k1 FROM %s %s%s))' % (r.choice(['IN', 'NOT IN']), ia, S, ia, where)
+        return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'setop':
+        # a set operation as the body, its branches correlated (or not)
+        S0 = F.src(w.sources[0].name)
+        u = r.random()
+        if u < 0.35:
+            t = '(a.k1 %s (SELECT %s.k1 FROM %s %s WHERE %s %s SELECT j.k1 FROM %s j WHERE j.id %s a.id))' % (
+                r.choice(['IN', 'NOT IN']), ia, S, ia, corr_where(w, r, si, ia), r.choice(['UNION', 'UNION ALL', 'EXCEPT']),
+                S0, r.choice(['=', '<']))
+            return X('boolean', raw=t), r.random() < 0.4, kind
+        if u < 0.7:
+            g = w.gen(w.scope(si, 'j'))
+            t = '(%sEXISTS (SELECT %s.k1 FROM %s %s WHERE %s %s SELECT j.k1 FROM %s j WHERE %s))' % (
+                r.choice(['', 'NOT ']), ia, S, ia, corr_where(w, r, si, ia), r.choice(['INTERSECT', 'EXCEPT', 'UNION']),
+                S, g.expr('bool', 1, need_col=True).sql())
+            return X('boolean', raw=t), r.random() < 0.5, kind
+        return X('bigint', raw='(SELECT %s.id FROM %s %s WHERE %s UNION SELECT a.id %% 7 ORDER BY 1%s LIMIT 1)' % (
+            ia, S, ia, corr_where(w, r, si, ia), r.choice(['', ' DESC']))), False, kind
+    if kind == 'limit0':
+        t = r.choice(['(SELECT %s.k1 FROM %s %s WHERE %s LIMIT 0)' % (ia, S, ia, corr_where(w, r, si, ia)),
+                      '(a.k1 NOT IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id LIMIT 0))' % (ia, S, ia, ia)])
+        return X('boolean' if 'NOT IN' in t else 'numeric', raw=t), False, kind
+    if kind == 'offset':
+        # the second (third) row per outer value, or uncorrelated
+        where = ' WHERE ' + corr_where(w, r, si, ia) if r.random() < 0.7 else ''
+        x = X('bigint', raw='(SELECT %s.id FROM %s %s%s ORDER BY %s.k1%s, %s.id LIMIT 1 OFFSET %d)'
+              % (ia, S, ia, where, ia, desc, ia, r.choice([1, 1, 2])))
+        if r.random() < 0.3:
+            return X('boolean', raw='(a.k1 IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id LIMIT %d OFFSET %d))' % (
+                ia, S, ia, ia, r.choice([2, 3]), r.choice([1, 4]))), r.random() < 0.5, kind
+        return x, False, kind
+    if kind == 'nearest':
+        # ordered by an expression over the outer row: the nearest inner row per outer value
+        return X('bigint', raw='(SELECT %s.id FROM %s %s ORDER BY abs(%s.k1 - a.k1)%s, %s.id LIMIT 1)'
+                 % (ia, S, ia, ia, r.choice(['', ' DESC', ' NULLS FIRST']), ia)), False, kind
+    if kind == 'in-distinct-on':
+        # the row of each k1 with the largest id (id is unique: no ties)
+        t = '(a.id IN (SELECT DISTINCT ON (%s.k1) %s.id FROM %s %s WHERE %s ORDER BY %s.k1, %s.id DESC))' % (
+            ia, ia, S, ia, corr_where(w, r, si, ia), ia, ia)
+        return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'in-top':
+        t = '(a.k1 IN (SELECT %s.k1 FROM %s %s ORDER BY %s.id%s LIMIT %d))' % (ia, S, ia, ia, r.choice(['', ' DESC']),
+                                                                            r.choice([1, 3, 5]))
+        return X('boolean', raw=t), r.random() < 0.4, kind
+    if kind == 'exists-limit':
+        t = '%sEXISTS (SELECT 1 FROM %s %s WHERE %s LIMIT 1)' % (r.choice(['', 'NOT ']), S, ia, corr_where(w, r, si, ia))
+        if r.random() < 0.5:
+            return X('boolean', raw='(%s)' % t), True, kind
+        return X('text', raw="CASE WHEN %s THEN 'yes' ELSE 'no' END" % t), False, kind
+    if kind == 'exists-group':
+        t = 'EXISTS (SELECT %s.k1 FROM %s %s WHERE %s GROUP BY %s.k1 HAVING count(*) %s)' % (
+            ia, S, ia, corr_where(w, r, si, ia), ia, r.choice(['> 1', '>= 1', '= 2']))
+        return X('boolean', raw='(%s)' % t), r.random() < 0.5, kind
+    if kind == 'grouped-from':
+        return X('bigint', raw='(SELECT s.n FROM (SELECT %s.k1, count(*) AS n FROM %s %s GROUP BY %s.k1) s '
+                 'WHERE s.k1 = a.k1)' % (ia, S, ia, ia)), False, kind
+    if kind == 'grouped-max':
+        return X('bigint', raw='(SELECT max(s.n) FROM (SELECT %s.k1, count(*) AS n FROM %s %s GROUP BY %s.k1) s)'
+                 % (ia, S, ia, ia)), False, kind
+    if kind == 'having':
+        return X('bigint', raw='(SELECT count(*) FROM %s %s WHERE %s HAVING count(*) %s)'
+                 % (S, ia, corr_where(w, r, si, ia), r.choice(['> 1', '< 3', '<> 1']))), False, kind
+    # a boolean select list, at most one row (id is unique)
+    return X('boolean', raw='(SELECT %s.k1 > a.k1 FROM %s %s WHERE %s.id = a.id%s)'
+             % (ia, S, ia, ia, r.choice(['', ' + 1']))), False, kind
+
+
+def gen_subq(case, r, qr):
+    """Subquery expressions whose body has DISTINCT, GROUP BY, HAVING without GROUP BY,
+    ORDER BY ... LIMIT (a TopN per outer value), EXISTS ... LIMIT, uncorrelated ones that
+    are not aggregates, boolean values, and subqueries inside VALUES rows."""
+    w = F.World(r, case, 2, None, r.choice([0.0, 0.5, 1.0]))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = CorrQ()
+    q.outer = '%s a' % F.src(w.sources[0].name)
+    g = w.gen(w.scope(0, 'a'))
+    items = [Col('a.id', 'bigint', 10 ** 6).x()]
+    kinds = []
+    if r.random() < 0.15:
+        S1 = F.src(w.sources[1].name)
+        q.outer += (", (VALUES ((SELECT count(*) FROM %s i), 'n'), ((SELECT max(i.id) FROM %s i WHERE i.k1 = %d), 'm'),"
+                    " (%d, 'c')) AS t(x, tag)" % (S1, S1, r.randint(1, 6), r.randint(0, 9)))
+        items += [X('text', raw='t.tag'), X('bigint', raw='t.x')]
+        kinds.append('values')
+    for n in range(r.randint(1, 2)):
+        ia = 'i%d' % (n + 1)
+        si = 1 if r.random() < 0.8 else 0
+        x, where, kind = subq_item(w, r, si, ia)
+        kinds.append(kind)
+        if where and x.ty == 'boolean':
+            name = 'w%d' % n
+            if r.random() < 0.4:
+                q.slots[name] = X('boolean', '(%s OR {0})' % x.sql(), [g.expr('bool', 1, need_col=True)])
+            else:
+                q.slots[name] = x
+            q.conds.append(name)
+        else:
+            items.append(x)
+    if r.random() < 0.3:
+        items += F.pick_items(g, r, 1)
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    if 'values' not in kinds and r.random() < 0.15:
+        # the model's own TopN with OFFSET (a.id is unique: a total order)
+        q.suffix = ' ORDER BY c1%s LIMIT %d OFFSET %d' % (r.choice(['', ' DESC']), r.choice([1, 5, 20]),
+                                                          r.choice([0, 1, 7]))
+        kinds.append('offset-top')
+    case.label = 'sqlext:subq %s%s' % (', '.join(kinds), ' (updating)' if any(s.updating for s in w.sources) else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
+class StrWinQ(F.OverQ):
+    family = 'sqlext'
+
+
+def gen_strings(case, r, qr):
+    """string_agg beyond the stats shape: as a window function over an event-time order
+    (distinct times: PostgreSQL joins peers in no set order), and DISTINCT with a
+    delimiter per row, ordered by the value or the delimiter, any NULLS placement."""
+    if case.seed % 2 == 0:
+        w = F.World(r, case, 1, 'distinct', [False], nvalue=(2, 4), kdiv=(15, 40, 100))
+        case.sources = w.sources
+        case.events = w.events
+        r = w.r = qr
+        q = StrWinQ()
+        q.rel = '%s a' % F.src(w.sources[0].name)
+        texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text']
+        if not texts:
+            texts = ['k2'] if w.has(0, 'k2') else []
+        part = r.choice(['', 'PARTITION BY a.k1 ', 'PARTITION BY a.k1 '])
+        items = [Col('a.id', 'bigint', 10 ** 6).x()]
+        for _ in range(r.randint(1, 3)):
+            frame = r.choice(['', ' ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW', ' ROWS %d PRECEDING' % r.choice([0, 1, 2]),
+                              " RANGE BETWEEN INTERVAL '%d seconds' PRECEDING AND CURRENT ROW" % r.choice([0, 1, 3, 10]),
+                              ' RANGE UNBOUNDED PRECEDING'])
+            if texts:
+                t = r.choice(texts)
+                sep = r.choice(["','", "' | '", "''", 'NULL', 'a.%s' % r.choice(texts)])
+                x = "string_agg(a.%s, %s)" % (t, sep)
+            else:
+                x = "string_agg(a.id::text, ',')"
+            items.append(X('text', raw='%s OVER (%sORDER BY a.et%s)' % (x, part, frame), iscol=True))
+        q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+        q.keep_items = set([a for it, a in q.items if 'OVER' in (it.raw or '')][:1])
+        case.label = 'sqlext:strings over'
+        case.models = [(D.FINAL_MODEL, q, 'append')]
+        return
+    w = F.World(r, case, 1, None, r.choice([0.0, 1.0]), nvalue=(2, 4))
+    case.sources = w.sources
+    case.events = w.events
+    r = w.r = qr
+    q = StatsQ()
+    q.rel = '%s a' % F.src(w.sources[0].name)
+    texts = [c['name'] for c in w.sources[0].cols if c['ty'] == 'text'] or (['k2'] if w.has(0, 'k2') else [])
+    items = []
+    if r.random() < 0.7:
+        q.group = 'a.k1'
+        items.append(Col('a.k1', 'numeric', 100).x())
+    for _ in range(r.randint(1, 3)):
+        if not texts:
+            break
+        t, d = r.choice(texts), r.choice(texts)
+        dl = r.choice(['a.%s' % d, "CASE WHEN a.id %% 2 = 0 THEN ',' ELSE NULL END" % (), "a.%s || '/'" % d])
+        order = r.choice(['', ' ORDER BY a.%s' % t, ' ORDER BY %s' % dl])
+        if order:
+            order += r.choice(['', ' DESC', ' ASC', ' NULLS FIRST', ' DESC NULLS LAST', ' ASC NULLS LAST',
+                               ' DESC NULLS FIRST'])
+        items.append(X('text', raw='string_agg(DISTINCT a.%s, %s%s)' % (t, dl, order)))
+    if texts and r.random() < 0.4:
+        # NULLS placement on another key, made total by id
+        items.append(X('text', raw="string_agg(a.%s, ',' ORDER BY a.id%s)" % (
+            r.choice(texts), r.choice([' NULLS FIRST', ' DESC NULLS LAST']))))
+    items.append(X('bigint', raw='count(*)'))
+    q.items = [(it, 'c%d' % (i + 1)) for i, it in enumerate(items)]
+    case.label = 'sqlext:strings distinct%s' % (' (updating)' if w.sources[0].updating else '')
+    case.models = [(D.FINAL_MODEL, q, 'retract')]
+
+
 SHAPES = [gen_comma, gen_corr, gen_stats, gen_gsets]
 # Seeds from 21000 on also draw the shapes added later (older seeds keep their queries).
 SHAPES_2 = SHAPES + [gen_ordset, gen_constrel]
 
 
 def gen_sqlext(case, r, qr):
+    if 22000 <= case.seed < 23000:
+        # seeds 22000-22999: the subq shape only
+        return gen_subq(case, r, qr)
+    if 23000 <= case.seed < 24000:
+        # seeds 23000-23999: the strings shape only
+        return gen_strings(case, r, qr)
     shapes = SHAPES_2 if case.seed >= 21000 else SHAPES
     shapes[case.seed % len(shapes)](case, r, qr)

@@ -5,9 +5,9 @@
 # The family of a seed is seed % 20 (tests/differential/README.md), so the sets below
 # cover classic single-source queries, joins, subqueries, event-time windows, interval
 # joins, TopN, set operations and running aggregates in fixed proportions.
-# Starts a throwaway PostgreSQL and always stops it. Sized to finish within 4 minutes on
-# 2 cores with the ASan build (about 2.5 minutes when nothing fails; a failure adds up
-# to 30 s of minimising). DIFFTEST_SEEDS / DIFFTEST_SQLEXT_SEEDS / DIFFTEST_BIG_SEEDS override
+# Starts a throwaway PostgreSQL and always stops it. Sized to finish within 5 minutes on
+# 2 cores with the ASan build (about 4.5 minutes when nothing fails, the subq and
+# strings sets about a minute of it; a failure adds up to 30 s of minimising). DIFFTEST_SEEDS / DIFFTEST_SQLEXT_SEEDS / DIFFTEST_SUBQ_SEEDS / DIFFTEST_STRINGS_SEEDS / DIFFTEST_BIG_SEEDS override
 # the sets.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,6 +35,15 @@ python3 tests/differential/difftest.py --seeds "${DIFFTEST_WORKER_SEEDS:-1-200}"
 # 3-8 sources, correlated subqueries (scalar, EXISTS, ANY/ALL, in grouped queries),
 # variance/stddev. DIFFTEST_SQLEXT_SEEDS overrides the set.
 python3 tests/differential/difftest.py --seeds "${DIFFTEST_SQLEXT_SEEDS:-20001-20090}" \
+  --max-shrink 1 --shrink-time 30 || status=1
+# Subquery expressions with DISTINCT, GROUP BY, HAVING, ORDER BY ... LIMIT bodies,
+# uncorrelated non-aggregate and boolean scalar subqueries, subqueries in VALUES (the
+# sqlext `subq` shape, seeds 22000-22999). DIFFTEST_SUBQ_SEEDS overrides the set.
+python3 tests/differential/difftest.py --seeds "${DIFFTEST_SUBQ_SEEDS:-22001-22150}" \
+  --max-shrink 1 --shrink-time 30 || status=1
+# string_agg OVER an event-time order, string_agg(DISTINCT x, delimiter per row) with
+# every ORDER BY and NULLS placement (the sqlext `strings` shape, seeds 23000-23999).
+python3 tests/differential/difftest.py --seeds "${DIFFTEST_STRINGS_SEEDS:-23000-23099}" \
   --max-shrink 1 --shrink-time 30 || status=1
 # Longer streams: `weir run` crosses batch boundaries (4096 records per source and step),
 # so watermarks move between batches and windows close mid-run.

@@ -42,4 +42,14 @@ t = json.load(open(sys.argv[1]))["tests"][0]
 assert t["dead_letters"] == [{"reason": "division by zero", "at": "click_share",
                               "row": {"user_id": 2, "page": "b", "weight": 0, "ts": "2024-01-01 00:00:02"}}], t["dead_letters"]
 PY
+# a scalar subquery's "more than one row" dead letter shows the outer row's columns
+# only, never the internal columns of the decorrelated subquery (__value, __rows ...)
+"$WEIR" --project-dir "$ROOT/tests/projects/sql_subqueries" test --select uncorrelated_rows --format json \
+  > "$TMP/sub.json" || fail "subquery dead letters test"
+python3 - "$TMP/sub.json" <<'PY' || fail "subquery dead letters show the outer row only"
+import json, sys
+t = json.load(open(sys.argv[1]))["tests"][0]
+rows = [d["row"] for d in t["dead_letters"]]
+assert len(rows) == 4 and all(sorted(r) == ["id", "v"] for r in rows), rows
+PY
 echo ok
