@@ -46,6 +46,9 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     if (e->func == FN_CONCAT) return eval_func_concat(e, row, ctx, out, false);
     if (e->func == FN_CONCAT_WS) return eval_func_concat(e, row, ctx, out, true);
     if (e->func == FN_STRING_AGG_ITEM) return eval_string_agg_item(e, row, ctx, out);
+    if (e->func == FN_AGG_ITEM) return eval_agg_item(e, row, ctx, out);
+    if (e->func == FN_ARRAY) return eval_array_ctor(e, row, ctx, out);
+    if (e->func == FN_ANY_EQ) return eval_any_eq(e, row, ctx, out);
 
     /* Every other function is strict: NULL in, NULL out. All arguments are evaluated
      * first (so an error in any of them is reported, as PostgreSQL does). */
@@ -87,7 +90,10 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_func_regex(e, av, ctx, out);
     case FN_SUBQUERY_ROWS:
         return eval_fail(ctx, "more than one row returned by a subquery used as an expression");
-    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN__COUNT: break;
+    case FN_ARRAY_LENGTH: case FN_CARDINALITY: case FN_ARRAY_SUBSCRIPT:
+        return eval_func_array(e, av, ctx, out);
+    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN_AGG_ITEM: case FN_ARRAY: case FN_ANY_EQ:
+    case FN__COUNT: break;
     }
     return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));
 }

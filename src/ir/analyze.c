@@ -245,6 +245,9 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
         case AGG_MODE:
         case AGG_PERCENTILE_CONT:
         case AGG_PERCENTILE_DISC: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_ARRAY_AGG:
+        case AGG_JSON_AGG:
+        case AGG_JSON_OBJECT_AGG: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), type_make(T_TEXT)); break;
         case AGG_BOOL_AND:
         case AGG_BOOL_OR:
             ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));

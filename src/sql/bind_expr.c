@@ -129,12 +129,17 @@ static bool compare_operands(ExprCtx *cx, int op, Expr **pl, Expr **pr, int loc)
         l = bind_coerce(b, l, type_make(T_TEXT));
         r = bind_coerce(b, r, type_make(T_TEXT));
     } else if (lu) {
-        l = bind_coerce(b, l, type_make((TypeId)r->type.id));
+        l = bind_coerce(b, l, type_base(r->type));
     } else if (ru) {
-        r = bind_coerce(b, r, type_make((TypeId)l->type.id));
-    } else if (l->type.id != r->type.id) {
+        r = bind_coerce(b, r, type_base(l->type));
+    } else if (l->type.id == T_JSON || r->type.id == T_JSON) {
+        op_error(cx, op, l, r, loc);   /* json has no comparison operators */
+        return false;
+    } else if (l->type.id != r->type.id || l->type.elem != r->type.elem) {
         TypeCat cl = bind_type_cat(l->type), cr = bind_type_cat(r->type);
-        if (cl != cr || (cl != CAT_NUM && cl != CAT_DATETIME)) {
+        TypeCat el = cl == CAT_ARRAY && cr == CAT_ARRAY ? bind_type_cat(type_elem(l->type)) : CAT_UNKNOWN;
+        bool arrays_ok = el != CAT_UNKNOWN && el == bind_type_cat(type_elem(r->type)) && (el == CAT_NUM || el == CAT_DATETIME);
+        if (!arrays_ok && (cl != cr || (cl != CAT_NUM && cl != CAT_DATETIME))) {
             op_error(cx, op, l, r, loc);
             return false;
         }
@@ -414,7 +419,7 @@ static Expr *in_list(ExprCtx *cx, Ast *a)
         Type t = es[i]->type;
         if (t.id == T_UNKNOWN) continue;
         if (first < 0) {
-            cand = type_make((TypeId)t.id);
+            cand = type_base(t);
             first = i;
             continue;
         }
@@ -544,7 +549,7 @@ static Expr *case_expr(ExprCtx *cx, Ast *a)
     Type t;
     if (!unify(cx, res, nres, "CASE", &t)) return NULL;
     /* without ELSE the implicit NULL has no typmod, so the result has none (exprTypmod) */
-    if (!els) t = type_make((TypeId)t.id);
+    if (!els) t = type_base(t);
     Expr *e = new_node(b, EX_CASE, t, a->loc, 2 * nw + (els ? 1 : 0));
     for (int i = 0; i < nw; i++) {
         e->args[2 * i] = conds[i];

@@ -16,10 +16,10 @@
 #include <strings.h>
 
 const char *const bind_function_names[] = {
-    "abs", "acos", "age", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt",
-    "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
+    "abs", "acos", "age", "array_agg", "array_length", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
+    "bool_or", "btrim", "cardinality", "cbrt", "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
     "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
-    "greatest", "initcap", "isfinite", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
+    "greatest", "initcap", "isfinite", "json_agg", "json_object_agg", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
     "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
     "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
     "radians", "regexp_count", "regexp_like", "regexp_replace", "regexp_substr", "repeat", "replace", "reverse",
@@ -32,9 +32,9 @@ const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof 
 /* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
  * "does not exist". */
 static const char *const unsupported_functions[] = {
-    "acosd", "acosh", "array_agg", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
+    "acosd", "acosh", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
     "cosd", "cosh", "cot", "cotd", "cume_dist", "decode", "dense_rank", "encode", "factorial", "first_value",
-    "format", "format_type", "gen_random_uuid", "json_agg", "json_build_object", "jsonb_agg",
+    "format", "format_type", "gen_random_uuid", "json_build_object", "jsonb_agg",
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
@@ -182,6 +182,9 @@ static bool agg_type(AggKind k, Type t, Type *out)
     case AGG_MODE:
     case AGG_PERCENTILE_CONT:
     case AGG_PERCENTILE_DISC: /* typed by ordered_set_call */
+    case AGG_ARRAY_AGG:
+    case AGG_JSON_AGG:
+    case AGG_JSON_OBJECT_AGG: /* typed by collect_call */
     case AGG_LAG:
     case AGG_FIRST_VALUE:
     case AGG_LAST_VALUE: /* window value functions: typed by bind_over.c */
@@ -267,6 +270,89 @@ static bool string_agg_call(ExprCtx *cx, Ast *a, Expr **args, int n, AggCall *ac
 static bool is_ordered_set_kind(AggKind k)
 {
     return k == AGG_MODE || k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC;
+}
+
+static bool is_collecting_kind(AggKind k)
+{
+    return k == AGG_ARRAY_AGG || k == AGG_JSON_AGG || k == AGG_JSON_OBJECT_AGG;
+}
+
+/* array_agg(x), json_agg(x), json_object_agg(k, v), each with [DISTINCT] and
+ * [ORDER BY key [ASC|DESC] [NULLS FIRST|LAST], ...]: NULL values are aggregated (so
+ * the argument is FN_AGG_ITEM, never NULL: engine/agg_vitem.h), in the order of the
+ * keys; PostgreSQL leaves the order without ORDER BY (and of ties) unspecified, weir
+ * orders by the values. array_agg's result is an array of x's type (arrays of arrays,
+ * PostgreSQL's multidimensional result, are not supported), json_agg's and
+ * json_object_agg's is json. */
+static bool collect_call(ExprCtx *cx, Ast *a, AggKind kind, Expr **args, int n, AggCall *ac)
+{
+    Binder *b = cx->b;
+    int nv = kind == AGG_JSON_OBJECT_AGG ? 2 : 1;
+    if (n != nv || a->agg_star) {
+        no_such_function(b, a->name, args, n, a->loc, a->agg_star);
+        return false;
+    }
+    for (int i = 0; i < nv; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return false;
+    }
+    Type xt = args[0]->type;
+    if (kind == AGG_ARRAY_AGG && xt.id == T_ARRAY) {
+        bind_unsupported(b, args[0]->loc >= 0 ? args[0]->loc : a->loc,
+                         "array_agg over arrays (a multidimensional array)");
+        return false;
+    }
+    if (kind == AGG_ARRAY_AGG && xt.id == T_JSON) {
+        bind_unsupported(b, args[0]->loc >= 0 ? args[0]->loc : a->loc, "array_agg over json (json[])");
+        return false;
+    }
+    for (int i = 0; i < nv && a->agg_distinct; i++)
+        if (args[i]->type.id == T_JSON) {
+            bind_error(b, args[i]->loc >= 0 ? args[i]->loc : a->loc, "type-mismatch", NULL,
+                       "could not identify an equality operator for type json");
+            return false;
+        }
+    int nk = a->agg_order.n;
+    if (nv + nk > 16) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s ordered by more than %d expressions", a->name, 16 - nv));
+        return false;
+    }
+    int nargs = 1 + nv + 2 * nk;
+    Expr **item = ARENA_ARRAY(b->arena, Expr *, nargs);
+    item[0] = plan_expr_const(b->arena, type_make(T_INT4), value_int(nv));
+    for (int i = 0; i < nv; i++) item[1 + i] = args[i];
+    ExprCtx in = *cx;
+    in.agg_mode = AGGS_INSIDE;
+    for (int k = 0; k < nk; k++) {
+        Ast *sb = a->agg_order.items[k];
+        Ast *oe = sb->kind == AST_SORT_BY ? sb->expr : sb;
+        Expr *o = oe ? bind_expr(&in, oe) : NULL;
+        if (o && bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
+        if (!o) return false;
+        int at = bind_ast_start(oe);
+        if (o->type.id == T_JSON) {
+            bind_error(b, at, "type-mismatch", NULL, "could not identify an ordering operator for type json");
+            return false;
+        }
+        if (a->agg_distinct) {
+            bool in_args = false;
+            for (int i = 0; i < nv; i++) in_args = in_args || plan_expr_equal(o, args[i]);
+            if (!in_args) {
+                bind_error(b, at, "invalid-aggregate", NULL,
+                           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+                return false;
+            }
+        }
+        bool desc = sb->kind == AST_SORT_BY && sb->desc;
+        int nulls = sb->kind == AST_SORT_BY ? sb->nulls : 0;
+        bool nulls_first = nulls == 1 || (nulls == 0 && desc);
+        int64_t flags = (desc ? 1 : 0) | (nulls_first ? 2 : 0);   /* agg_vitem.h's AGG_VITEM_* */
+        item[1 + nv + 2 * k] = plan_expr_const(b->arena, type_make(T_INT4), value_int(flags));
+        item[2 + nv + 2 * k] = o;
+    }
+    ac->arg = func_node(b, FN_AGG_ITEM, type_make(T_TEXT), a->loc, item, nargs);
+    ac->type = kind == AGG_ARRAY_AGG ? type_array(xt) : type_make(T_JSON);
+    return true;
 }
 
 /* mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x [DESC]):
@@ -365,7 +451,7 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
                        "WITHIN GROUP is required for ordered-set aggregate %s", a->name);
         return NULL;
     }
-    if (a->agg_order.n && kind != AGG_STRING_AGG && !is_ordered_set_kind(kind)) {
+    if (a->agg_order.n && kind != AGG_STRING_AGG && !is_ordered_set_kind(kind) && !is_collecting_kind(kind)) {
         bind_unsupported(b, a->agg_order.items[0]->loc, "ORDER BY inside an aggregate call");
         return NULL;
     }
@@ -399,6 +485,8 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         ac.type = type_make(T_INT8);
     } else if (kind == AGG_STRING_AGG) {
         if (!string_agg_call(cx, a, args, n, &ac)) return NULL;
+    } else if (is_collecting_kind(kind)) {
+        if (!collect_call(cx, a, kind, args, n, &ac)) return NULL;
     } else {
         if (n != 1 || a->agg_star) {
             no_such_function(b, a->name, args, n, a->loc, a->agg_star);
@@ -1227,14 +1315,9 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
-    if (strcmp(name, "array_agg") == 0 || strcmp(name, "json_agg") == 0 || strcmp(name, "jsonb_agg") == 0) {
-        const char *x = nargs > 0 && args[0] ? bind_expr_text(cx, args[0]) : "x";
-        const char *hint = arena_printf(b->arena,
-                                        "aggregate the values another way, e.g. string_agg(%s%s, ','), "
-                                        "count(DISTINCT %s), min(%s), max(%s)", x,
-                                        nargs > 0 && args[0] && args[0]->type.id == T_TEXT ? "" : "::text", x, x, x);
-        bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no %s type", name,
-                   name[0] == 'a' ? "array" : "json");
+    if (strcmp(name, "jsonb_agg") == 0 || strcmp(name, "jsonb_object_agg") == 0) {
+        const char *hint = arena_printf(b->arena, "use %s, whose result is json", name[9] ? "json_object_agg" : "json_agg");
+        bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no jsonb type", name);
         return NULL;
     }
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
@@ -1350,7 +1433,8 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
 static int bind_agg_kind_name(const char *n)
 {
     static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg",
-                                       "mode", "percentile_cont", "percentile_disc"};
+                                       "mode", "percentile_cont", "percentile_disc", "array_agg", "json_agg",
+                                       "json_object_agg"};
     for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
         if (strcmp(n, aggs[i]) == 0) return (int)i;
     return -1;

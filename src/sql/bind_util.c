@@ -134,6 +134,9 @@ int bind_agg_kind(const Ast *fc)
     if (strcmp(n, "bool_and") == 0 || strcmp(n, "every") == 0) return AGG_BOOL_AND;
     if (strcmp(n, "bool_or") == 0) return AGG_BOOL_OR;
     if (strcmp(n, "string_agg") == 0) return AGG_STRING_AGG;
+    if (strcmp(n, "array_agg") == 0) return AGG_ARRAY_AGG;
+    if (strcmp(n, "json_agg") == 0) return AGG_JSON_AGG;
+    if (strcmp(n, "json_object_agg") == 0) return AGG_JSON_OBJECT_AGG;
     if (strcmp(n, "mode") == 0) return AGG_MODE;
     if (strcmp(n, "percentile_cont") == 0) return AGG_PERCENTILE_CONT;
     if (strcmp(n, "percentile_disc") == 0) return AGG_PERCENTILE_DISC;

@@ -118,7 +118,7 @@ const char *func_kind_name(FuncKind f)
         [FN_TO_TIMESTAMP] = "to_timestamp", [FN_TO_DATE] = "to_date", [FN_DATE_BIN] = "date_bin",
         [FN_MAKE_DATE] = "make_date", [FN_MAKE_TIMESTAMP] = "make_timestamp", [FN_AGE] = "age",
         [FN_JUSTIFY_DAYS] = "justify_days", [FN_JUSTIFY_HOURS] = "justify_hours",
-        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
+        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_AGG_ITEM] = "agg_item", [FN_ARRAY] = "array", [FN_ARRAY_LENGTH] = "array_length", [FN_CARDINALITY] = "cardinality", [FN_ARRAY_SUBSCRIPT] = "array_subscript", [FN_ANY_EQ] = "any_eq", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
         [FN_LN] = "ln", [FN_LOG] = "log", [FN_LOG10] = "log10", [FN_CBRT] = "cbrt", [FN_PI] = "pi",
         [FN_DEGREES] = "degrees", [FN_RADIANS] = "radians", [FN_SIN] = "sin", [FN_COS] = "cos",
         [FN_TAN] = "tan", [FN_ASIN] = "asin", [FN_ACOS] = "acos", [FN_ATAN] = "atan",
@@ -148,6 +148,9 @@ const char *agg_kind_name(AggKind k)
     case AGG_FIRST_VALUE: return "first_value";
     case AGG_LAST_VALUE: return "last_value";
     case AGG_SUM_SQUARES: return "sum_squares";
+    case AGG_ARRAY_AGG: return "array_agg";
+    case AGG_JSON_AGG: return "json_agg";
+    case AGG_JSON_OBJECT_AGG: return "json_object_agg";
     case AGG__COUNT: break;
     }
     return "?";

@@ -75,6 +75,17 @@ typedef enum FuncKind {
                                       string_agg ordered by another expression or with a
                                       delimiter per row (engine/agg_item.h); not strict:
                                       NULL only when x is */
+    FN_AGG_ITEM,                   /* nv, values, (flags, key)...: the argument of array_agg,
+                                      json_agg, json_object_agg (engine/agg_vitem.h); never
+                                      NULL */
+    /* arrays */
+    FN_ARRAY,                      /* ARRAY[e, ...]: the elements (NULL ones too), of the
+                                      element type of the call's type; not strict */
+    FN_ARRAY_LENGTH,               /* array, dimension int */
+    FN_CARDINALITY,                /* array */
+    FN_ARRAY_SUBSCRIPT,            /* array, index bigint (1-based; NULL outside) */
+    FN_ANY_EQ,                     /* x, array: x = ANY (array); negated: x <> ALL (array);
+                                      not strict */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the
                                       zone, when constant, resolved in Expr.tzone) */
     /* math */
@@ -128,6 +139,10 @@ typedef enum AggKind {
     /* the sum of the squares of `arg`'s values (numeric or double precision); with
      * DISTINCT, of its distinct values: variance(DISTINCT x) and friends */
     AGG_SUM_SQUARES,
+    /* array_agg(x ORDER BY ...), json_agg(x ORDER BY ...), json_object_agg(k, v ORDER BY
+     * ...): `arg` is FN_AGG_ITEM over the values and the ORDER BY keys (NULL values are
+     * aggregated; without ORDER BY the values are in ascending order) */
+    AGG_ARRAY_AGG, AGG_JSON_AGG, AGG_JSON_OBJECT_AGG,
     AGG__COUNT
 } AggKind;
 

@@ -120,7 +120,7 @@ static void copy_row(Runner *r, Value *dst, const Value *src)
 {
     for (int i = 0; i < r->ncols; i++) {
         dst[i] = src[i];
-        if (!src[i].isnull && r->cols[i].type.id == T_TEXT) {
+        if (!src[i].isnull && type_is_varlen(r->cols[i].type)) {
             dst[i].s = arena_strndup(&r->arena, src[i].s, src[i].len);
         }
     }
@@ -152,7 +152,7 @@ static void on_dead_letter(void *ctx, const EngDeadLetter *dl)
         d->names[c] = arena_strdup(&r->arena, dl->cols[c].name);
         d->types[c] = dl->types[c];
         d->row[c] = dl->row[c];
-        if (!dl->row[c].isnull && dl->types[c].id == T_TEXT) d->row[c].s = arena_strndup(&r->arena, dl->row[c].s, dl->row[c].len);
+        if (!dl->row[c].isnull && type_is_varlen(dl->types[c])) d->row[c].s = arena_strndup(&r->arena, dl->row[c].s, dl->row[c].len);
     }
 }
 

@@ -1,0 +1,123 @@
+/* Array functions and the packed inputs of the collecting aggregates: the ARRAY[...]
+ * constructor (FN_ARRAY), array_length / cardinality / subscripts, x = ANY (array)
+ * (FN_ANY_EQ), and FN_AGG_ITEM, the packed (values, ORDER BY keys) that array_agg,
+ * json_agg and json_object_agg keep (agg_vitem.h). */
+#include "engine/eval_func_internal.h"
+#include "engine/agg_vitem.h"
+
+/* ARRAY[e1, e2, ...]: the elements (NULL ones too) of type e->type's element type. */
+bool eval_array_ctor(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Type et = type_elem(e->type);
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    array_begin(&b, &start);
+    for (int i = 0; i < e->nargs; i++) {
+        Value tmp;
+        const Value *v = eval_operand(e->args[i], row, ctx, &tmp);
+        if (!v) {
+            sb_free(&b);
+            return false;
+        }
+        array_push(&b, et, v);
+    }
+    array_end(&b, start, (uint32_t)e->nargs);
+    bool ok = eval_text_size_ok(b.len, ctx);
+    if (ok) {
+        char *s = arena_alloc_raw(ctx->arena, b.len);
+        memcpy(s, b.data, b.len);
+        *out = value_text(s, (uint32_t)b.len);
+    }
+    sb_free(&b);
+    return ok;
+}
+
+/* x = ANY (array): true when an element equals x; else NULL when x or an element is
+ * NULL (or the array is); else false. Negated (x <> ALL): the negation. */
+bool eval_any_eq(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value t0, t1;
+    const Value *x = eval_operand(e->args[0], row, ctx, &t0);
+    if (!x) return false;
+    const Value *a = eval_operand(e->args[1], row, ctx, &t1);
+    if (!a) return false;
+    if (a->isnull) {
+        *out = value_null();
+        return true;
+    }
+    Type et = type_elem(e->args[1]->type);
+    ArrayIter it;
+    array_iter(&it, a);
+    bool saw_null = x->isnull && array_count(a) > 0, found = false;
+    Value v;
+    while (!x->isnull && array_next(&it, et, &v)) {
+        if (v.isnull) saw_null = true;
+        else if (value_equal(et, x, &v)) {
+            found = true;
+            break;
+        }
+    }
+    if (found) *out = value_bool(!e->negated);
+    else if (saw_null) *out = value_null();
+    else *out = value_bool(e->negated);
+    return true;
+}
+
+/* The strict array functions (no argument NULL). */
+bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
+{
+    const Value *a = av[0];
+    switch ((FuncKind)e->func) {
+    case FN_ARRAY_LENGTH: {
+        /* one-dimensional arrays: dimension 1 has the elements; an empty array none */
+        uint32_t n = array_count(a);
+        *out = av[1]->i == 1 && n > 0 ? value_int((int64_t)n) : value_null();
+        return true;
+    }
+    case FN_CARDINALITY:
+        *out = value_int((int64_t)array_count(a));
+        return true;
+    case FN_ARRAY_SUBSCRIPT:
+        *out = array_get(type_elem(e->args[0]->type), a, av[1]->i);
+        return true;
+    default:
+        return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));
+    }
+}
+
+/* FN_AGG_ITEM(nv, values..., (flags, key)...): the packed item, never NULL. */
+bool eval_agg_item(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    if (e->nargs < 2 || e->args[0]->kind != EX_CONST) return eval_fail(ctx, "malformed agg_item() call");
+    int nv = (int)e->args[0]->cval.i;
+    int nk = (e->nargs - 1 - nv) / 2;
+    if (nv < 1 || nv + nk > AGG_VITEM_MAX || 1 + nv + 2 * nk != e->nargs) return eval_fail(ctx, "malformed agg_item() call");
+    Value tmp[AGG_VITEM_MAX];
+    const Value *vals[AGG_VITEM_MAX];
+    Type types[AGG_VITEM_MAX];
+    uint8_t flags[AGG_VITEM_MAX];
+    int n = 0;
+    /* keys first in the packed bytes, then the values */
+    for (int k = 0; k < nk; k++, n++) {
+        const Expr *f = e->args[1 + nv + 2 * k], *key = e->args[2 + nv + 2 * k];
+        flags[n] = (uint8_t)(f->kind == EX_CONST ? f->cval.i : 0);
+        types[n] = key->type;
+        if (!(vals[n] = eval_operand(key, row, ctx, &tmp[n]))) return false;
+    }
+    for (int i = 0; i < nv; i++, n++) {
+        types[n] = e->args[1 + i]->type;
+        if (!(vals[n] = eval_operand(e->args[1 + i], row, ctx, &tmp[n]))) return false;
+    }
+    size_t size = 2 + (size_t)nk;
+    for (int i = 0; i < n; i++) size += agg_vitem_field_size(types[i], vals[i]);
+    if (!eval_text_size_ok(size, ctx)) return false;
+    char *buf = arena_alloc_raw(ctx->arena, size), *p = buf;
+    *p++ = (char)nk;
+    *p++ = (char)nv;
+    for (int i = 0; i < n; i++) {
+        if (i < nk) *p++ = (char)flags[i];
+        p = agg_vitem_put_field(p, types[i], vals[i]);
+    }
+    *out = value_text(buf, (uint32_t)size);
+    return true;
+}
