@@ -825,7 +825,7 @@ bool value_parse(Type t, const char *text, size_t len, Arena *arena, Value *out,
         return true;
     }
     case T_ARRAY: return array_parse(t, text, len, arena, out, err, errsize);
-    case T_JSON: return fail(err, errsize, "weir does not read json input yet");
+    case T_JSON: return json_parse(text, len, arena, out, err, errsize);
     case T_TEXT:
     case T_UNKNOWN:
     default: {

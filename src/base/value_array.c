@@ -438,3 +438,129 @@ void value_format_pgjson(Type t, const Value *v, StrBuf *out)
         return;
     }
 }
+
+/* ---- json input (json_in: validated, kept as written) ---- */
+
+typedef struct JsonScan {
+    const char *p, *end;
+    int depth;
+} JsonScan;
+
+static void json_ws(JsonScan *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+
+static bool json_value(JsonScan *j);
+
+static bool json_string(JsonScan *j)
+{
+    j->p++;   /* the opening quote */
+    while (j->p < j->end) {
+        unsigned char c = (unsigned char)*j->p++;
+        if (c == '"') return true;
+        if (c < 0x20) return false;
+        if (c == '\\') {
+            if (j->p >= j->end) return false;
+            char e = *j->p++;
+            if (e == 'u') {
+                for (int k = 0; k < 4; k++, j->p++)
+                    if (j->p >= j->end || !((*j->p >= '0' && *j->p <= '9') || (*j->p >= 'a' && *j->p <= 'f') ||
+                                            (*j->p >= 'A' && *j->p <= 'F')))
+                        return false;
+            } else if (!strchr("\"\\/bfnrt", e) || e == 0) {
+                return false;
+            }
+        }
+    }
+    return false;
+}
+
+static bool json_digits(JsonScan *j)
+{
+    const char *s = j->p;
+    while (j->p < j->end && *j->p >= '0' && *j->p <= '9') j->p++;
+    return j->p > s;
+}
+
+static bool json_number(JsonScan *j)
+{
+    if (*j->p == '-') j->p++;
+    if (j->p < j->end && *j->p == '0') j->p++;
+    else if (!json_digits(j)) return false;
+    if (j->p < j->end && *j->p == '.') {
+        j->p++;
+        if (!json_digits(j)) return false;
+    }
+    if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+        j->p++;
+        if (j->p < j->end && (*j->p == '+' || *j->p == '-')) j->p++;
+        if (!json_digits(j)) return false;
+    }
+    return true;
+}
+
+static bool json_word(JsonScan *j, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, w, n) != 0) return false;
+    j->p += n;
+    return true;
+}
+
+static bool json_value(JsonScan *j)
+{
+    json_ws(j);
+    if (j->p >= j->end) return false;
+    char c = *j->p;
+    if (c == '"') return json_string(j);
+    if (c == '-' || (c >= '0' && c <= '9')) return json_number(j);
+    if (c == 't') return json_word(j, "true");
+    if (c == 'f') return json_word(j, "false");
+    if (c == 'n') return json_word(j, "null");
+    if (c != '[' && c != '{') return false;
+    if (++j->depth > 1000) return false;
+    char close = c == '[' ? ']' : '}';
+    j->p++;
+    json_ws(j);
+    if (j->p < j->end && *j->p == close) {
+        j->p++;
+        j->depth--;
+        return true;
+    }
+    for (;;) {
+        if (close == '}') {
+            json_ws(j);
+            if (j->p >= j->end || *j->p != '"' || !json_string(j)) return false;
+            json_ws(j);
+            if (j->p >= j->end || *j->p++ != ':') return false;
+        }
+        if (!json_value(j)) return false;
+        json_ws(j);
+        if (j->p >= j->end) return false;
+        if (*j->p == ',') {
+            j->p++;
+            continue;
+        }
+        if (*j->p++ != close) return false;
+        j->depth--;
+        return true;
+    }
+}
+
+bool json_parse(const char *text, size_t len, Arena *arena, Value *out, char *err, size_t errsize)
+{
+    JsonScan j = {text, text + len, 0};
+    bool ok = json_value(&j);
+    if (ok) {
+        json_ws(&j);
+        ok = j.p == j.end;
+    }
+    if (!ok) {
+        if (err && errsize)
+            snprintf(err, errsize, "invalid input syntax for type json: \"%.*s\"", (int)(len > 200 ? 200 : len), text);
+        return false;
+    }
+    *out = value_text(arena ? arena_strndup(arena, text, len) : text, (uint32_t)len);
+    return true;
+}

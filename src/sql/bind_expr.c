@@ -562,6 +562,109 @@ static Expr *case_expr(ExprCtx *cx, Ast *a)
     return e;
 }
 
+/* ---- arrays ------------------------------------------------------------------------ */
+
+static Expr *func_n(Binder *b, FuncKind f, Type t, int loc, int n)
+{
+    Expr *e = new_node(b, EX_FUNC, t, loc, n);
+    e->func = f;
+    return e;
+}
+
+/* ARRAY[e, ...]: the elements' common type (unknown literals: text), one dimension. */
+static Expr *array_ctor(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    int n = a->args.n;
+    if (n == 0) {
+        bind_error(b, a->loc, "type-mismatch", "write a typed empty array, e.g. '{}'::integer[]",
+                   "cannot determine type of empty array");
+        return NULL;
+    }
+    Expr **es = ARENA_ARRAY(b->arena, Expr *, n);
+    bool ok = true;
+    for (int i = 0; i < n; i++)
+        if (!(es[i] = bind_expr(cx, a->args.items[i]))) ok = false;
+    if (!ok) return NULL;
+    for (int i = 0; i < n; i++)
+        if (es[i]->type.id == T_ARRAY || es[i]->type.id == T_JSON) {
+            bind_unsupported(b, es[i]->loc >= 0 ? es[i]->loc : a->loc,
+                             es[i]->type.id == T_ARRAY ? "ARRAY[...] of arrays (a multidimensional array)"
+                                                       : "ARRAY[...] of json (json[])");
+            return NULL;
+        }
+    Type t;
+    if (!bind_common_type(b, es, n, "ARRAY", &t)) return NULL;
+    Expr *e = func_n(b, FN_ARRAY, type_array(t), a->loc, n);
+    for (int i = 0; i < n; i++)
+        if (!(e->args[i] = bind_coerce(b, es[i], t))) return NULL;
+    return e;
+}
+
+/* a[i]: element i (1-based) of a one-dimensional array, NULL outside. */
+static Expr *subscript(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    Expr *x = bind_expr(cx, a->expr), *i = bind_expr(cx, a->lexpr);
+    if (!x || !i) return NULL;
+    if (x->type.id != T_ARRAY) {
+        bind_error(b, a->loc, "type-mismatch", NULL, "cannot subscript type %s because it does not support subscripting",
+                   bind_type_display(b, x->type));
+        return NULL;
+    }
+    if (bind_is_unknown_literal(i)) i = bind_coerce(b, i, type_make(T_INT4));
+    if (!i) return NULL;
+    if (!type_is_integer(i->type)) {
+        bind_error(b, bind_ast_start(a->lexpr), "type-mismatch", NULL, "array subscript must have type integer");
+        return NULL;
+    }
+    Expr *e = func_n(b, FN_ARRAY_SUBSCRIPT, type_elem(x->type), a->loc, 2);
+    e->args[0] = x;
+    e->args[1] = bind_coerce(b, i, type_make(T_INT8));
+    return e->args[1] ? e : NULL;
+}
+
+/* x = ANY (array) and x <> ALL (array). */
+static Expr *array_cmp(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    bool eq_any = !a->negated && a->name && strcmp(a->name, "=") == 0;
+    bool ne_all = a->negated && a->name && strcmp(a->name, "<>") == 0;
+    if (!eq_any && !ne_all) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s %s (array)", a->name ? a->name : "?", a->negated ? "ALL" : "ANY"));
+        return NULL;
+    }
+    Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+    if (!l || !r) return NULL;
+    if (bind_is_unknown_literal(l) && bind_is_unknown_literal(r)) l = bind_coerce(b, l, type_make(T_TEXT));
+    if (bind_is_unknown_literal(r)) r = bind_coerce(b, r, type_array(type_base(l->type)));
+    if (!l || !r) return NULL;
+    if (r->type.id != T_ARRAY) {
+        bind_error(b, bind_ast_start(a->rexpr), "type-mismatch", NULL, "op ANY/ALL (array) requires array on right side");
+        return NULL;
+    }
+    Type et = type_elem(r->type);
+    if (bind_is_unknown_literal(l)) l = bind_coerce(b, l, type_base(et));
+    if (!l) return NULL;
+    if (l->type.id != et.id) {
+        TypeCat cl = bind_type_cat(l->type), ce = bind_type_cat(et);
+        if (cl != ce || (cl != CAT_NUM && cl != CAT_DATETIME)) {
+            bind_error(b, a->loc, "type-mismatch", NULL, "operator does not exist: %s %s %s", bind_type_display(b, l->type),
+                       a->name, bind_type_display(b, et));
+            return NULL;
+        }
+        Type t = bind_op_common(l->type, et);
+        l = bind_coerce(b, l, t);
+        r = bind_coerce(b, r, type_array(t));
+        if (!l || !r) return NULL;
+    }
+    Expr *e = func_n(b, FN_ANY_EQ, type_make(T_BOOL), a->loc, 2);
+    e->args[0] = l;
+    e->args[1] = r;
+    e->negated = ne_all;
+    return e;
+}
+
 static Expr *variadic_common(ExprCtx *cx, Ast *a, ExprKind kind, const char *context)
 {
     Binder *b = cx->b;
@@ -714,6 +817,9 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
     case AST_MIN_MAX:
         return variadic_common(cx, a, a->is_greatest ? EX_GREATEST : EX_LEAST, a->is_greatest ? "GREATEST" : "LEAST");
     case AST_SUBLINK: return bind_sublink_expr(cx, a);
+    case AST_ARRAY: return array_ctor(cx, a);
+    case AST_SUBSCRIPT: return subscript(cx, a);
+    case AST_ARRAY_CMP: return array_cmp(cx, a);
     case AST_UNSUPPORTED: {
         /* CURRENT_TIMESTAMP and its kin come as "NAME (processing time)" */
         const char *pt = a->name ? strstr(a->name, " (processing time)") : NULL;

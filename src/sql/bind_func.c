@@ -195,6 +195,28 @@ static bool agg_type(AggKind k, Type t, Type *out)
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
 
+/* array_length(a, dimension) and cardinality(a) over one-dimensional arrays. */
+static Expr *array_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool card = name[0] == 'c';
+    Expr **orig = saved_args(b, args, n);
+    if (n != (card ? 1 : 2) || args[0]->type.id != T_ARRAY) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    if (!card) {
+        if (bind_is_unknown_literal(args[1]) || (type_is_integer(args[1]->type) && args[1]->type.id != T_INT8))
+            args[1] = bind_coerce(b, args[1], type_make(T_INT4));
+        if (!args[1]) return NULL;
+        if (args[1]->type.id != T_INT4) {
+            no_such_function(b, name, orig, n, loc, false);
+            return NULL;
+        }
+    }
+    return func_node(b, card ? FN_CARDINALITY : FN_ARRAY_LENGTH, type_make(T_INT4), loc, args, n);
+}
+
 /* string_agg(value, delimiter [ORDER BY key [ASC|DESC]]): text values joined, each but
  * the first after its own row's delimiter (NULL: none), as PostgreSQL defines it. With
  * a constant delimiter and no key other than the value, the values are kept as they
@@ -1315,6 +1337,7 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
+    if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0) return array_fn(cx, name, args, nargs, loc);
     if (strcmp(name, "jsonb_agg") == 0 || strcmp(name, "jsonb_object_agg") == 0) {
         const char *hint = arena_printf(b->arena, "use %s, whose result is json", name[9] ? "json_object_agg" : "json_agg");
         bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no jsonb type", name);

@@ -86,7 +86,7 @@ bool bind_can_explicit(Type from, Type to)
     if (bind_can_implicit(from, to)) return true;
     if (from.id == T_ARRAY && to.id == T_ARRAY) return bind_can_explicit(type_elem(from), type_elem(to));
     if (from.id == T_JSON) return to.id == T_TEXT;
-    if (to.id == T_JSON) return false;   /* weir does not read json text */
+    if (to.id == T_JSON) return from.id == T_TEXT;
     TypeCat cf = bind_type_cat(from), ct = bind_type_cat(to);
     if (cf == CAT_NUM && ct == CAT_NUM) return true;
     if (cf == CAT_DATETIME && ct == CAT_DATETIME) return true;
@@ -268,7 +268,7 @@ static const struct {
 
 /* Types PostgreSQL has and weir does not handle yet. */
 static const char *const known_unsupported[] = {
-    "character", "bytea", "json", "jsonb", "uuid", "time", "time with time zone", "money", "inet", "cidr",
+    "character", "bytea", "jsonb", "uuid", "time", "time with time zone", "money", "inet", "cidr",
     "macaddr", "xml", "bit", "varbit", "point", "oid", "name", "char", "tsvector", "int4range",
 };
 

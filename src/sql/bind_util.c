@@ -222,6 +222,11 @@ static int figure(const Ast *a, const char **name)
     case AST_COALESCE:
         *name = "coalesce";
         return 2;
+    case AST_ARRAY:
+        *name = "array";
+        return 2;
+    case AST_SUBSCRIPT:
+        return figure(a->expr, name);
     case AST_MIN_MAX:
         *name = a->is_greatest ? "greatest" : "least";
         return 2;
