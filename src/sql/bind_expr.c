@@ -133,7 +133,10 @@ static bool compare_operands(ExprCtx *cx, int op, Expr **pl, Expr **pr, int loc)
     } else if (ru) {
         r = bind_coerce(b, r, type_base(l->type));
     } else if (l->type.id == T_JSON || r->type.id == T_JSON) {
-        op_error(cx, op, l, r, loc);   /* json has no comparison operators */
+        /* json has no comparison operators */
+        bind_error(b, loc, "type-mismatch", "compare their text, e.g. x::text = y::text",
+                   "operator does not exist: %s %s %s", bind_type_display(b, l->type), op_sql(op),
+                   bind_type_display(b, r->type));
         return false;
     } else if (l->type.id != r->type.id || l->type.elem != r->type.elem) {
         TypeCat cl = bind_type_cat(l->type), cr = bind_type_cat(r->type);

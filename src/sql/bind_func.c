@@ -167,8 +167,8 @@ static bool agg_type(AggKind k, Type t, Type *out)
         return true;
     case AGG_MIN:
     case AGG_MAX:
-        if (id == T_BOOL || id == T_UNKNOWN) return false;
-        *out = type_make(id);
+        if (id == T_BOOL || id == T_UNKNOWN || id == T_JSON) return false;
+        *out = t.id == T_ARRAY ? type_base(t) : type_make(id);
         return true;
     case AGG_BOOL_AND:
     case AGG_BOOL_OR:
@@ -392,7 +392,7 @@ static bool ordered_set_call(ExprCtx *cx, Ast *a, AggKind kind, AggCall *ac)
     Expr **args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
     for (int i = 0; i < a->args.n; i++) {
         Ast *d = a->args.items[i];
-        if (d->kind == AST_UNSUPPORTED && d->name && strstr(d->name, "ARRAY")) {
+        if (d->kind == AST_ARRAY || (d->kind == AST_UNSUPPORTED && d->name && strstr(d->name, "ARRAY"))) {
             bind_unsupported(b, d->loc, arena_printf(b->arena, "%s with an array of fractions", a->name));
             return false;
         }

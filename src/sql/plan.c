@@ -809,6 +809,24 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
         sb_puts(out, ") WITHIN GROUP (ORDER BY ");
         put_expr(out, a->arg, incols, nincols);
         if (a->offset) sb_puts(out, " DESC");
+    } else if ((a->kind == AGG_ARRAY_AGG || a->kind == AGG_JSON_AGG || a->kind == AGG_JSON_OBJECT_AGG) && a->arg &&
+               a->arg->kind == EX_FUNC && a->arg->func == FN_AGG_ITEM && a->arg->nargs >= 2 &&
+               a->arg->args[0]->kind == EX_CONST) {
+        /* the values and ORDER BY keys of the packed item (engine/agg_vitem.h) */
+        const Expr *it = a->arg;
+        int nv = (int)it->args[0]->cval.i;
+        if (a->distinct) sb_puts(out, "DISTINCT ");
+        for (int i = 0; i < nv && 1 + i < it->nargs; i++) {
+            if (i) sb_puts(out, ", ");
+            put_expr(out, it->args[1 + i], incols, nincols);
+        }
+        for (int k = 1 + nv; k + 1 < it->nargs; k += 2) {
+            sb_puts(out, k == 1 + nv ? " ORDER BY " : ", ");
+            put_expr(out, it->args[k + 1], incols, nincols);
+            int64_t f = it->args[k]->kind == EX_CONST ? it->args[k]->cval.i : 0;
+            if (f & 1) sb_puts(out, " DESC");
+            if (((f & 2) != 0) != ((f & 1) != 0)) sb_puts(out, (f & 2) ? " NULLS FIRST" : " NULLS LAST");
+        }
     } else if (a->kind == AGG_COUNT_STAR) {
         sb_putc(out, '*');
     } else {
