@@ -176,6 +176,7 @@ uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
         op_shape_mix(&h, sp->cls);
         op_shape_mix(&h, sp->argt.id);
         op_shape_mix(&h, sp->rest.id);
+        if (sp->rest.id == T_ARRAY) op_shape_mix(&h, 0x415252ull ^ sp->rest.elem);  /* array_agg's element type */
         op_shape_mix(&h, sp->distinct);
         op_shape_mix(&h, sp->extreme_only);
         if (sp->track_scale) op_shape_mix(&h, 0x5343414c45ull);  /* checkpoints carry the per-scale counts */
