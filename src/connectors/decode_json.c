@@ -561,7 +561,8 @@ static const char *array_value(Scan *sc, const ConnJsonDecoder *d, const ColumnD
     } else {
         for (;;) {
             Value v;
-            if (p < e && (*p == '[' || *p == '{')) {
+            /* a nested array is a second dimension; an object is text's raw JSON, else an error */
+            if (p < e && (*p == '[' || (*p == '{' && ec.type.id != T_TEXT))) {
                 if (sc->err && sc->errsize)
                     snprintf(sc->err, sc->errsize, "column %s: expected an element of %s, found %s", c->name,
                              conn_type_label(ec.type), *p == '[' ? "an array (arrays have one dimension)" : "object");
