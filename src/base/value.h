@@ -208,6 +208,11 @@ Value array_get(Type elem, const Value *a, int64_t i);
 void array_begin(StrBuf *out, size_t *start);
 void array_push(StrBuf *out, Type elem, const Value *v);
 void array_end(StrBuf *out, size_t start, uint32_t n);
+/* The same without a StrBuf: the bytes array_push appends for v, and writing them at p
+ * (returns the end); the 4-byte count at the start is the caller's (array_put_count). */
+size_t array_elem_size(Type elem, const Value *v);
+char *array_put_elem(char *p, Type elem, const Value *v);
+void array_put_count(char *start, uint32_t n);
 /* Do the bytes form a well-formed array of elem (a checkpoint read back)? */
 bool array_valid(Type elem, const char *s, size_t len);
 /* PostgreSQL's json of a non-NULL value as to_json writes it (json_agg's elements):

@@ -63,6 +63,34 @@ void array_end(StrBuf *out, size_t start, uint32_t n)
     memcpy(out->data + start, &n, 4);
 }
 
+size_t array_elem_size(Type elem, const Value *v)
+{
+    if (v->isnull) return 1;
+    return 1 + (type_is_varlen(elem) ? 4 + (size_t)v->len : 18);
+}
+
+char *array_put_elem(char *p, Type elem, const Value *v)
+{
+    if (v->isnull) {
+        *p++ = 0;
+        return p;
+    }
+    *p++ = 1;
+    if (type_is_varlen(elem)) {
+        uint32_t l = v->len;
+        memcpy(p, &l, 4);
+        if (l) memcpy(p + 4, v->s, l);
+        return p + 4 + l;
+    }
+    fixed_words(elem, v, p);
+    return p + 18;
+}
+
+void array_put_count(char *start, uint32_t n)
+{
+    memcpy(start, &n, 4);
+}
+
 uint32_t array_count(const Value *a)
 {
     if (a->isnull || a->len < 4) return 0;

@@ -522,9 +522,6 @@ static void collect_entry(void *ctx, const Value *v, int64_t count)
     }
     for (int64_t c = 0; c < count; c++, w->n++) {
         switch (w->sp->kind) {
-        case AGG_ARRAY_AGG:
-            array_push(w->out, type_elem(w->sp->rest), &it.val[0]);
-            break;
         case AGG_JSON_AGG:
             if (w->n) sb_puts(w->out, ", ");
             if (w->n && !it.val[0].isnull && it.vtype[0].id == T_ARRAY) sb_puts(w->out, "\n ");
@@ -553,26 +550,65 @@ static void collect_entry(void *ctx, const Value *v, int64_t count)
     }
 }
 
-/* The array or json text of the items in the multiset's order (ORDER BY keys first). */
+typedef struct ArrayWalk {
+    Type elem;
+    char *p;                 /* NULL: sizing */
+    size_t size;
+    int64_t n;
+    bool bad;
+} ArrayWalk;
+
+static void array_entry(void *ctx, const Value *v, int64_t count)
+{
+    ArrayWalk *w = ctx;
+    AggVItem it;
+    if (!agg_vitem_unpack(v->s, v->len, &it) || it.nvals < 1) {
+        w->bad = true;
+        return;
+    }
+    for (int64_t c = 0; c < count; c++, w->n++) {
+        if (w->p) w->p = array_put_elem(w->p, w->elem, &it.val[0]);
+        else w->size += array_elem_size(w->elem, &it.val[0]);
+    }
+}
+
+/* array_agg's array, built in the arena in two walks (sizes, then bytes). */
+static bool array_agg_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
+{
+    ArrayWalk w = {type_elem(sp->rest), NULL, 4, 0, false};
+    oset_walk(&acc->u.set, array_entry, &w);
+    if (w.bad || w.size > UINT32_MAX || w.n > UINT32_MAX) {
+        snprintf(err, errsize, w.bad ? "internal error: a corrupt array_agg item" : "array size exceeds the maximum allowed");
+        return false;
+    }
+    char *buf = arena_alloc_raw(arena, w.size);
+    array_put_count(buf, (uint32_t)w.n);
+    size_t size = w.size;
+    w = (ArrayWalk){type_elem(sp->rest), buf + 4, 0, 0, false};
+    oset_walk(&acc->u.set, array_entry, &w);
+    *out = value_text(buf, (uint32_t)size);
+    return true;
+}
+
+/* The array or json text of the items in the multiset's order (ORDER BY keys first);
+ * json is formatted through a StrBuf (one allocation per result), then copied. */
 static bool collected_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
 {
+    if (sp->kind == AGG_ARRAY_AGG) return array_agg_value(sp, acc, arena, out, err, errsize);
     StrBuf b = STRBUF_INIT;
-    size_t start = 0;
-    if (sp->kind == AGG_ARRAY_AGG) array_begin(&b, &start);
-    else sb_puts(&b, sp->kind == AGG_JSON_AGG ? "[" : "{ ");
+    sb_puts(&b, sp->kind == AGG_JSON_AGG ? "[" : "{ ");
     CollectWalk w = {sp, &b, 0, false, false};
     oset_walk(&acc->u.set, collect_entry, &w);
     if (w.bad) {
         sb_free(&b);
         snprintf(err, errsize, w.null_key ? "field name must not be null" : "internal error: a corrupt %s item",
-                 sp->kind == AGG_ARRAY_AGG ? "array_agg" : sp->kind == AGG_JSON_AGG ? "json_agg" : "json_object_agg");
+                 sp->kind == AGG_JSON_AGG ? "json_agg" : "json_object_agg");
         return false;
     }
-    if (sp->kind == AGG_ARRAY_AGG) array_end(&b, start, (uint32_t)w.n);
-    else sb_puts(&b, sp->kind == AGG_JSON_AGG ? "]" : " }");
+    sb_puts(&b, sp->kind == AGG_JSON_AGG ? "]" : " }");
     if (b.len > UINT32_MAX) {
         sb_free(&b);
-        snprintf(err, errsize, "array size exceeds the maximum allowed");
+        snprintf(err, errsize, "json value too large");
         return false;
     }
     *out = value_text(arena_strndup(arena, b.data, b.len), (uint32_t)b.len);
