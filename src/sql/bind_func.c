@@ -319,6 +319,11 @@ static bool collect_call(ExprCtx *cx, Ast *a, AggKind kind, Expr **args, int n, 
         if (!args[i]) return false;
     }
     Type xt = args[0]->type;
+    if (kind == AGG_JSON_OBJECT_AGG && (xt.id == T_ARRAY || xt.id == T_JSON)) {
+        bind_error(b, args[0]->loc >= 0 ? args[0]->loc : a->loc, "type-mismatch", NULL,
+                   "key value must be scalar, not array, composite, or json");
+        return false;
+    }
     if (kind == AGG_ARRAY_AGG && xt.id == T_ARRAY) {
         bind_unsupported(b, args[0]->loc >= 0 ? args[0]->loc : a->loc,
                          "array_agg over arrays (a multidimensional array)");
