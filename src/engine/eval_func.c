@@ -48,7 +48,7 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     if (e->func == FN_STRING_AGG_ITEM) return eval_string_agg_item(e, row, ctx, out);
     if (e->func == FN_AGG_ITEM) return eval_agg_item(e, row, ctx, out);
     if (e->func == FN_ARRAY) return eval_array_ctor(e, row, ctx, out);
-    if (e->func == FN_ANY_EQ) return eval_any_eq(e, row, ctx, out);
+    if (e->func == FN_ARRAY_CMP) return eval_array_cmp(e, row, ctx, out);
 
     /* Every other function is strict: NULL in, NULL out. All arguments are evaluated
      * first (so an error in any of them is reported, as PostgreSQL does). */
@@ -92,7 +92,7 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_fail(ctx, "more than one row returned by a subquery used as an expression");
     case FN_ARRAY_LENGTH: case FN_CARDINALITY: case FN_ARRAY_SUBSCRIPT:
         return eval_func_array(e, av, ctx, out);
-    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN_AGG_ITEM: case FN_ARRAY: case FN_ANY_EQ:
+    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN_AGG_ITEM: case FN_ARRAY: case FN_ARRAY_CMP:
     case FN__COUNT: break;
     }
     return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));

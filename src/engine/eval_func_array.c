@@ -1,6 +1,6 @@
 /* Array functions and the packed inputs of the collecting aggregates: the ARRAY[...]
  * constructor (FN_ARRAY), array_length / cardinality / subscripts, x = ANY (array)
- * (FN_ANY_EQ), and FN_AGG_ITEM, the packed (values, ORDER BY keys) that array_agg,
+ * (FN_ARRAY_CMP), and FN_AGG_ITEM, the packed (values, ORDER BY keys) that array_agg,
  * json_agg and json_object_agg keep (agg_vitem.h). */
 #include "engine/eval_func_internal.h"
 #include "engine/agg_vitem.h"
@@ -32,11 +32,14 @@ bool eval_array_ctor(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     return ok;
 }
 
-/* x = ANY (array): true when an element equals x; else NULL when x or an element is
- * NULL (or the array is); else false. Negated (x <> ALL): the negation. */
-bool eval_any_eq(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+/* x op ANY (array): true when the comparison holds for an element; else NULL when it
+ * is NULL for one (x or the element NULL); else false (also for an empty array).
+ * Negated, x op ALL (array): false when it fails for an element; else NULL when it is
+ * NULL for one; else true. */
+bool eval_array_cmp(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
 {
     Value t0, t1;
+    if (e->nargs != 3 || e->args[2]->kind != EX_CONST) return eval_fail(ctx, "malformed array comparison");
     const Value *x = eval_operand(e->args[0], row, ctx, &t0);
     if (!x) return false;
     const Value *a = eval_operand(e->args[1], row, ctx, &t1);
@@ -45,21 +48,27 @@ bool eval_any_eq(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         *out = value_null();
         return true;
     }
+    int op = (int)e->args[2]->cval.i;
+    bool all = e->negated;
     Type et = type_elem(e->args[1]->type);
     ArrayIter it;
     array_iter(&it, a);
-    bool saw_null = x->isnull && array_count(a) > 0, found = false;
+    bool saw_null = false;
     Value v;
-    while (!x->isnull && array_next(&it, et, &v)) {
-        if (v.isnull) saw_null = true;
-        else if (value_equal(et, x, &v)) {
-            found = true;
-            break;
+    while (array_next(&it, et, &v)) {
+        if (x->isnull || v.isnull) {
+            saw_null = true;
+            continue;
+        }
+        int c = value_compare(et, x, &v);
+        bool holds = op == OP_EQ ? c == 0 : op == OP_NE ? c != 0 : op == OP_LT ? c < 0 : op == OP_LE ? c <= 0
+                   : op == OP_GT ? c > 0 : c >= 0;
+        if (holds != all) {   /* ANY: found one that holds; ALL: found one that fails */
+            *out = value_bool(!all);
+            return true;
         }
     }
-    if (found) *out = value_bool(!e->negated);
-    else if (saw_null) *out = value_null();
-    else *out = value_bool(e->negated);
+    *out = saw_null ? value_null() : value_bool(all);
     return true;
 }
 

@@ -25,7 +25,7 @@ bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value 
 /* The non-strict array evaluators (eval_func_array.c): they evaluate their own
  * arguments over the row. */
 bool eval_array_ctor(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
-bool eval_any_eq(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_array_cmp(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
 bool eval_agg_item(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
 
 /* concat() and concat_ws(), the non-strict string functions: they evaluate their own

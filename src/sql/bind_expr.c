@@ -627,14 +627,15 @@ static Expr *subscript(ExprCtx *cx, Ast *a)
     return e->args[1] ? e : NULL;
 }
 
-/* x = ANY (array) and x <> ALL (array). */
+/* x op ANY (array) and x op ALL (array) for the comparison operators. */
 static Expr *array_cmp(ExprCtx *cx, Ast *a)
 {
     Binder *b = cx->b;
-    bool eq_any = !a->negated && a->name && strcmp(a->name, "=") == 0;
-    bool ne_all = a->negated && a->name && strcmp(a->name, "<>") == 0;
-    if (!eq_any && !ne_all) {
-        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s %s (array)", a->name ? a->name : "?", a->negated ? "ALL" : "ANY"));
+    const char *n = a->name ? a->name : "?";
+    int op = !strcmp(n, "=") ? OP_EQ : !strcmp(n, "<>") || !strcmp(n, "!=") ? OP_NE : !strcmp(n, "<") ? OP_LT
+           : !strcmp(n, "<=") ? OP_LE : !strcmp(n, ">") ? OP_GT : !strcmp(n, ">=") ? OP_GE : -1;
+    if (op < 0) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s %s (array)", n, a->negated ? "ALL" : "ANY"));
         return NULL;
     }
     Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
@@ -661,10 +662,15 @@ static Expr *array_cmp(ExprCtx *cx, Ast *a)
         r = bind_coerce(b, r, type_array(t));
         if (!l || !r) return NULL;
     }
-    Expr *e = func_n(b, FN_ANY_EQ, type_make(T_BOOL), a->loc, 2);
+    if (et.id == T_JSON) {
+        bind_error(b, a->loc, "type-mismatch", NULL, "operator does not exist: json %s json", n);
+        return NULL;
+    }
+    Expr *e = func_n(b, FN_ARRAY_CMP, type_make(T_BOOL), a->loc, 3);
     e->args[0] = l;
     e->args[1] = r;
-    e->negated = ne_all;
+    e->args[2] = plan_expr_const(b->arena, type_make(T_INT4), value_int(op));
+    e->negated = a->negated;
     return e;
 }
 

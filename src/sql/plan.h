@@ -84,8 +84,8 @@ typedef enum FuncKind {
     FN_ARRAY_LENGTH,               /* array, dimension int */
     FN_CARDINALITY,                /* array */
     FN_ARRAY_SUBSCRIPT,            /* array, index bigint (1-based; NULL outside) */
-    FN_ANY_EQ,                     /* x, array: x = ANY (array); negated: x <> ALL (array);
-                                      not strict */
+    FN_ARRAY_CMP,                  /* x, array, op (an int constant: OP_EQ .. OP_GE): x op ANY
+                                      (array); negated: x op ALL (array); not strict */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the
                                       zone, when constant, resolved in Expr.tzone) */
     /* math */
