@@ -317,6 +317,31 @@ static bool convert_row(Runner *r, const YNode *m, const PlanColumn *cols, int n
     return convert_row_named(r, m, cols, ncols, what, out, op, need_op, NULL);
 }
 
+/* A YAML list of scalars as an array of type t: each item read as the element type
+ * (null: a NULL element). */
+static bool array_from_list(Runner *r, const YNode *v, Type t, const char *col, Value *out)
+{
+    Type et = type_elem(t);
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    char err[256];
+    array_begin(&b, &start);
+    for (int j = 0; j < v->nitems; j++) {
+        const YNode *it = v->items[j];
+        Value e = value_null();
+        if (!yaml_is_null(it) && (it->kind != YNODE_SCALAR || !value_parse(et, it->str, it->len, &r->arena, &e, err, sizeof err))) {
+            sb_free(&b);
+            return fail_at(r, it->pos, "column %s, element %d: %s", col, j + 1,
+                           it->kind != YNODE_SCALAR ? "an element must be a scalar (arrays have one dimension)" : err);
+        }
+        array_push(&b, et, &e);
+    }
+    array_end(&b, start, (uint32_t)v->nitems);
+    *out = value_text(arena_strndup(&r->arena, b.data, b.len), (uint32_t)b.len);
+    sb_free(&b);
+    return true;
+}
+
 /* convert_row, also setting named[c] (when not NULL) for every column the row names. */
 static bool convert_row_named(Runner *r, const YNode *m, const PlanColumn *cols, int ncols, const char *what,
                               Value *out, ChangeOp *op, bool need_op, unsigned char *named)
@@ -344,7 +369,13 @@ static bool convert_row_named(Runner *r, const YNode *m, const PlanColumn *cols,
         }
         if (named) named[c] = 1;
         if (yaml_is_null(v)) continue;
-        if (v->kind != YNODE_SCALAR) return fail_at(r, v->pos, "value of '%s' must be a scalar", k->str);
+        if (v->kind == YNODE_SEQ && cols[c].type.id == T_ARRAY) {
+            if (!array_from_list(r, v, cols[c].type, k->str, &out[c])) return false;
+            continue;
+        }
+        if (v->kind != YNODE_SCALAR)
+            return fail_at(r, v->pos, "value of '%s' must be a scalar%s", k->str,
+                           v->kind == YNODE_SEQ ? " (a list is the value of an array column)" : "");
         if (!value_parse(cols[c].type, v->str, v->len, &r->arena, &out[c], err, sizeof err))
             return fail_at(r, v->pos, "column %s: %s", k->str, err);
     }
