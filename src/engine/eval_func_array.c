@@ -1,5 +1,5 @@
 /* Array functions and the packed inputs of the collecting aggregates: the ARRAY[...]
- * constructor (FN_ARRAY), array_length / cardinality / subscripts, x = ANY (array)
+ * constructor (FN_ARRAY), array_length / cardinality / subscripts, x op ANY / ALL (array)
  * (FN_ARRAY_CMP), and FN_AGG_ITEM, the packed (values, ORDER BY keys) that array_agg,
  * json_agg and json_object_agg keep (agg_vitem.h). */
 #include "engine/eval_func_internal.h"
