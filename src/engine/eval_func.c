@@ -49,6 +49,10 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     if (e->func == FN_AGG_ITEM) return eval_agg_item(e, row, ctx, out);
     if (e->func == FN_ARRAY) return eval_array_ctor(e, row, ctx, out);
     if (e->func == FN_ARRAY_CMP) return eval_array_cmp(e, row, ctx, out);
+    if (e->func == FN_ARRAY_CAT || e->func == FN_ARRAY_APPEND || e->func == FN_ARRAY_PREPEND)
+        return eval_array_concat(e, row, ctx, out);
+    if (e->func == FN_ARRAY_TO_STRING) return eval_array_to_string(e, row, ctx, out);
+    if (e->func == FN_STRING_TO_ARRAY) return eval_string_to_array(e, row, ctx, out);
 
     /* Every other function is strict: NULL in, NULL out. All arguments are evaluated
      * first (so an error in any of them is reported, as PostgreSQL does). */
@@ -93,6 +97,7 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     case FN_ARRAY_LENGTH: case FN_CARDINALITY: case FN_ARRAY_SUBSCRIPT:
         return eval_func_array(e, av, ctx, out);
     case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN_AGG_ITEM: case FN_ARRAY: case FN_ARRAY_CMP:
+    case FN_ARRAY_CAT: case FN_ARRAY_APPEND: case FN_ARRAY_PREPEND: case FN_ARRAY_TO_STRING: case FN_STRING_TO_ARRAY:
     case FN__COUNT: break;
     }
     return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));

@@ -72,6 +72,159 @@ bool eval_array_cmp(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     return true;
 }
 
+/* Appends the elements of a (non-NULL) to b. */
+static uint32_t push_all(StrBuf *b, Type et, const Value *a)
+{
+    ArrayIter it;
+    array_iter(&it, a);
+    uint32_t n = 0;
+    Value v;
+    while (array_next(&it, et, &v)) {
+        array_push(b, et, &v);
+        n++;
+    }
+    return n;
+}
+
+static bool finish_array(StrBuf *b, size_t start, uint32_t n, EvalCtx *ctx, Value *out)
+{
+    array_end(b, start, n);
+    bool ok = eval_text_size_ok(b->len, ctx);
+    if (ok) {
+        char *s = arena_alloc_raw(ctx->arena, b->len);
+        memcpy(s, b->data, b->len);
+        *out = value_text(s, (uint32_t)b->len);
+    }
+    sb_free(b);
+    return ok;
+}
+
+/* array_cat, array_append, array_prepend (and ||), with PostgreSQL's NULLs: a NULL
+ * array is empty, but array_cat of two NULL arrays is NULL. */
+bool eval_array_concat(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    if (e->nargs != 2) return eval_fail(ctx, "malformed array concatenation");
+    Value t0, t1;
+    const Value *x = eval_operand(e->args[0], row, ctx, &t0);
+    if (!x) return false;
+    const Value *y = eval_operand(e->args[1], row, ctx, &t1);
+    if (!y) return false;
+    Type et = type_elem(e->type);
+    if (e->func == FN_ARRAY_CAT && x->isnull && y->isnull) {
+        *out = value_null();
+        return true;
+    }
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    array_begin(&b, &start);
+    uint32_t n = 0;
+    switch ((FuncKind)e->func) {
+    case FN_ARRAY_CAT:
+        if (!x->isnull) n += push_all(&b, et, x);
+        if (!y->isnull) n += push_all(&b, et, y);
+        break;
+    case FN_ARRAY_APPEND:
+        if (!x->isnull) n += push_all(&b, et, x);
+        array_push(&b, et, y);
+        n++;
+        break;
+    default: /* FN_ARRAY_PREPEND */
+        array_push(&b, et, x);
+        n++;
+        if (!y->isnull) n += push_all(&b, et, y);
+        break;
+    }
+    return finish_array(&b, start, n, ctx, out);
+}
+
+/* array_to_string(a, delimiter [, null string]): the elements' text (booleans t/f)
+ * joined; NULL elements left out, or written as the null string when it is given. */
+bool eval_array_to_string(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value t[3];
+    const Value *av[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < e->nargs && i < 3; i++)
+        if (!(av[i] = eval_operand(e->args[i], row, ctx, &t[i]))) return false;
+    if (av[0]->isnull || av[1]->isnull) {
+        *out = value_null();
+        return true;
+    }
+    const Value *ns = e->nargs == 3 && !av[2]->isnull ? av[2] : NULL;
+    Type et = type_elem(e->args[0]->type);
+    StrBuf b = STRBUF_INIT;
+    ArrayIter it;
+    array_iter(&it, av[0]);
+    Value v;
+    bool first = true;
+    while (array_next(&it, et, &v)) {
+        if (v.isnull && !ns) continue;
+        if (!first && av[1]->len) sb_append(&b, av[1]->s, av[1]->len);
+        first = false;
+        if (v.isnull) {
+            if (ns->len) sb_append(&b, ns->s, ns->len);
+        } else if (et.id == T_BOOL) {
+            sb_putc(&b, v.i ? 't' : 'f');
+        } else {
+            value_format_text(et, &v, &b);
+        }
+    }
+    bool ok = eval_text_size_ok(b.len, ctx);
+    if (ok) {
+        char *s = arena_alloc_raw(ctx->arena, b.len ? b.len : 1);
+        if (b.len) memcpy(s, b.data, b.len);
+        *out = value_text(s, (uint32_t)b.len);
+    }
+    sb_free(&b);
+    return ok;
+}
+
+/* string_to_array(s, delimiter [, null string]): the pieces between delimiters; an
+ * empty s gives an empty array, an empty delimiter the whole s, a NULL delimiter each
+ * character; pieces equal to the null string are NULL. */
+bool eval_string_to_array(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value t[3];
+    const Value *av[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < e->nargs && i < 3; i++)
+        if (!(av[i] = eval_operand(e->args[i], row, ctx, &t[i]))) return false;
+    if (av[0]->isnull) {
+        *out = value_null();
+        return true;
+    }
+    const Value *s = av[0], *d = av[1], *ns = e->nargs == 3 && !av[2]->isnull ? av[2] : NULL;
+    Type et = type_make(T_TEXT);
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    array_begin(&b, &start);
+    uint32_t n = 0;
+    size_t i = 0, len = s->len;
+    while (len > 0 && i <= len) {
+        size_t end;
+        if (d->isnull) {
+            end = i + utf8_charlen((const unsigned char *)s->s + i, len - i);
+        } else if (d->len == 0) {
+            end = len;
+        } else {
+            end = i;
+            while (end + d->len <= len && memcmp(s->s + end, d->s, d->len) != 0) end++;
+            if (end + d->len > len) end = len;
+        }
+        Value piece = value_text(s->s + i, (uint32_t)(end - i));
+        if (ns && ns->len == piece.len && (piece.len == 0 || memcmp(ns->s, piece.s, piece.len) == 0))
+            piece = value_null();
+        array_push(&b, et, &piece);
+        n++;
+        if (d->isnull || d->len == 0) {
+            i = end;
+            if (i >= len) break;
+        } else {
+            if (end >= len) break;
+            i = end + d->len;
+        }
+    }
+    return finish_array(&b, start, n, ctx, out);
+}
+
 /* The strict array functions (no argument NULL). */
 bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
 {

@@ -318,6 +318,14 @@ static Expr *concat_side(ExprCtx *cx, Expr *e, int loc)
 
 static Expr *concat_op(ExprCtx *cx, Expr *l, Expr *r, int loc)
 {
+    if (l->type.id == T_ARRAY || r->type.id == T_ARRAY) {
+        /* anyarray || anyarray, anyarray || element, element || anyarray (an unknown
+         * literal beside an array is an array, as PostgreSQL resolves it) */
+        bool la = l->type.id == T_ARRAY, ra = r->type.id == T_ARRAY;
+        FuncKind f = (la && ra) || (la && bind_is_unknown_literal(r)) || (ra && bind_is_unknown_literal(l)) ? FN_ARRAY_CAT
+                   : la ? FN_ARRAY_APPEND : FN_ARRAY_PREPEND;
+        return bind_array_concat(cx, f, l, r, loc, NULL);
+    }
     bool ltext = bind_is_unknown_literal(l) || l->type.id == T_TEXT;
     bool rtext = bind_is_unknown_literal(r) || r->type.id == T_TEXT;
     if (!ltext && !rtext) {

@@ -16,14 +16,15 @@
 #include <strings.h>
 
 const char *const bind_function_names[] = {
-    "abs", "acos", "age", "array_agg", "array_length", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
+    "abs", "acos", "age", "array_agg", "array_append", "array_cat", "array_length", "array_prepend",
+    "array_to_string", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
     "bool_or", "btrim", "cardinality", "cbrt", "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
     "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
     "greatest", "initcap", "isfinite", "json_agg", "json_object_agg", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
     "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
     "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
     "radians", "regexp_count", "regexp_like", "regexp_replace", "regexp_substr", "repeat", "replace", "reverse",
-    "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "strpos", "substr",
+    "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "string_to_array", "strpos", "substr",
     "substring", "sum", "tan", "to_char", "to_date", "to_timestamp", "translate", "trim", "trunc", "upper",
     "width_bucket",
 };
@@ -194,6 +195,87 @@ static bool agg_type(AggKind k, Type t, Type *out)
 }
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
+
+/* array_to_string(a, delimiter [, null string]) -> text and string_to_array(s,
+ * delimiter [, null string]) -> text[]. */
+static Expr *array_text_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool to_string = name[0] == 'a';
+    Expr **orig = saved_args(b, args, n);
+    if (n < 2 || n > 3) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    for (int i = to_string ? 1 : 0; i < n; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return NULL;
+        if (args[i]->type.id != T_TEXT) {
+            no_such_function(b, name, orig, n, loc, false);
+            return NULL;
+        }
+    }
+    if (to_string && args[0]->type.id != T_ARRAY) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    return func_node(b, to_string ? FN_ARRAY_TO_STRING : FN_STRING_TO_ARRAY,
+                     to_string ? type_make(T_TEXT) : type_array(type_make(T_TEXT)), loc, args, n);
+}
+
+/* PostgreSQL's error for array_cat & co. without a match: the function's, or the operator's. */
+static void no_array_concat(Binder *b, const char *name, Expr **args, int loc)
+{
+    if (name) {
+        no_such_function(b, name, args, 2, loc, false);
+        return;
+    }
+    bind_error(b, loc, "type-mismatch", "cast one side, e.g. x::text[]", "operator does not exist: %s || %s",
+               bind_type_display(b, args[0]->type), bind_type_display(b, args[1]->type));
+}
+
+Expr *bind_array_concat(ExprCtx *cx, FuncKind f, Expr *l, Expr *r, int loc, const char *name)
+{
+    Binder *b = cx->b;
+    Expr *orig[2] = {l, r};
+    Expr **arr = f == FN_ARRAY_PREPEND ? &r : &l, **other = f == FN_ARRAY_PREPEND ? &l : &r;
+    if (f == FN_ARRAY_CAT) {
+        if (bind_is_unknown_literal(l) && r->type.id == T_ARRAY) l = bind_coerce(b, l, type_base(r->type));
+        if (bind_is_unknown_literal(r) && l && l->type.id == T_ARRAY) r = bind_coerce(b, r, type_base(l->type));
+        if (!l || !r) return NULL;
+        Expr *both[2] = {l, r};
+        Type t;
+        if (l->type.id != T_ARRAY || r->type.id != T_ARRAY ||
+            !bind_common_type(b, both, 2, name ? name : "||", &t)) {
+            if (l->type.id != T_ARRAY || r->type.id != T_ARRAY) no_array_concat(b, name, orig, loc);
+            return NULL;
+        }
+        Expr *args[2] = {bind_coerce(b, l, t), bind_coerce(b, r, t)};
+        if (!args[0] || !args[1]) return NULL;
+        return func_node(b, FN_ARRAY_CAT, t, loc, args, 2);
+    }
+    if ((*arr)->type.id != T_ARRAY || (*other)->type.id == T_ARRAY) {
+        no_array_concat(b, name, orig, loc);
+        return NULL;
+    }
+    Type et = type_base(type_elem((*arr)->type));
+    if ((*other)->type.id != T_UNKNOWN && (*other)->type.id != et.id) {
+        if (!bind_can_implicit((*other)->type, et)) {
+            Type common = bind_op_common((*other)->type, et);
+            if (bind_type_cat((*other)->type) != bind_type_cat(et) || !bind_can_implicit(et, common)) {
+                no_array_concat(b, name, orig, loc);
+                return NULL;
+            }
+            et = common;
+            *arr = bind_coerce(b, *arr, type_array(et));
+            if (!*arr) return NULL;
+        }
+    }
+    *other = bind_coerce(b, *other, et);
+    if (!*other) return NULL;
+    Expr *args[2] = {l, r};
+    return func_node(b, f, (*arr)->type.id == T_ARRAY ? type_base((*arr)->type) : type_array(et), loc, args, 2);
+}
 
 /* array_length(a, dimension) and cardinality(a) over one-dimensional arrays. */
 static Expr *array_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
@@ -1343,6 +1425,16 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
     if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0) return array_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "array_to_string") == 0 || strcmp(name, "string_to_array") == 0)
+        return array_text_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "array_cat") == 0 || strcmp(name, "array_append") == 0 || strcmp(name, "array_prepend") == 0) {
+        if (nargs != 2) {
+            no_such_function(b, name, args, nargs, loc, false);
+            return NULL;
+        }
+        return bind_array_concat(cx, name[6] == 'c' ? FN_ARRAY_CAT : name[6] == 'a' ? FN_ARRAY_APPEND : FN_ARRAY_PREPEND,
+                                 args[0], args[1], loc, name);
+    }
     if (strcmp(name, "jsonb_agg") == 0 || strcmp(name, "jsonb_object_agg") == 0) {
         const char *hint = arena_printf(b->arena, "use %s, whose result is json", name[9] ? "json_object_agg" : "json_agg");
         bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no jsonb type", name);

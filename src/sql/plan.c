@@ -118,7 +118,7 @@ const char *func_kind_name(FuncKind f)
         [FN_TO_TIMESTAMP] = "to_timestamp", [FN_TO_DATE] = "to_date", [FN_DATE_BIN] = "date_bin",
         [FN_MAKE_DATE] = "make_date", [FN_MAKE_TIMESTAMP] = "make_timestamp", [FN_AGE] = "age",
         [FN_JUSTIFY_DAYS] = "justify_days", [FN_JUSTIFY_HOURS] = "justify_hours",
-        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_AGG_ITEM] = "agg_item", [FN_ARRAY] = "array", [FN_ARRAY_LENGTH] = "array_length", [FN_CARDINALITY] = "cardinality", [FN_ARRAY_SUBSCRIPT] = "array_subscript", [FN_ARRAY_CMP] = "array_cmp", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
+        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_AGG_ITEM] = "agg_item", [FN_ARRAY] = "array", [FN_ARRAY_LENGTH] = "array_length", [FN_CARDINALITY] = "cardinality", [FN_ARRAY_SUBSCRIPT] = "array_subscript", [FN_ARRAY_CMP] = "array_cmp", [FN_ARRAY_CAT] = "array_cat", [FN_ARRAY_APPEND] = "array_append", [FN_ARRAY_PREPEND] = "array_prepend", [FN_ARRAY_TO_STRING] = "array_to_string", [FN_STRING_TO_ARRAY] = "string_to_array", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
         [FN_LN] = "ln", [FN_LOG] = "log", [FN_LOG10] = "log10", [FN_CBRT] = "cbrt", [FN_PI] = "pi",
         [FN_DEGREES] = "degrees", [FN_RADIANS] = "radians", [FN_SIN] = "sin", [FN_COS] = "cos",
         [FN_TAN] = "tan", [FN_ASIN] = "asin", [FN_ACOS] = "acos", [FN_ATAN] = "atan",

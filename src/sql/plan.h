@@ -84,6 +84,12 @@ typedef enum FuncKind {
     FN_ARRAY_LENGTH,               /* array, dimension int */
     FN_CARDINALITY,                /* array */
     FN_ARRAY_SUBSCRIPT,            /* array, index bigint (1-based; NULL outside) */
+    FN_ARRAY_CAT,                  /* array, array: array_cat / a || b (a NULL array: the other); not strict */
+    FN_ARRAY_APPEND,               /* array, x: array_append / a || x (a NULL array: empty); not strict */
+    FN_ARRAY_PREPEND,              /* x, array: array_prepend / x || a; not strict */
+    FN_ARRAY_TO_STRING,            /* array, delimiter [, null string]: not strict in the null string */
+    FN_STRING_TO_ARRAY,            /* text, delimiter [, null string]: NULL delimiter splits into
+                                      characters; not strict in the delimiter and null string */
     FN_ARRAY_CMP,                  /* x, array, op (an int constant: OP_EQ .. OP_GE): x op ANY
                                       (array); negated: x op ALL (array); not strict */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the

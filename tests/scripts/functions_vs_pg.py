@@ -143,7 +143,12 @@ MODELS = {
         "NULL::int <= ANY ('{}'::int[])", "ts <> ANY (ARRAY[ts, NULL])", "d > ALL (ARRAY[d - 1, NULL])",
         "('{' || coalesce(i::text, 'NULL') || ', ' || coalesce(b::text, 'null') || '}')::bigint[]",
         "ARRAY[s, s2]::text", "(ARRAY[s, s2]::text)::text[]", "('{\"' || replace(coalesce(s, ''), '\"', '') || '\"}')::text[]",
-        "GREATEST(ARRAY[i], ARRAY[b])", "CASE WHEN id % 2 = 0 THEN ARRAY[s] ELSE ARRAY[s2, s] END",
+        "GREATEST(ARRAY[i], ARRAY[b])", "ARRAY[i] || ARRAY[b]", "ARRAY[s] || s2", "s || ARRAY[s2]", "ARRAY[n] || '{1.5,NULL}'",
+        "ARRAY[i] || b", "array_cat(ARRAY[s], NULL)", "array_cat(NULL::int[], NULL)", "array_append(NULL::text[], s)",
+        "array_prepend(i, ARRAY[b])", "array_to_string(ARRAY[s, NULL, s2], ',')", "array_to_string(ARRAY[s, NULL, s2], '', '*')",
+        "array_to_string(ARRAY[n, f], ' | ')", "array_to_string(ARRAY[i > 0, NULL], ',', NULL)",
+        "array_to_string(ARRAY[ts, tz], ';')", "string_to_array(s, ' ')", "string_to_array(s, 'l', 'o')",
+        "string_to_array(s, NULL)", "string_to_array(s, '')", "string_to_array(s2, 'x', '')", "string_to_array(s, s2)", "CASE WHEN id % 2 = 0 THEN ARRAY[s] ELSE ARRAY[s2, s] END",
     ],
     # the collecting aggregates over groups of rows (grouped by id % 4)
     'collect_aggs': [
