@@ -225,6 +225,54 @@ bool eval_string_to_array(const Expr *e, const Value *row, EvalCtx *ctx, Value *
     return finish_array(&b, start, n, ctx, out);
 }
 
+/* Is a non-NULL x an element of the array? (NULL elements match nothing.) */
+static bool has_element(Type et, const Value *a, const Value *x)
+{
+    ArrayIter it;
+    array_iter(&it, a);
+    Value v;
+    while (array_next(&it, et, &v))
+        if (!v.isnull && value_equal(et, &v, x)) return true;
+    return false;
+}
+
+/* array_position(a, x) and array_remove(a, x): NULL x finds / removes NULL elements. */
+bool eval_array_search(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    Value t0, t1;
+    const Value *a = eval_operand(e->args[0], row, ctx, &t0);
+    if (!a) return false;
+    const Value *x = eval_operand(e->args[1], row, ctx, &t1);
+    if (!x) return false;
+    if (a->isnull) {
+        *out = value_null();
+        return true;
+    }
+    Type et = type_elem(e->args[0]->type);
+    ArrayIter it;
+    array_iter(&it, a);
+    Value v;
+    if (e->func == FN_ARRAY_POSITION) {
+        for (int64_t k = 1; array_next(&it, et, &v); k++)
+            if (value_equal(et, &v, x)) {   /* NULL equals NULL here: IS NOT DISTINCT FROM */
+                *out = value_int(k);
+                return true;
+            }
+        *out = value_null();
+        return true;
+    }
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    array_begin(&b, &start);
+    uint32_t n = 0;
+    while (array_next(&it, et, &v))
+        if (!value_equal(et, &v, x)) {
+            array_push(&b, et, &v);
+            n++;
+        }
+    return finish_array(&b, start, n, ctx, out);
+}
+
 /* The strict array functions (no argument NULL). */
 bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
 {
@@ -242,6 +290,27 @@ bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value 
     case FN_ARRAY_SUBSCRIPT:
         *out = array_get(type_elem(e->args[0]->type), a, av[1]->i);
         return true;
+    case FN_ARRAY_CONTAINS:
+    case FN_ARRAY_OVERLAP: {
+        Type et = type_elem(e->args[0]->type);
+        bool contains = e->func == FN_ARRAY_CONTAINS;
+        ArrayIter it;
+        array_iter(&it, av[1]);
+        Value v;
+        while (array_next(&it, et, &v)) {
+            bool in = !v.isnull && has_element(et, a, &v);
+            if (contains && !in) {
+                *out = value_bool(false);
+                return true;
+            }
+            if (!contains && in) {
+                *out = value_bool(true);
+                return true;
+            }
+        }
+        *out = value_bool(contains);
+        return true;
+    }
     default:
         return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));
     }

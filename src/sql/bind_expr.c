@@ -575,6 +575,28 @@ static Expr *case_expr(ExprCtx *cx, Ast *a)
 
 /* ---- arrays ------------------------------------------------------------------------ */
 
+static Expr *func_n(Binder *b, FuncKind f, Type t, int loc, int n);
+
+/* a @> b, a <@ b, a && b over arrays of one element type (an unknown literal takes the
+ * other side's type). */
+static Expr *array_containment(ExprCtx *cx, const char *name, Expr *l, Expr *r, int loc)
+{
+    Binder *b = cx->b;
+    if (bind_is_unknown_literal(l) && r->type.id == T_ARRAY) l = bind_coerce(b, l, type_base(r->type));
+    if (bind_is_unknown_literal(r) && l && l->type.id == T_ARRAY) r = bind_coerce(b, r, type_base(l->type));
+    if (!l || !r) return NULL;
+    if (l->type.id != T_ARRAY || r->type.id != T_ARRAY || l->type.elem != r->type.elem) {
+        bind_error(b, loc, "type-mismatch", l->type.id == T_ARRAY && r->type.id == T_ARRAY ? "cast one side, e.g. x::text[]" : NULL,
+                   "operator does not exist: %s %s %s", bind_type_display(b, l->type), name, bind_type_display(b, r->type));
+        return NULL;
+    }
+    bool overlap = name[0] == '&', contained = name[0] == '<';
+    Expr *e = func_n(b, overlap ? FN_ARRAY_OVERLAP : FN_ARRAY_CONTAINS, type_make(T_BOOL), loc, 2);
+    e->args[0] = contained ? r : l;
+    e->args[1] = contained ? l : r;
+    return e;
+}
+
 static Expr *func_n(Binder *b, FuncKind f, Type t, int loc, int n)
 {
     Expr *e = new_node(b, EX_FUNC, t, loc, n);
@@ -755,7 +777,10 @@ static Expr *op_expr(ExprCtx *cx, Ast *a)
     else if (strcmp(name, ">=") == 0) op = OP_GE;
     else if (strcmp(name, "||") == 0) op = OP_CONCAT;
     else if (like_kind(name) >= 0) op = like_kind(name);
-    else if (strcmp(name, "^") == 0) {
+    else if (strcmp(name, "@>") == 0 || strcmp(name, "<@") == 0 || strcmp(name, "&&") == 0) {
+        Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+        return l && r ? array_containment(cx, name, l, r, a->loc) : NULL;
+    } else if (strcmp(name, "^") == 0) {
         Expr *args[2] = {bind_expr(cx, a->lexpr), bind_expr(cx, a->rexpr)};
         if (!args[0] || !args[1]) return NULL;
         return bind_scalar_func(cx, "power", args, 2, a->loc);

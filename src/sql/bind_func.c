@@ -16,7 +16,7 @@
 #include <strings.h>
 
 const char *const bind_function_names[] = {
-    "abs", "acos", "age", "array_agg", "array_append", "array_cat", "array_length", "array_prepend",
+    "abs", "acos", "age", "array_agg", "array_append", "array_cat", "array_length", "array_position", "array_prepend", "array_remove",
     "array_to_string", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
     "bool_or", "btrim", "cardinality", "cbrt", "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
     "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
@@ -1425,6 +1425,22 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
     if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0) return array_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "array_position") == 0 || strcmp(name, "array_remove") == 0) {
+        Expr **orig = saved_args(b, args, nargs);
+        if (nargs != 2 || args[0]->type.id != T_ARRAY) {
+            no_such_function(b, name, orig, nargs, loc, false);
+            return NULL;
+        }
+        Type et = type_base(type_elem(args[0]->type));
+        if (args[1]->type.id != T_UNKNOWN && args[1]->type.id != et.id && !bind_can_implicit(args[1]->type, et)) {
+            no_such_function(b, name, orig, nargs, loc, false);
+            return NULL;
+        }
+        if (!(args[1] = bind_coerce(b, args[1], et))) return NULL;
+        bool pos = name[6] == 'p';
+        return func_node(b, pos ? FN_ARRAY_POSITION : FN_ARRAY_REMOVE, pos ? type_make(T_INT4) : type_base(args[0]->type),
+                         loc, args, 2);
+    }
     if (strcmp(name, "array_to_string") == 0 || strcmp(name, "string_to_array") == 0)
         return array_text_fn(cx, name, args, nargs, loc);
     if (strcmp(name, "array_cat") == 0 || strcmp(name, "array_append") == 0 || strcmp(name, "array_prepend") == 0) {

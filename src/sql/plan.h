@@ -90,6 +90,13 @@ typedef enum FuncKind {
     FN_ARRAY_TO_STRING,            /* array, delimiter [, null string]: not strict in the null string */
     FN_STRING_TO_ARRAY,            /* text, delimiter [, null string]: NULL delimiter splits into
                                       characters; not strict in the delimiter and null string */
+    FN_ARRAY_CONTAINS,             /* a, b: a @> b (every element of b is in a; NULL elements
+                                      match nothing); b <@ a is the same call */
+    FN_ARRAY_OVERLAP,              /* a, b: a && b (an element in both) */
+    FN_ARRAY_POSITION,             /* array, x: the first 1-based position of x (IS NOT DISTINCT
+                                      FROM), NULL when absent; not strict in x */
+    FN_ARRAY_REMOVE,               /* array, x: the array without the elements equal to x (NULL
+                                      removes NULLs); not strict in x */
     FN_ARRAY_CMP,                  /* x, array, op (an int constant: OP_EQ .. OP_GE): x op ANY
                                       (array); negated: x op ALL (array); not strict */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the

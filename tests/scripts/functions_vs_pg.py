@@ -148,7 +148,10 @@ MODELS = {
         "array_prepend(i, ARRAY[b])", "array_to_string(ARRAY[s, NULL, s2], ',')", "array_to_string(ARRAY[s, NULL, s2], '', '*')",
         "array_to_string(ARRAY[n, f], ' | ')", "array_to_string(ARRAY[i > 0, NULL], ',', NULL)",
         "array_to_string(ARRAY[ts, tz], ';')", "string_to_array(s, ' ')", "string_to_array(s, 'l', 'o')",
-        "string_to_array(s, NULL)", "string_to_array(s, '')", "string_to_array(s2, 'x', '')", "string_to_array(s, s2)", "CASE WHEN id % 2 = 0 THEN ARRAY[s] ELSE ARRAY[s2, s] END",
+        "string_to_array(s, NULL)", "string_to_array(s, '')", "string_to_array(s2, 'x', '')", "string_to_array(s, s2)", "ARRAY[s, s2] @> ARRAY[s2]", "ARRAY[s] <@ ARRAY[s, s2, NULL]", "ARRAY[i, NULL] @> ARRAY[NULL::int]",
+        "ARRAY[i, b] && ARRAY[b]", "ARRAY[s] && '{}'", "'{}' <@ ARRAY[n]", "array_position(ARRAY[s2, s, NULL], s)",
+        "array_position(ARRAY[s, NULL], NULL)", "array_position(ARRAY[i, b], 7)", "array_remove(ARRAY[s, s2, s], s)",
+        "array_remove(ARRAY[i, NULL, b], NULL)", "CASE WHEN id % 2 = 0 THEN ARRAY[s] ELSE ARRAY[s2, s] END",
     ],
     # the collecting aggregates over groups of rows (grouped by id % 4)
     'collect_aggs': [
