@@ -220,5 +220,8 @@ bool array_valid(Type elem, const char *s, size_t len);
  * timestamps in ISO 8601 with 'T' ("2024-01-01T10:00:00", timestamptz with "+00:00"),
  * arrays as [e,e], json as it is. */
 void value_format_pgjson(Type t, const Value *v, StrBuf *out);
+/* The same as a JSON object key (json_object_agg, json_build_object): a string, the
+ * value's to_json text quoted when it is not one ("1.50", "true"). v non-NULL, scalar. */
+void value_format_pgjson_key(Type t, const Value *v, StrBuf *out);
 
 #endif

@@ -592,3 +592,19 @@ bool json_parse(const char *text, size_t len, Arena *arena, Value *out, char *er
     *out = value_text(arena ? arena_strndup(arena, text, len) : text, (uint32_t)len);
     return true;
 }
+
+void value_format_pgjson_key(Type t, const Value *v, StrBuf *out)
+{
+    if (type_is_varlen(t)) {
+        sb_json_str(out, v->len ? v->s : "", v->len);
+        return;
+    }
+    size_t at = out->len;
+    value_format_pgjson(t, v, out);
+    if (out->len > at && out->data[at] == '"') return;
+    char k[64];
+    size_t n = out->len - at < sizeof k ? out->len - at : sizeof k;
+    memcpy(k, out->data + at, n);
+    out->len = at;
+    sb_json_str(out, k, n);
+}

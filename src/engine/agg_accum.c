@@ -534,20 +534,7 @@ static void collect_entry(void *ctx, const Value *v, int64_t count)
                 return;
             }
             sb_puts(w->out, w->n ? ", " : "");
-            if (type_is_varlen(it.vtype[0])) {
-                sb_json_str(w->out, it.val[0].len ? it.val[0].s : "", it.val[0].len);
-            } else {
-                /* the key's to_json text as a string (timestamps in ISO 8601 with 'T') */
-                size_t at = w->out->len;
-                value_format_pgjson(it.vtype[0], &it.val[0], w->out);
-                if (w->out->data[at] != '"') {
-                    char k[64];
-                    size_t n = w->out->len - at < sizeof k ? w->out->len - at : sizeof k;
-                    memcpy(k, w->out->data + at, n);
-                    w->out->len = at;
-                    sb_json_str(w->out, k, n);
-                }
-            }
+            value_format_pgjson_key(it.vtype[0], &it.val[0], w->out);
             sb_puts(w->out, " : ");
             value_format_pgjson(it.vtype[1], &it.val[1], w->out);
             break;

@@ -1,4 +1,4 @@
-/* Array functions and the packed inputs of the collecting aggregates: the ARRAY[...]
+/* Array and json functions and the packed inputs of the collecting aggregates: the ARRAY[...]
  * constructor (FN_ARRAY), array_length / cardinality / subscripts, x op ANY / ALL (array)
  * (FN_ARRAY_CMP), and FN_AGG_ITEM, the packed (values, ORDER BY keys) that array_agg,
  * json_agg and json_object_agg keep (agg_vitem.h). */
@@ -273,6 +273,42 @@ bool eval_array_search(const Expr *e, const Value *row, EvalCtx *ctx, Value *out
     return finish_array(&b, start, n, ctx, out);
 }
 
+/* json_build_object(k, v, ...) and json_build_array(v, ...), PostgreSQL's text:
+ * {"k" : v, "k2" : v2} and [v, v2]. */
+bool eval_json_build(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
+{
+    bool obj = e->func == FN_JSON_BUILD_OBJECT;
+    StrBuf b = STRBUF_INIT;
+    sb_putc(&b, obj ? '{' : '[');
+    for (int i = 0; i < e->nargs; i++) {
+        Value t;
+        const Value *v = eval_operand(e->args[i], row, ctx, &t);
+        if (!v) {
+            sb_free(&b);
+            return false;
+        }
+        if (i) sb_puts(&b, obj && i % 2 ? " : " : ", ");
+        if (obj && i % 2 == 0) {
+            if (v->isnull) {
+                sb_free(&b);
+                return eval_fail(ctx, "argument %d cannot be null", i + 1);
+            }
+            value_format_pgjson_key(e->args[i]->type, v, &b);
+        } else {
+            value_format_pgjson(e->args[i]->type, v, &b);
+        }
+    }
+    sb_putc(&b, obj ? '}' : ']');
+    bool ok = eval_text_size_ok(b.len, ctx);
+    if (ok) {
+        char *s = arena_alloc_raw(ctx->arena, b.len);
+        memcpy(s, b.data, b.len);
+        *out = value_text(s, (uint32_t)b.len);
+    }
+    sb_free(&b);
+    return ok;
+}
+
 /* The strict array functions (no argument NULL). */
 bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out)
 {
@@ -287,6 +323,18 @@ bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value 
     case FN_CARDINALITY:
         *out = value_int((int64_t)array_count(a));
         return true;
+    case FN_TO_JSON: {
+        StrBuf b = STRBUF_INIT;
+        value_format_pgjson(e->args[0]->type, a, &b);
+        bool ok = eval_text_size_ok(b.len, ctx);
+        if (ok) {
+            char *s = arena_alloc_raw(ctx->arena, b.len ? b.len : 1);
+            if (b.len) memcpy(s, b.data, b.len);
+            *out = value_text(s, (uint32_t)b.len);
+        }
+        sb_free(&b);
+        return ok;
+    }
     case FN_ARRAY_SUBSCRIPT:
         *out = array_get(type_elem(e->args[0]->type), a, av[1]->i);
         return true;

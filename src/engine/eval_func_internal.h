@@ -31,6 +31,7 @@ bool eval_array_concat(const Expr *e, const Value *row, EvalCtx *ctx, Value *out
 bool eval_array_to_string(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
 bool eval_string_to_array(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
 bool eval_array_search(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_json_build(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
 
 /* concat() and concat_ws(), the non-strict string functions: they evaluate their own
  * arguments over the row (eval_func_string.c). */

@@ -17,15 +17,15 @@
 
 const char *const bind_function_names[] = {
     "abs", "acos", "age", "array_agg", "array_append", "array_cat", "array_length", "array_position", "array_prepend", "array_remove",
-    "array_to_string", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
+    "array_to_json", "array_to_string", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
     "bool_or", "btrim", "cardinality", "cbrt", "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
     "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
-    "greatest", "initcap", "isfinite", "json_agg", "json_object_agg", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
+    "greatest", "initcap", "isfinite", "json_agg", "json_build_array", "json_build_object", "json_object_agg", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
     "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
     "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
     "radians", "regexp_count", "regexp_like", "regexp_replace", "regexp_substr", "repeat", "replace", "reverse",
     "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "string_to_array", "strpos", "substr",
-    "substring", "sum", "tan", "to_char", "to_date", "to_timestamp", "translate", "trim", "trunc", "upper",
+    "substring", "sum", "tan", "to_char", "to_date", "to_json", "to_timestamp", "translate", "trim", "trunc", "upper",
     "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
@@ -35,7 +35,7 @@ const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof 
 static const char *const unsupported_functions[] = {
     "acosd", "acosh", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
     "cosd", "cosh", "cot", "cotd", "cume_dist", "decode", "dense_rank", "encode", "factorial", "first_value",
-    "format", "format_type", "gen_random_uuid", "json_build_object", "jsonb_agg",
+    "format", "format_type", "gen_random_uuid", "jsonb_agg",
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
@@ -195,6 +195,35 @@ static bool agg_type(AggKind k, Type t, Type *out)
 }
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
+
+/* json_build_object(k, v, ...), json_build_array(v, ...), to_json(x), array_to_json(a):
+ * json; untyped literals are text. */
+static Expr *json_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool obj = !strcmp(name, "json_build_object"), arr = !strcmp(name, "json_build_array");
+    Expr **orig = saved_args(b, args, n);
+    for (int i = 0; i < n; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return NULL;
+    }
+    if (obj && n % 2) {
+        bind_error(b, loc, "invalid-argument", "The arguments of json_build_object() must consist of alternating keys and values.",
+                   "argument list must have even number of elements");
+        return NULL;
+    }
+    for (int i = 0; obj && i < n; i += 2)
+        if (args[i]->type.id == T_ARRAY || args[i]->type.id == T_JSON) {
+            bind_error(b, args[i]->loc >= 0 ? args[i]->loc : loc, "type-mismatch", NULL,
+                       "key value must be scalar, not array, composite, or json");
+            return NULL;
+        }
+    if (!obj && !arr && (n != 1 || (name[0] == 'a' && args[0]->type.id != T_ARRAY))) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    return func_node(b, obj ? FN_JSON_BUILD_OBJECT : arr ? FN_JSON_BUILD_ARRAY : FN_TO_JSON, type_make(T_JSON), loc, args, n);
+}
 
 /* array_to_string(a, delimiter [, null string]) -> text and string_to_array(s,
  * delimiter [, null string]) -> text[]. */
@@ -1425,6 +1454,9 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
     if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0) return array_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "json_build_object") == 0 || strcmp(name, "json_build_array") == 0 || strcmp(name, "to_json") == 0 ||
+        strcmp(name, "array_to_json") == 0)
+        return json_fn(cx, name, args, nargs, loc);
     if (strcmp(name, "array_position") == 0 || strcmp(name, "array_remove") == 0) {
         Expr **orig = saved_args(b, args, nargs);
         if (nargs != 2 || args[0]->type.id != T_ARRAY) {

@@ -97,6 +97,9 @@ typedef enum FuncKind {
                                       FROM), NULL when absent; not strict in x */
     FN_ARRAY_REMOVE,               /* array, x: the array without the elements equal to x (NULL
                                       removes NULLs); not strict in x */
+    FN_JSON_BUILD_OBJECT,          /* key, value, ...: json; not strict (a NULL key is an error) */
+    FN_JSON_BUILD_ARRAY,           /* value, ...: json; not strict */
+    FN_TO_JSON,                    /* x: json (to_json, array_to_json) */
     FN_ARRAY_CMP,                  /* x, array, op (an int constant: OP_EQ .. OP_GE): x op ANY
                                       (array); negated: x op ALL (array); not strict */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the

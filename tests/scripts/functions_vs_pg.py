@@ -153,6 +153,14 @@ MODELS = {
         "array_position(ARRAY[s, NULL], NULL)", "array_position(ARRAY[i, b], 7)", "array_remove(ARRAY[s, s2, s], s)",
         "array_remove(ARRAY[i, NULL, b], NULL)", "CASE WHEN id % 2 = 0 THEN ARRAY[s] ELSE ARRAY[s2, s] END",
     ],
+    # json: PostgreSQL's json_build_object / json_build_array / to_json text
+    'json': [
+        "json_build_object('s', s, 'n', n, 'ts', ts, 'b', i > 0, 'arr', ARRAY[i, NULL])",
+        "json_build_array(s, n, f, tz, d, iv, NULL, b)", "to_json(s)", "to_json(ARRAY[s, NULL])", "array_to_json(ARRAY[n])",
+        "json_build_object(coalesce(s2, '-'), id, coalesce(ts, '2000-01-01'), f, coalesce(i, 0), d)", "json_build_object()",
+        "json_build_array()", "json_build_object('j', json_build_array(1, s), 'k', to_json(iv))", "to_json(f)",
+        "to_json(tz)", "to_json(i > 0)",
+    ],
     # the collecting aggregates over groups of rows (grouped by id % 4)
     'collect_aggs': [
         "array_agg(s ORDER BY id)", "array_agg(i ORDER BY i DESC, id)", "array_agg(n ORDER BY n NULLS FIRST, id)",
@@ -168,7 +176,8 @@ MODELS = {
         "json_object_agg(coalesce(f, 0), b ORDER BY id)", "json_object_agg(coalesce(d, '2000-01-01'), ts ORDER BY id)",
         "json_object_agg(coalesce(s2, '-') || id, n ORDER BY id)",
         "array_agg(s ORDER BY id) FILTER (WHERE false)", "json_agg(s ORDER BY id) FILTER (WHERE false)",
-        "cardinality(array_agg(s ORDER BY id))", "(array_agg(s ORDER BY id))[2]",
+        "cardinality(array_agg(s ORDER BY id))", "json_agg(json_build_object('id', id, 's', s) ORDER BY id)",
+        "json_object_agg(id, json_build_array(i, ts) ORDER BY id)", "(array_agg(s ORDER BY id))[2]",
     ],
 }
 # families aggregated over groups of rows rather than per row
@@ -178,7 +187,8 @@ ERRORS = ["repeat(s, i)", "chr(i)", "make_date(i, 1, 1)", "ln(n)", "lpad(s, i)",
           "make_interval(0, 0, 0, 0, 0, 0, f * 1e10)", "to_timestamp(f)", "exp(n * 10000000000)", "div(1, n)",
           "to_char(n, '9.9.9')", "to_date(s, 'YYYY-MM-DD')",
           "ts AT TIME ZONE CASE WHEN id % 5 = 0 THEN s2 ELSE 'Europe/Berlin' END",
-          "tz AT TIME ZONE CASE WHEN id % 7 = 0 THEN s ELSE 'Asia/Kolkata' END"]
+          "tz AT TIME ZONE CASE WHEN id % 7 = 0 THEN s ELSE 'Asia/Kolkata' END", "json_build_object(s, 1)",
+          "ARRAY[i]::smallint[]", "('{' || s2 || '}')::int[]"]
 
 
 def model_sql(exprs, source, grouped=False):
