@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/hash.h"
+#include "base/value_internal.h"
 
 /* ---- types ---- */
 
 bool type_equal(Type a, Type b)
 {
-    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale && a.elem == b.elem;
 }
 
 const char *const type_known_names[] = {
@@ -27,7 +28,7 @@ const char *const type_known_names[] = {
     "real", "float4", "double precision", "float8", "float", "numeric", "decimal", "text",
     "varchar", "character varying", "char", "character", "bpchar", "timestamp",
     "timestamp without time zone", "timestamptz", "timestamp with time zone", "date",
-    "interval",
+    "interval", "json",
 };
 const int type_known_names_count = (int)(sizeof type_known_names / sizeof type_known_names[0]);
 
@@ -91,11 +92,33 @@ static bool normalize_type_name(const char *name, char *buf, size_t bufsize, int
     return o > 0;
 }
 
+static bool type_parse_scalar(const char *name, Type *out);
+
 bool type_parse(const char *name, Type *out)
+{
+    if (!name) return false;
+    size_t len = strlen(name);
+    while (len && is_space(name[len - 1])) len--;
+    if (len >= 2 && name[len - 2] == ']' && name[len - 1] == ']') return false;
+    if (len >= 2 && name[len - 1] == ']' && name[len - 2] == '[') {
+        /* elem[] (one dimension) */
+        char buf[96];
+        if (len - 2 >= sizeof buf) return false;
+        memcpy(buf, name, len - 2);
+        buf[len - 2] = '\0';
+        Type e;
+        if (!type_parse_scalar(buf, &e) || e.id == T_JSON) return false;
+        *out = type_array(e);
+        return true;
+    }
+    return type_parse_scalar(name, out);
+}
+
+static bool type_parse_scalar(const char *name, Type *out)
 {
     char buf[64];
     int args[2], nargs;
-    if (!name || !normalize_type_name(name, buf, sizeof buf, args, &nargs)) return false;
+    if (!name || strchr(name, '[') || !normalize_type_name(name, buf, sizeof buf, args, &nargs)) return false;
     const char *n = buf;
     if (strncmp(n, "pg_catalog.", 11) == 0) n += 11;
     Type t = type_make(T_UNKNOWN);
@@ -150,6 +173,7 @@ bool type_parse(const char *name, Type *out)
         if (nargs > 1 || (nargs == 1 && args[0] > 6)) return false;
         allow_args = true;
     } else if (!strcmp(n, "date")) t.id = T_DATE;
+    else if (!strcmp(n, "json")) t.id = T_JSON;
     else return false;
     if (nargs && !allow_args) return false;
     *out = t;
@@ -160,6 +184,12 @@ const char *type_name(Type t, char *buf, size_t bufsize)
 {
     const char *s;
     switch ((TypeId)t.id) {
+    case T_ARRAY: {
+        char eb[80];
+        snprintf(buf, bufsize, "%s[]", type_name(type_elem(t), eb, sizeof eb));
+        return buf;
+    }
+    case T_JSON: s = "json"; break;
     case T_BOOL: s = "boolean"; break;
     case T_INT2: s = "smallint"; break;
     case T_INT4: s = "integer"; break;
@@ -194,7 +224,7 @@ const char *type_id_name(TypeId id)
 {
     static const char *const names[T__COUNT] = {
         "unknown", "bool", "int2", "int4", "int8", "float4", "float8", "numeric", "text",
-        "timestamp", "timestamptz", "date", "interval",
+        "timestamp", "timestamptz", "date", "interval", "array", "json",
     };
     return (unsigned)id < T__COUNT ? names[id] : "unknown";
 }
@@ -226,7 +256,9 @@ int value_compare(Type t, const Value *a, const Value *b)
     case T_FLOAT8: return cmp_float(a->f, b->f);
     case T_NUMERIC: return dec_cmp(value_num(a), a->scale, value_num(b), b->scale);
     case T_TEXT:
+    case T_JSON:
     case T_UNKNOWN: return cmp_text(a, b);
+    case T_ARRAY: return array_compare(t, a, b);
     case T_INTERVAL: return tm_interval_cmp(a->iv.months, a->iv.days, a->i, b->iv.months, b->iv.days, b->i);
     default: return cmp_i64(a->i, b->i);
     }
@@ -242,7 +274,9 @@ bool value_equal(Type t, const Value *a, const Value *b)
         if (a->scale == b->scale) return a->lo == b->lo && a->hi == b->hi;
         return dec_cmp(value_num(a), a->scale, value_num(b), b->scale) == 0;
     case T_TEXT:
+    case T_JSON:
     case T_UNKNOWN: return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
+    case T_ARRAY: return array_equal(t, a, b);
     case T_INTERVAL:
         if (a->iv.months == b->iv.months && a->iv.days == b->iv.days) return a->i == b->i;
         return tm_interval_cmp(a->iv.months, a->iv.days, a->i, b->iv.months, b->iv.days, b->i) == 0;
@@ -265,7 +299,9 @@ uint64_t value_hash(Type t, const Value *v, uint64_t seed)
     }
     case T_NUMERIC: return dec_hash(value_num(v), v->scale, seed);
     case T_TEXT:
+    case T_JSON:
     case T_UNKNOWN: return hash_bytes(v->len ? v->s : "", v->len, seed);
+    case T_ARRAY: return array_hash(t, v, seed);
     case T_INTERVAL: {
         /* hash the comparison key so that '1 mon' and '30 days' hash alike */
         i128 span = (i128)v->i + ((i128)v->iv.days + (i128)v->iv.months * 30) * TM_USECS_PER_DAY;
@@ -493,6 +529,7 @@ void value_format_text(Type t, const Value *v, StrBuf *out)
     case T_TIMESTAMPTZ: put_datetime(v->i, false, true, out); break;
     case T_DATE: put_datetime(v->i, true, false, out); break;
     case T_INTERVAL: tm_format_interval(v->iv.months, v->iv.days, v->i, out); break;
+    case T_ARRAY: array_format_text(t, v, out); break;
     case T_TEXT:
     case T_UNKNOWN:
     default:
@@ -529,6 +566,8 @@ void value_format_json(Type t, const Value *v, StrBuf *out)
         value_format_text(t, v, out);
         sb_putc(out, '"');
         break;
+    case T_ARRAY: array_format_json(t, v, out); break;
+    case T_JSON: if (v->len) sb_append(out, v->s, v->len); else sb_puts(out, "null"); break;
     default: sb_json_str(out, v->len ? v->s : "", v->len); break;
     }
 }
@@ -785,6 +824,8 @@ bool value_parse(Type t, const char *text, size_t len, Arena *arena, Value *out,
         *out = value_interval(months, days, micros);
         return true;
     }
+    case T_ARRAY: return array_parse(t, text, len, arena, out, err, errsize);
+    case T_JSON: return json_parse(text, len, arena, out, err, errsize);
     case T_TEXT:
     case T_UNKNOWN:
     default: {
@@ -809,6 +850,11 @@ bool value_parse(Type t, const char *text, size_t len, Arena *arena, Value *out,
 static const char *base_type_name(Type t, char *buf, size_t bufsize)
 {
     if (t.id == T_TEXT && t.precision >= 0) return "character varying";
+    if (t.id == T_ARRAY) {
+        char eb[48];
+        snprintf(buf, bufsize, "%s[]", base_type_name(type_elem(t), eb, sizeof eb));
+        return buf;
+    }
     return type_name(type_make((TypeId)t.id), buf, bufsize);
 }
 
@@ -862,6 +908,10 @@ bool value_cast(Type from, Type to, const Value *in, Arena *arena, Value *out,
     bool from_text = f == T_TEXT || f == T_UNKNOWN;
     if (t == T_TEXT || t == T_UNKNOWN) return to_text(from, to, in, arena, out);
     if (from_text) return value_parse(to, in->len ? in->s : "", in->len, arena, out, err, errsize);
+    if (t == T_ARRAY) {
+        if (f != T_ARRAY) return cannot_cast(from, to, err, errsize);
+        return array_cast(from, to, in, arena, out, err, errsize);
+    }
 
     switch (t) {
     case T_BOOL:

@@ -27,6 +27,10 @@ typedef enum TypeId {
     T_TIMESTAMPTZ,   /* microseconds since 1970-01-01 00:00:00 UTC */
     T_DATE,          /* days since 1970-01-01 */
     T_INTERVAL,      /* months, days, microseconds (PostgreSQL's three fields) */
+    T_ARRAY,         /* one-dimensional array: Type.elem is the element's TypeId and
+                        precision/scale the element's; the Value holds the encoded
+                        elements as bytes (s, len; layout in value_array.c) */
+    T_JSON,          /* json: its text as bytes (s, len), kept as produced */
     T__COUNT
 } TypeId;
 
@@ -34,10 +38,11 @@ typedef struct Type {
     uint8_t id;          /* TypeId */
     int16_t precision;   /* numeric precision, varchar length; -1 = none */
     int16_t scale;       /* numeric scale; -1 = none (unconstrained numeric) */
+    uint8_t elem;        /* T_ARRAY: the element's TypeId (never T_ARRAY or T_JSON); else 0 */
 } Type;
 
-static inline Type type_make(TypeId id) { Type t = {(uint8_t)id, -1, -1}; return t; }
-static inline Type type_numeric(int p, int s) { Type t = {T_NUMERIC, (int16_t)p, (int16_t)s}; return t; }
+static inline Type type_make(TypeId id) { Type t = {(uint8_t)id, -1, -1, 0}; return t; }
+static inline Type type_numeric(int p, int s) { Type t = {T_NUMERIC, (int16_t)p, (int16_t)s, 0}; return t; }
 static inline bool type_is_integer(Type t) { return t.id == T_INT2 || t.id == T_INT4 || t.id == T_INT8; }
 static inline bool type_is_float(Type t) { return t.id == T_FLOAT4 || t.id == T_FLOAT8; }
 static inline bool type_is_numeric_family(Type t) { return type_is_integer(t) || type_is_float(t) || t.id == T_NUMERIC; }
@@ -55,12 +60,39 @@ static inline bool type_is_int_like(Type t)
     }
 }
 bool type_equal(Type a, Type b);
+/* The array type whose elements have type elem (elem's precision/scale are kept). */
+static inline Type type_array(Type elem)
+{
+    Type t = {T_ARRAY, elem.precision, elem.scale, elem.id};
+    return t;
+}
+/* The element type of an array type. */
+static inline Type type_elem(Type arr)
+{
+    Type t = {arr.elem, arr.precision, arr.scale, 0};
+    return t;
+}
+/* t without its modifiers (numeric's precision and scale, varchar's length); an
+ * array keeps its element type, without the element's modifiers. */
+static inline Type type_base(Type t)
+{
+    Type b = {t.id, -1, -1, t.id == T_ARRAY ? t.elem : 0};
+    return b;
+}
+/* Types whose Value is bytes (s, len) that an operator keeping it must copy: text,
+ * unknown literals, arrays, json. */
+static inline bool type_is_varlen(Type t)
+{
+    return t.id == T_TEXT || t.id == T_UNKNOWN || t.id == T_ARRAY || t.id == T_JSON;
+}
 
 /* Parses a PostgreSQL type name ("bigint", "int8", "numeric(12,2)", "varchar(20)",
- * "character varying", "timestamp with time zone", "double precision" ...).
+ * "character varying", "timestamp with time zone", "double precision", "json", an
+ * array of any of the scalar ones "text[]" / "numeric(12,2)[]" ...).
  * Returns false for an unknown or unsupported name. */
 bool type_parse(const char *name, Type *out);
-/* Canonical PostgreSQL spelling: "bigint", "numeric(12,2)", "timestamp with time zone"... */
+/* Canonical PostgreSQL spelling (format_type): "bigint", "numeric(12,2)",
+ * "timestamp with time zone", "text[]", "json"... */
 const char *type_name(Type t, char *buf, size_t bufsize);
 /* Short stable name of the type family used in JSON output and fingerprints. */
 const char *type_id_name(TypeId id);
@@ -149,5 +181,47 @@ int value_parse_float(const char *s, size_t len, bool f4, double *out);
  * timestamp<->timestamptz as UTC). Returns false with a message on failure. */
 bool value_cast(Type from, Type to, const Value *in, Arena *arena, Value *out,
                 char *err, size_t errsize);
+
+/* ---- arrays (value_array.c) ----
+ * An array Value's bytes: u32 element count, then per element a u8 (0 NULL, 1 value)
+ * and the value: for a varlen element type a u32 length and the bytes, for any other
+ * its 18 bytes (the two 8-byte words of the Value, normalised, and the 2-byte scale).
+ * Host byte order: the bytes travel only inside one engine, its state and its
+ * checkpoints. Equal arrays (representation) have equal bytes. */
+
+typedef struct ArrayIter {
+    const char *p, *end;
+    uint32_t left;
+} ArrayIter;
+
+/* Number of elements of a non-NULL array value (0 for malformed bytes). */
+uint32_t array_count(const Value *a);
+/* Start iterating a non-NULL array value. */
+void array_iter(ArrayIter *it, const Value *a);
+/* Next element (text points into the array's bytes); false at the end. */
+bool array_next(ArrayIter *it, Type elem, Value *out);
+/* Element i (1-based) of a non-NULL array, NULL outside 1..count. */
+Value array_get(Type elem, const Value *a, int64_t i);
+/* Building an array: array_begin writes the header into out (which may hold other
+ * bytes before: the array starts at *start), array_push appends one element (NULL
+ * allowed), array_end fixes the count. */
+void array_begin(StrBuf *out, size_t *start);
+void array_push(StrBuf *out, Type elem, const Value *v);
+void array_end(StrBuf *out, size_t start, uint32_t n);
+/* The same without a StrBuf: the bytes array_push appends for v, and writing them at p
+ * (returns the end); the 4-byte count at the start is the caller's (array_put_count). */
+size_t array_elem_size(Type elem, const Value *v);
+char *array_put_elem(char *p, Type elem, const Value *v);
+void array_put_count(char *start, uint32_t n);
+/* Do the bytes form a well-formed array of elem (a checkpoint read back)? */
+bool array_valid(Type elem, const char *s, size_t len);
+/* PostgreSQL's json of a non-NULL value as to_json writes it (json_agg's elements):
+ * numbers bare, NaN/Infinity and text quoted and escaped, booleans true/false,
+ * timestamps in ISO 8601 with 'T' ("2024-01-01T10:00:00", timestamptz with "+00:00"),
+ * arrays as [e,e], json as it is. */
+void value_format_pgjson(Type t, const Value *v, StrBuf *out);
+/* The same as a JSON object key (json_object_agg, json_build_object): a string, the
+ * value's to_json text quoted when it is not one ("1.50", "true"). v non-NULL, scalar. */
+void value_format_pgjson_key(Type t, const Value *v, StrBuf *out);
 
 #endif

@@ -540,6 +540,54 @@ static const char *encoded_value(Scan *sc, const ColumnDef *c, ColumnEncoding en
     }
 }
 
+static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, const char *p,
+                                Arena *arena, Value *out, int depth);
+
+/* A JSON array into an array column: each element as a value of the element type. */
+static const char *array_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, const char *p, Arena *arena,
+                               Value *out, int depth)
+{
+    const char *e = sc->end;
+    if (depth >= MAX_DEPTH) return fail(sc, p, "nesting too deep");
+    ColumnDef ec = *c;
+    ec.type = type_elem(c->type);
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    array_begin(&b, &start);
+    uint32_t n = 0;
+    p = skip_ws(p + 1, e);
+    if (p < e && *p == ']') {
+        p++;
+    } else {
+        for (;;) {
+            Value v;
+            /* a nested array is a second dimension; an object is text's raw JSON, else an error */
+            if (p < e && (*p == '[' || (*p == '{' && ec.type.id != T_TEXT))) {
+                if (sc->err && sc->errsize)
+                    snprintf(sc->err, sc->errsize, "column %s: expected an element of %s, found %s", c->name,
+                             conn_type_label(ec.type), *p == '[' ? "an array (arrays have one dimension)" : "object");
+                p = NULL;
+                break;
+            }
+            p = column_value(sc, d, &ec, p, arena, &v, depth + 1);
+            if (!p) break;
+            array_push(&b, ec.type, &v);
+            n++;
+            p = skip_ws(p, e);
+            if (p < e && *p == ',') { p = skip_ws(p + 1, e); continue; }
+            if (p < e && *p == ']') { p++; break; }
+            p = fail_char(sc, p, "',' or ']'");
+            break;
+        }
+    }
+    if (p) {
+        array_end(&b, start, n);
+        *out = value_text(arena_strndup(arena, b.data, b.len), (uint32_t)b.len);
+    }
+    sb_free(&b);
+    return p;
+}
+
 /* Parses the value at p into column c (c == NULL: validate and skip). Returns the
  * position after the value. */
 static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const ColumnDef *c, const char *p,
@@ -554,6 +602,10 @@ static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const Column
         if (!q) return NULL;
         const char *s = p + 1;
         size_t n = (size_t)(q - s);
+        if (c->type.id == T_JSON) {   /* json keeps the JSON text of the value */
+            *out = value_text(arena_strndup(arena, p, (size_t)(q + 1 - p)), (uint32_t)(q + 1 - p));
+            return q + 1;
+        }
         if (!esc) {
             if (c->type.id == T_TEXT && c->type.precision <= 0 && n <= UINT32_MAX) {
                 *out = value_text(d->copy_text ? arena_strndup(arena, s, n) : s, (uint32_t)n);
@@ -584,7 +636,7 @@ static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const Column
         const char *q = b ? literal(sc, p, "true", 4) : literal(sc, p, "false", 5);
         if (!q) return NULL;
         if (c->type.id == T_BOOL) { *out = value_bool(b); return q; }
-        if (c->type.id == T_TEXT) {
+        if (c->type.id == T_TEXT || c->type.id == T_JSON) {
             return conn_parse_text(c->type, c->name, p, (size_t)(q - p), arena, d->copy_text, out, sc->err, sc->errsize)
                        ? q : NULL;
         }
@@ -592,8 +644,13 @@ static const char *column_value(Scan *sc, const ConnJsonDecoder *d, const Column
         return NULL;
     }
     case '{': case '[': {
+        if (*p == '[' && c->type.id == T_ARRAY) return array_value(sc, d, c, p, arena, out, depth);
         const char *q = skip_container(sc, p, depth);
         if (!q) return NULL;
+        if (c->type.id == T_JSON) {
+            *out = value_text(arena_strndup(arena, p, (size_t)(q - p)), (uint32_t)(q - p));
+            return q;
+        }
         if (c->type.id == T_TEXT)
             return conn_parse_text(c->type, c->name, p, (size_t)(q - p), arena, d->copy_text, out, sc->err, sc->errsize)
                        ? q : NULL;

@@ -30,6 +30,17 @@ const char *conn_type_label(Type t)
     case T_TIMESTAMPTZ: return "timestamp with time zone";
     case T_DATE: return "date";
     case T_INTERVAL: return "interval";
+    case T_JSON: return "json";
+    case T_ARRAY: {
+        /* an array of a scalar type: its element's label with [] (static strings) */
+        static const char *const arr[T__COUNT] = {
+            [T_BOOL] = "boolean[]", [T_INT2] = "smallint[]", [T_INT4] = "integer[]", [T_INT8] = "bigint[]",
+            [T_FLOAT4] = "real[]", [T_FLOAT8] = "double precision[]", [T_NUMERIC] = "numeric[]", [T_TEXT] = "text[]",
+            [T_TIMESTAMP] = "timestamp[]", [T_TIMESTAMPTZ] = "timestamp with time zone[]", [T_DATE] = "date[]",
+            [T_INTERVAL] = "interval[]",
+        };
+        return t.elem < T__COUNT && arr[t.elem] ? arr[t.elem] : "array";
+    }
     default: return "unknown";
     }
 }

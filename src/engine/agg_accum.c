@@ -4,6 +4,7 @@
 #include "engine/agg_accum.h"
 
 #include "engine/agg_item.h"
+#include "engine/agg_vitem.h"
 
 #include <stdlib.h>
 
@@ -52,6 +53,7 @@ void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, cons
             sp->nulls_first = sp->desc != flip;
             sp->reorder = sp->item && (flip || c->distinct);
         }
+        if (aggacc_is_collecting(c->kind)) sp->argt = oset_vitem_type();
         if (aggacc_is_ordered_set(c->kind)) {
             sp->desc = c->offset != 0;
             const Expr *f = c->dflt;
@@ -145,9 +147,10 @@ static void release1(AggAccs *x, const AggSpec *sp, Acc *acc)
         acc->u.f.exact = NULL;
         x->extra_bytes -= AGGACC_XLIMBS * (int64_t)sizeof(uint64_t);
     }
-    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG || aggacc_is_ordered_set(sp->kind)) {
+    if (sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG || aggacc_is_ordered_set(sp->kind) ||
+        aggacc_is_collecting(sp->kind)) {
         if (sp->extreme_only) {
-            if (sp->argt.id == T_TEXT && acc->n > 0 && !acc->u.ext.isnull) {
+            if (type_is_varlen(sp->argt) && acc->n > 0 && !acc->u.ext.isnull) {
                 x->extra_bytes -= acc->u.ext.len;
                 free((void *)acc->u.ext.s);
             }
@@ -193,6 +196,7 @@ uint64_t aggacc_shape(const AggAccs *x, uint64_t h)
         op_shape_mix(&h, sp->cls);
         op_shape_mix(&h, sp->argt.id);
         op_shape_mix(&h, sp->rest.id);
+        if (sp->rest.id == T_ARRAY) op_shape_mix(&h, 0x415252ull ^ sp->rest.elem);  /* array_agg's element type */
         op_shape_mix(&h, sp->distinct);
         op_shape_mix(&h, sp->extreme_only);
         if (sp->track_scale) op_shape_mix(&h, 0x5343414c45ull);  /* checkpoints carry the per-scale counts */
@@ -565,6 +569,114 @@ static Value ordered_set_value(const AggSpec *sp, const Acc *acc)
     }
 }
 
+/* ---------- array_agg / json_agg / json_object_agg ---------- */
+
+typedef struct CollectWalk {
+    const AggSpec *sp;
+    StrBuf *out;
+    int64_t n;               /* elements written */
+    bool bad;                /* a corrupt item, or a NULL json_object_agg key */
+    bool null_key;
+} CollectWalk;
+
+/* PostgreSQL's json_agg puts a line break before an array or a row after the first. */
+static void collect_entry(void *ctx, const Value *v, int64_t count)
+{
+    CollectWalk *w = ctx;
+    AggVItem it;
+    if (!agg_vitem_unpack(v->s, v->len, &it) || it.nvals < 1) {
+        w->bad = true;
+        return;
+    }
+    for (int64_t c = 0; c < count; c++, w->n++) {
+        switch (w->sp->kind) {
+        case AGG_JSON_AGG:
+            if (w->n) sb_puts(w->out, ", ");
+            if (w->n && !it.val[0].isnull && it.vtype[0].id == T_ARRAY) sb_puts(w->out, "\n ");
+            value_format_pgjson(it.vtype[0], &it.val[0], w->out);
+            break;
+        default: { /* json_object_agg */
+            if (it.nvals < 2 || it.val[0].isnull) {
+                w->null_key = it.nvals >= 2;
+                w->bad = true;
+                return;
+            }
+            sb_puts(w->out, w->n ? ", " : "");
+            value_format_pgjson_key(it.vtype[0], &it.val[0], w->out);
+            sb_puts(w->out, " : ");
+            value_format_pgjson(it.vtype[1], &it.val[1], w->out);
+            break;
+        }
+        }
+    }
+}
+
+typedef struct ArrayWalk {
+    Type elem;
+    char *p;                 /* NULL: sizing */
+    size_t size;
+    int64_t n;
+    bool bad;
+} ArrayWalk;
+
+static void array_entry(void *ctx, const Value *v, int64_t count)
+{
+    ArrayWalk *w = ctx;
+    AggVItem it;
+    if (!agg_vitem_unpack(v->s, v->len, &it) || it.nvals < 1) {
+        w->bad = true;
+        return;
+    }
+    for (int64_t c = 0; c < count; c++, w->n++) {
+        if (w->p) w->p = array_put_elem(w->p, w->elem, &it.val[0]);
+        else w->size += array_elem_size(w->elem, &it.val[0]);
+    }
+}
+
+/* array_agg's array, built in the arena in two walks (sizes, then bytes). */
+static bool array_agg_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
+{
+    ArrayWalk w = {type_elem(sp->rest), NULL, 4, 0, false};
+    oset_walk(&acc->u.set, array_entry, &w);
+    if (w.bad || w.size > UINT32_MAX || w.n > UINT32_MAX) {
+        snprintf(err, errsize, w.bad ? "internal error: a corrupt array_agg item" : "array size exceeds the maximum allowed");
+        return false;
+    }
+    char *buf = arena_alloc_raw(arena, w.size);
+    array_put_count(buf, (uint32_t)w.n);
+    size_t size = w.size;
+    w = (ArrayWalk){type_elem(sp->rest), buf + 4, 0, 0, false};
+    oset_walk(&acc->u.set, array_entry, &w);
+    *out = value_text(buf, (uint32_t)size);
+    return true;
+}
+
+/* The array or json text of the items in the multiset's order (ORDER BY keys first);
+ * json is formatted through a StrBuf (one allocation per result), then copied. */
+static bool collected_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
+{
+    if (sp->kind == AGG_ARRAY_AGG) return array_agg_value(sp, acc, arena, out, err, errsize);
+    StrBuf b = STRBUF_INIT;
+    sb_puts(&b, sp->kind == AGG_JSON_AGG ? "[" : "{ ");
+    CollectWalk w = {sp, &b, 0, false, false};
+    oset_walk(&acc->u.set, collect_entry, &w);
+    if (w.bad) {
+        sb_free(&b);
+        snprintf(err, errsize, w.null_key ? "field name must not be null" : "internal error: a corrupt %s item",
+                 sp->kind == AGG_JSON_AGG ? "json_agg" : "json_object_agg");
+        return false;
+    }
+    sb_puts(&b, sp->kind == AGG_JSON_AGG ? "]" : " }");
+    if (b.len > UINT32_MAX) {
+        sb_free(&b);
+        snprintf(err, errsize, "json value too large");
+        return false;
+    }
+    *out = value_text(arena_strndup(arena, b.data, b.len), (uint32_t)b.len);
+    sb_free(&b);
+    return true;
+}
+
 /* Only converting to an unexpected result type can fail (a safety net for
  * binder/engine disagreement). */
 bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, char *err, size_t errsize)
@@ -666,6 +778,12 @@ bool aggacc_value(const AggSpec *sp, const Acc *acc, Arena *arena, Value *out, c
     case AGG_PERCENTILE_CONT:
         v = ordered_set_value(sp, acc);
         natural = type_make(T_FLOAT8);
+        break;
+    case AGG_ARRAY_AGG:
+    case AGG_JSON_AGG:
+    case AGG_JSON_OBJECT_AGG:
+        if (acc->n > 0 && !collected_value(sp, acc, arena, &v, err, errsize)) return false;
+        natural = sp->rest;
         break;
     case AGG_LAG:
     case AGG_FIRST_VALUE:
@@ -773,6 +891,9 @@ static void put_acc(StrBuf *sb, const AggSpec *sp, const Acc *acc, const DSet *d
     case AGG_MODE:
     case AGG_PERCENTILE_CONT:
     case AGG_PERCENTILE_DISC:
+    case AGG_ARRAY_AGG:
+    case AGG_JSON_AGG:
+    case AGG_JSON_OBJECT_AGG:
     case AGG_MIN:
     case AGG_MAX:
         if (sp->extreme_only) {
@@ -841,12 +962,15 @@ static bool get_acc(AggAccs *x, OpReader *r, const AggSpec *sp, Acc *acc, Acc *l
     case AGG_MODE:
     case AGG_PERCENTILE_CONT:
     case AGG_PERCENTILE_DISC:
+    case AGG_ARRAY_AGG:
+    case AGG_JSON_AGG:
+    case AGG_JSON_OBJECT_AGG:
     case AGG_MIN:
     case AGG_MAX:
         if (sp->extreme_only) {
             Value v;
             op_get_value(r, sp->argt, &v);
-            if (sp->argt.id == T_TEXT && !v.isnull) {
+            if (type_is_varlen(sp->argt) && !v.isnull) {
                 char *t = xmalloc(v.len ? v.len : 1);
                 if (v.len) memcpy(t, v.s, v.len);
                 x->extra_bytes += v.len;

@@ -26,6 +26,8 @@
  *                               retracting the extreme falls back to the next value;
  *                               over an insert-only input only the extreme is kept
  *   STRING_AGG                  the same ordered multiset, joined in order when read
+ *   ARRAY_AGG, JSON_AGG,        the same ordered multiset of packed items (the values and
+ *   JSON_OBJECT_AGG             the ORDER BY keys, agg_vitem.h), built when read
  *   BOOL_AND/BOOL_OR            counts of true and false
  *   DISTINCT                    per-group value -> multiplicity (hash multiset,
  *                               distset.h); the accumulator sees a
@@ -169,6 +171,11 @@ static inline const DSet *aggacc_dist(const AggAccs *x, const Acc *accs, int g)
 static inline bool aggacc_is_ordered_set(AggKind k)
 {
     return k == AGG_MODE || k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC;
+}
+/* array_agg / json_agg / json_object_agg: the multiset of their packed items (agg_vitem.h). */
+static inline bool aggacc_is_collecting(AggKind k)
+{
+    return k == AGG_ARRAY_AGG || k == AGG_JSON_AGG || k == AGG_JSON_OBJECT_AGG;
 }
 void aggacc_init(AggAccs *x, const AggCall *calls, int n, bool insert_only, const char *state_id);
 void aggacc_fini(AggAccs *x);
@@ -391,6 +398,9 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
     case AGG_MODE:
     case AGG_PERCENTILE_CONT:
     case AGG_PERCENTILE_DISC:
+    case AGG_ARRAY_AGG:
+    case AGG_JSON_AGG:
+    case AGG_JSON_OBJECT_AGG:
     case AGG_MIN:
     case AGG_MAX:
         if (!sp->extreme_only) {
@@ -404,7 +414,7 @@ static inline bool aggacc_commit1(AggAccs *x, int j, Acc *acc, int64_t w, char *
         }
         if (acc->n == 0 || (sp->kind == AGG_MIN ? aggacc_cmp_arg(sp, v, &acc->u.ext) < 0
                                                 : aggacc_cmp_arg(sp, v, &acc->u.ext) > 0)) {
-            if (sp->argt.id == T_TEXT) {
+            if (type_is_varlen(sp->argt)) {
                 if (acc->n > 0 && !acc->u.ext.isnull) {
                     x->extra_bytes -= acc->u.ext.len;
                     free((void *)acc->u.ext.s);

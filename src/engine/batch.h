@@ -53,7 +53,7 @@ void batch_append_row_copy(Batch *b, const Value *row, const Type *types, int64_
 static inline void batch_copy_text(Batch *b, Value *row, const Type *types, int n)
 {
     for (int c = 0; c < n; c++)
-        if (types[c].id == T_TEXT && !row[c].isnull) row[c] = batch_text(b, row[c].s, row[c].len);
+        if (type_is_varlen(types[c]) && !row[c].isnull) row[c] = batch_text(b, row[c].s, row[c].len);
 }
 /* Record where row i came from. The first call allocates `origins` (rows without a
  * recorded origin read as {NULL, 0, -1, 0}); from then on appends keep it in step with

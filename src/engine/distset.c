@@ -44,13 +44,14 @@ static inline bool int_like(Type t)
 {
     switch ((TypeId)t.id) {
     case T_FLOAT4: case T_FLOAT8: case T_NUMERIC: case T_TEXT: case T_UNKNOWN: case T_INTERVAL:
+    case T_ARRAY: case T_JSON:
         return false;
     default:
         return true;
     }
 }
 
-static inline bool owns_text(Type t) { return t.id == T_TEXT || t.id == T_UNKNOWN; }
+static inline bool owns_text(Type t) { return type_is_varlen(t); }
 
 static inline uint64_t mix64(uint64_t x)
 {

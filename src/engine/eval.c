@@ -746,7 +746,7 @@ static bool eval_cast(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     if (!v) return false;
     if (v->isnull) { *out = value_null(); return true; }
     Type from = a->type, to = e->type;
-    if (from.id == to.id && to.precision < 0 && to.scale < 0 && from.id != T_UNKNOWN) {
+    if (from.id == to.id && from.elem == to.elem && to.precision < 0 && to.scale < 0 && from.id != T_UNKNOWN) {
         *out = *v;   /* same type, no typmod to enforce: pass through (text is not copied) */
         return true;
     }
@@ -755,7 +755,7 @@ static bool eval_cast(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         *out = *v;
         return true;
     }
-    if (to.id != T_TEXT || from.id == T_TEXT || from.id == T_UNKNOWN || !ctx->arena)
+    if (to.id != T_TEXT || type_is_varlen(from) || !ctx->arena)
         return value_cast(from, to, v, ctx->arena, out, ctx->err, sizeof ctx->err);
     /* formatting to text: reuse the result for a repeated input */
     EvalMemo *m = &ctx->memo[((uintptr_t)e >> 4) % EVAL_MEMO];

@@ -46,6 +46,15 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
     if (e->func == FN_CONCAT) return eval_func_concat(e, row, ctx, out, false);
     if (e->func == FN_CONCAT_WS) return eval_func_concat(e, row, ctx, out, true);
     if (e->func == FN_STRING_AGG_ITEM) return eval_string_agg_item(e, row, ctx, out);
+    if (e->func == FN_AGG_ITEM) return eval_agg_item(e, row, ctx, out);
+    if (e->func == FN_ARRAY) return eval_array_ctor(e, row, ctx, out);
+    if (e->func == FN_ARRAY_CMP) return eval_array_cmp(e, row, ctx, out);
+    if (e->func == FN_ARRAY_CAT || e->func == FN_ARRAY_APPEND || e->func == FN_ARRAY_PREPEND)
+        return eval_array_concat(e, row, ctx, out);
+    if (e->func == FN_ARRAY_TO_STRING) return eval_array_to_string(e, row, ctx, out);
+    if (e->func == FN_STRING_TO_ARRAY) return eval_string_to_array(e, row, ctx, out);
+    if (e->func == FN_ARRAY_POSITION || e->func == FN_ARRAY_REMOVE) return eval_array_search(e, row, ctx, out);
+    if (e->func == FN_JSON_BUILD_OBJECT || e->func == FN_JSON_BUILD_ARRAY) return eval_json_build(e, row, ctx, out);
 
     /* Every other function is strict: NULL in, NULL out. All arguments are evaluated
      * first (so an error in any of them is reported, as PostgreSQL does). */
@@ -87,7 +96,13 @@ bool eval_func(const Expr *e, const Value *row, EvalCtx *ctx, Value *out)
         return eval_func_regex(e, av, ctx, out);
     case FN_SUBQUERY_ROWS:
         return eval_fail(ctx, "more than one row returned by a subquery used as an expression");
-    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN__COUNT: break;
+    case FN_ARRAY_LENGTH: case FN_CARDINALITY: case FN_ARRAY_SUBSCRIPT: case FN_ARRAY_CONTAINS: case FN_ARRAY_OVERLAP:
+    case FN_TO_JSON:
+        return eval_func_array(e, av, ctx, out);
+    case FN_CONCAT: case FN_CONCAT_WS: case FN_STRING_AGG_ITEM: case FN_AGG_ITEM: case FN_ARRAY: case FN_ARRAY_CMP:
+    case FN_ARRAY_CAT: case FN_ARRAY_APPEND: case FN_ARRAY_PREPEND: case FN_ARRAY_TO_STRING: case FN_STRING_TO_ARRAY:
+    case FN_ARRAY_POSITION: case FN_ARRAY_REMOVE: case FN_JSON_BUILD_OBJECT: case FN_JSON_BUILD_ARRAY:
+    case FN__COUNT: break;
     }
     return eval_fail(ctx, "function %s is not supported", func_kind_name((FuncKind)e->func));
 }

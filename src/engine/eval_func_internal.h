@@ -1,7 +1,7 @@
 /* Internal interface between the scalar function dispatcher (eval_func.c) and the
  * function families: strings (eval_func_string.c), math (eval_func_math.c), date/time
- * (eval_func_time.c), to_char / to_timestamp / to_date (eval_func_format.c) and
- * regular expressions (eval_func_regex.c). Not for use outside src/engine/eval*.c.
+ * (eval_func_time.c), to_char / to_timestamp / to_date (eval_func_format.c),
+ * regular expressions (eval_func_regex.c) and arrays (eval_func_array.c). Not for use outside src/engine/eval*.c.
  *
  * Every family entry point evaluates one strict EX_FUNC node of its family: the
  * dispatcher has already evaluated the arguments, av[0 .. e->nargs), none of them
@@ -20,6 +20,18 @@ bool eval_func_math(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *
 bool eval_func_time(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out);
 bool eval_func_format(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out);
 bool eval_func_regex(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out);
+bool eval_func_array(const Expr *e, const Value *const *av, EvalCtx *ctx, Value *out);
+
+/* The non-strict array evaluators (eval_func_array.c): they evaluate their own
+ * arguments over the row. */
+bool eval_array_ctor(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_array_cmp(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_agg_item(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_array_concat(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_array_to_string(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_string_to_array(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_array_search(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
+bool eval_json_build(const Expr *e, const Value *row, EvalCtx *ctx, Value *out);
 
 /* concat() and concat_ws(), the non-strict string functions: they evaluate their own
  * arguments over the row (eval_func_string.c). */

@@ -150,7 +150,7 @@ static void *new_entry(KTab *t, const Value *key, uint64_t hash)
 {
     size_t text = 0;
     for (int i = 0; i < t->nkey; i++)
-        if (t->types[i].id == T_TEXT && !key[i].isnull) text += key[i].len;
+        if (type_is_varlen(t->types[i]) && !key[i].isnull) text += key[i].len;
     size_t size = t->payload_off + t->payload_size + text;
     char *blk = pool_alloc(&t->pool, size);
     EntryHdr *h = (EntryHdr *)blk;
@@ -162,7 +162,7 @@ static void *new_entry(KTab *t, const Value *key, uint64_t hash)
     memset(blk + t->payload_off, 0, t->payload_size);
     char *tp = blk + t->payload_off + t->payload_size;
     for (int i = 0; i < t->nkey; i++) {
-        if (t->types[i].id == T_TEXT && !key[i].isnull) {
+        if (type_is_varlen(t->types[i]) && !key[i].isnull) {
             if (key[i].len) memcpy(tp, key[i].s, key[i].len);
             k[i].s = tp;
             tp += key[i].len;

@@ -95,7 +95,7 @@ static inline void ktab_prefetch_key_text(const KTab *t, uint64_t hash)
     if (!s->entry || s->hash != hash) return;
     const Value *k = (const Value *)((const char *)s->entry + 16);
     for (int i = 0; i < t->nkey; i++)
-        if (t->types[i].id == T_TEXT && !k[i].isnull) __builtin_prefetch(k[i].s);
+        if (type_is_varlen(t->types[i]) && !k[i].isnull) __builtin_prefetch(k[i].s);
 }
 
 /* A hint, not a lookup: the payload of the entry in the home slot of `hash` when that

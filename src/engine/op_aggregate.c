@@ -801,7 +801,7 @@ Op *op_aggregate_new(EngPipeline *p, const IrNode *n, Op **inputs)
     }
     aggacc_init(&a->acc, pn->aggs, a->naggs, insert_only, a->state_id);
     for (int c = 0; c < a->base.ncols; c++)
-        if (a->base.out_types[c].id == T_TEXT) a->out_has_text = true;
+        if (type_is_varlen(a->base.out_types[c])) a->out_has_text = true;
     a->ttl.ttl_us = ttl_of_state(n, 0);
     size_t payload = sizeof(Group) + aggacc_bytes(&a->acc);
     if (ttl_on(&a->ttl)) {

@@ -39,13 +39,13 @@ static NormEntry store_row(NormOp *n, NormEntry *e, const Value *row)
     int nc = n->base.ncols;
     size_t text = 0;
     for (int c = 0; c < nc; c++)
-        if (n->base.out_types[c].id == T_TEXT && !row[c].isnull) text += row[c].len;
+        if (type_is_varlen(n->base.out_types[c]) && !row[c].isnull) text += row[c].len;
     size_t size = sizeof(Value) * (size_t)nc + text;
     Value *blk = xmalloc(size ? size : 1);
     memcpy(blk, row, sizeof(Value) * (size_t)nc);
     char *tp = (char *)(blk + nc);
     for (int c = 0; c < nc; c++) {
-        if (n->base.out_types[c].id == T_TEXT && !row[c].isnull) {
+        if (type_is_varlen(n->base.out_types[c]) && !row[c].isnull) {
             if (row[c].len) memcpy(tp, row[c].s, row[c].len);
             blk[c].s = tp;
             tp += row[c].len;

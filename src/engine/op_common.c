@@ -87,6 +87,8 @@ bool op_cell_identical(Type t, const Value *a, const Value *b)
     if (a->isnull || b->isnull) return a->isnull && b->isnull;
     switch (t.id) {
     case T_TEXT:
+    case T_ARRAY:
+    case T_JSON:
         return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
     case T_NUMERIC:
         return a->lo == b->lo && a->hi == b->hi && a->scale == b->scale;
@@ -112,6 +114,13 @@ int op_cell_order(Type t, const Value *a, const Value *b)
     int c = op_cell_cmp(t, a, b);
     if (c != 0 || a->isnull || b->isnull) return c;
     switch (t.id) {
+    case T_ARRAY: {
+        /* equal arrays of different representations (1.50 and 1.5): their bytes */
+        uint32_t n = a->len < b->len ? a->len : b->len;
+        int m = n ? memcmp(a->s, b->s, n) : 0;
+        if (m) return m < 0 ? -1 : 1;
+        return (a->len > b->len) - (a->len < b->len);
+    }
     case T_NUMERIC:
         return (a->scale > b->scale) - (a->scale < b->scale);
     case T_INTERVAL:
@@ -156,6 +165,8 @@ void op_put_value(StrBuf *b, Type t, const Value *v)
     if (v->isnull) return;
     switch (t.id) {
     case T_TEXT:
+    case T_ARRAY:
+    case T_JSON:
         op_put_u32(b, v->len);
         sb_append(b, v->s, v->len);
         break;
@@ -209,6 +220,22 @@ void op_get_value(OpReader *r, Type t, Value *v)
         const uint8_t *q = bytes_take(r, len);
         v->s = q ? (const char *)q : "";
         v->len = q ? len : 0;
+        break;
+    }
+    case T_ARRAY: {
+        uint32_t len = op_get_u32(r);
+        const uint8_t *q = bytes_take(r, len);
+        if (!q || !array_valid(type_elem(t), (const char *)q, len)) r->bad = true;
+        v->s = q ? (const char *)q : "";
+        v->len = q ? len : 0;
+        break;
+    }
+    case T_JSON: {
+        uint32_t len = op_get_u32(r);
+        const uint8_t *q = bytes_take(r, len);
+        v->s = q ? (const char *)q : "";
+        v->len = q ? len : 0;
+        if (!q) r->bad = true;
         break;
     }
     case T_NUMERIC: {

@@ -157,7 +157,7 @@ static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
 {
     size_t text = 0;
     for (int k = 0; k < t->norder; k++)
-        if (t->order_types[k].id == T_TEXT && !cells[k].isnull) text += cells[k].len;
+        if (type_is_varlen(t->order_types[k]) && !cells[k].isnull) text += cells[k].len;
     size_t rlen = rowc_size(&t->codec, cells + t->norder);
     size_t size = sizeof(TNode) + sizeof(Value) * (size_t)t->norder + rlen + text;
     TNode *n = pool_alloc(&t->pool, size);
@@ -169,7 +169,7 @@ static TNode *new_node(TopNOp *t, const Value *cells, int64_t count)
     rowc_encode(&t->codec, cells + t->norder, rp);
     char *tp = (char *)rp + rlen;
     for (int k = 0; k < t->norder; k++) {
-        if (t->order_types[k].id == T_TEXT && !cells[k].isnull) {
+        if (type_is_varlen(t->order_types[k]) && !cells[k].isnull) {
             if (cells[k].len) memcpy(tp, cells[k].s, cells[k].len);
             n->keys[k].s = tp;
             tp += cells[k].len;

@@ -342,7 +342,7 @@ static void add_event(WAggOp *a, SKey *k, int64_t t, int64_t w)
     }
     size_t text = 0;
     for (int j = 0; j < a->naggs; j++)
-        if (active[j] && a->acc.specs[j].arg && a->acc.specs[j].argt.id == T_TEXT) text += argv[j].len;
+        if (active[j] && a->acc.specs[j].arg && type_is_varlen(a->acc.specs[j].argt)) text += argv[j].len;
     size_t size = sizeof(SEvent) + sizeof(Value) * (size_t)a->naggs + (size_t)a->naggs + text;
     SEvent *e = xmalloc(size);
     e->t = t;
@@ -354,7 +354,7 @@ static void add_event(WAggOp *a, SKey *k, int64_t t, int64_t w)
     for (int j = 0; j < a->naggs; j++) {
         ea[j] = active[j];
         e->argv[j] = active[j] && a->acc.specs[j].arg ? argv[j] : value_null();
-        if (active[j] && a->acc.specs[j].arg && a->acc.specs[j].argt.id == T_TEXT) {
+        if (active[j] && a->acc.specs[j].arg && type_is_varlen(a->acc.specs[j].argt)) {
             if (argv[j].len) memcpy(tp, argv[j].s, argv[j].len);
             e->argv[j].s = tp;
             tp += argv[j].len;

@@ -2,6 +2,7 @@
 #include "engine/ordset.h"
 
 #include "engine/agg_item.h"
+#include "engine/agg_vitem.h"
 
 #include "base/arena.h"
 
@@ -13,7 +14,7 @@ static inline OSetNode *node_of(const AvlNode *a) { return (OSetNode *)a; }
 
 static size_t node_size(Type t, const Value *v)
 {
-    return sizeof(OSetNode) + (t.id == T_TEXT ? v->len : 0);
+    return sizeof(OSetNode) + (type_is_varlen(t) ? v->len : 0);
 }
 
 static OSetNode *new_node(Type t, const Value *v, int64_t w, int64_t *bytes)
@@ -23,7 +24,7 @@ static OSetNode *new_node(Type t, const Value *v, int64_t w, int64_t *bytes)
     avl_init_leaf(&n->avl);
     n->count = w;
     n->v = *v;
-    if (t.id == T_TEXT) {
+    if (type_is_varlen(t)) {
         char *tp = (char *)(n + 1);
         if (v->len) memcpy(tp, v->s, v->len);
         n->v.s = tp;
@@ -44,6 +45,7 @@ static inline int cmp_fn(Type t, const Value *a, const Value *b)
 {
     if (type_is_int_like(t)) return (a->i > b->i) - (a->i < b->i);
     if (t.id == T_TEXT && t.precision == OSET_ITEM_MARK) return agg_item_cmp(type_make((TypeId)t.scale), a, b);
+    if (t.id == T_TEXT && t.precision == OSET_VITEM_MARK) return agg_vitem_cmp(a, b);
     return value_compare(t, a, b);
 }
 

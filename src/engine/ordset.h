@@ -17,7 +17,16 @@
 #define OSET_ITEM_MARK (-2)
 static inline Type oset_item_type(TypeId key)
 {
-    Type t = {T_TEXT, OSET_ITEM_MARK, (int16_t)key};
+    Type t = {T_TEXT, OSET_ITEM_MARK, (int16_t)key, 0};
+    return t;
+}
+
+/* The type of a set of packed array_agg / json_agg items (agg_vitem.h): bytes values
+ * ordered by agg_vitem_cmp. */
+#define OSET_VITEM_MARK (-3)
+static inline Type oset_vitem_type(void)
+{
+    Type t = {T_TEXT, OSET_VITEM_MARK, -1, 0};
     return t;
 }
 

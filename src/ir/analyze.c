@@ -25,6 +25,7 @@ static uint64_t hash_type(Type t, uint64_t h)
 {
     h = hash_u64(t.id, h);
     h = hash_u64((uint64_t)(int64_t)t.precision, h);
+    if (t.elem) h = hash_u64(0x656c656dull ^ t.elem, h);   /* arrays only: other types keep their fingerprints */
     return hash_u64((uint64_t)(int64_t)t.scale, h);
 }
 
@@ -246,6 +247,9 @@ const char **ir_agg_values(ColList *v, Arena *a, const AggCall *aggs, int naggs,
         case AGG_MODE:
         case AGG_PERCENTILE_CONT:
         case AGG_PERCENTILE_DISC: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), argt); break;
+        case AGG_ARRAY_AGG:
+        case AGG_JSON_AGG:
+        case AGG_JSON_OBJECT_AGG: ir_col_add(v, a, arena_printf(a, "%s.multiset", name), type_make(T_TEXT)); break;
         case AGG_BOOL_AND:
         case AGG_BOOL_OR:
             ir_col_add(v, a, arena_printf(a, "%s.true_count", name), type_make(T_INT8));

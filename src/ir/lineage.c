@@ -21,6 +21,7 @@ static uint64_t hash_type(Type t, uint64_t h)
 {
     h = hash_u64(t.id, h);
     h = hash_u64((uint64_t)(int64_t)t.precision, h);
+    if (t.elem) h = hash_u64(0x656c656dull ^ t.elem, h);   /* arrays only: other types keep their fingerprints */
     return hash_u64((uint64_t)(int64_t)t.scale, h);
 }
 

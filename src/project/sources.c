@@ -117,7 +117,7 @@ static void load_columns(ProjectLoader *L, SourceDef *s, YNode *cols)
         const char *tname = project_expect_str(L, tn, arena_printf(&p->arena, "the type of column '%s'", name));
         if (!tname) continue;
         Type t;
-        static const char *const unsupported[] = {"json", "jsonb", "uuid", "bytea", "xml", "money", "inet"};
+        static const char *const unsupported[] = {"jsonb", "uuid", "bytea", "xml", "money", "inet"};
         bool later = false;
         for (size_t u = 0; u < sizeof unsupported / sizeof unsupported[0]; u++)
             if (strcasecmp(tname, unsupported[u]) == 0) later = true;

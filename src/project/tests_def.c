@@ -23,7 +23,8 @@ static const char *const rows_step_keys[] = {"source", "rows"};
 static const char *const wm_step_keys[] = {"watermark"};
 static const char *const ops[] = {"insert", "update", "delete"};
 
-/* A row: a mapping of column -> scalar; `op` (when allowed) in insert|update|delete. */
+/* A row: a mapping of column -> scalar (or a list of scalars: an array column's
+ * elements); `op` (when allowed) in insert|update|delete. */
 static bool check_row(ProjectLoader *L, const YNode *row, bool op_allowed, const char *what)
 {
     if (row->kind != YNODE_MAP) {
@@ -39,8 +40,10 @@ static bool check_row(ProjectLoader *L, const YNode *row, bool op_allowed, const
             ok = false;
             continue;
         }
-        if (v->kind != YNODE_SCALAR) {
-            diag_error(L->dl, v->pos, "bad-type", "row values are scalars (or null)",
+        bool flat_list = v->kind == YNODE_SEQ && strcmp(col, "op") != 0;   /* an array column's elements */
+        for (int j = 0; flat_list && j < v->nitems; j++) flat_list = v->items[j]->kind == YNODE_SCALAR;
+        if (v->kind != YNODE_SCALAR && !flat_list) {
+            diag_error(L->dl, v->pos, "bad-type", "row values are scalars (or null), or lists of scalars for arrays",
                        "expected a scalar value, found %s for column '%s'", yaml_kind_name(v), col);
             ok = false;
             continue;

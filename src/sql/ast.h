@@ -40,6 +40,9 @@ typedef enum AstKind {
     AST_CTE,           /* WITH name [(colnames)] AS (subquery) */
     AST_SORT_BY,       /* expr ASC|DESC NULLS FIRST|LAST : desc, nulls (0 default, 1 first, 2 last) */
     AST_WINDOW_DEF,    /* OVER (PARTITION BY partition ORDER BY order [frame]) : has_frame */
+    AST_ARRAY,         /* ARRAY[args] */
+    AST_SUBSCRIPT,     /* expr[lexpr] (one subscript, not a slice) */
+    AST_ARRAY_CMP,     /* lexpr op ANY (rexpr) : name = op, negated = ALL */
     AST_UNSUPPORTED,   /* what: a human name of the construct ("LATERAL", "window frame", ...) */
     AST_GROUPING_SET,  /* GROUP BY item: gset (AstGroupingSetKind) over args (exprs, nested sets) */
 } AstKind;

@@ -129,12 +129,20 @@ static bool compare_operands(ExprCtx *cx, int op, Expr **pl, Expr **pr, int loc)
         l = bind_coerce(b, l, type_make(T_TEXT));
         r = bind_coerce(b, r, type_make(T_TEXT));
     } else if (lu) {
-        l = bind_coerce(b, l, type_make((TypeId)r->type.id));
+        l = bind_coerce(b, l, type_base(r->type));
     } else if (ru) {
-        r = bind_coerce(b, r, type_make((TypeId)l->type.id));
-    } else if (l->type.id != r->type.id) {
+        r = bind_coerce(b, r, type_base(l->type));
+    } else if (l->type.id == T_JSON || r->type.id == T_JSON) {
+        /* json has no comparison operators */
+        bind_error(b, loc, "type-mismatch", "compare their text, e.g. x::text = y::text",
+                   "operator does not exist: %s %s %s", bind_type_display(b, l->type), op_sql(op),
+                   bind_type_display(b, r->type));
+        return false;
+    } else if (l->type.id != r->type.id || l->type.elem != r->type.elem) {
         TypeCat cl = bind_type_cat(l->type), cr = bind_type_cat(r->type);
-        if (cl != cr || (cl != CAT_NUM && cl != CAT_DATETIME)) {
+        TypeCat el = cl == CAT_ARRAY && cr == CAT_ARRAY ? bind_type_cat(type_elem(l->type)) : CAT_UNKNOWN;
+        bool arrays_ok = el != CAT_UNKNOWN && el == bind_type_cat(type_elem(r->type)) && (el == CAT_NUM || el == CAT_DATETIME);
+        if (!arrays_ok && (cl != cr || (cl != CAT_NUM && cl != CAT_DATETIME))) {
             op_error(cx, op, l, r, loc);
             return false;
         }
@@ -310,6 +318,14 @@ static Expr *concat_side(ExprCtx *cx, Expr *e, int loc)
 
 static Expr *concat_op(ExprCtx *cx, Expr *l, Expr *r, int loc)
 {
+    if (l->type.id == T_ARRAY || r->type.id == T_ARRAY) {
+        /* anyarray || anyarray, anyarray || element, element || anyarray (an unknown
+         * literal beside an array is an array, as PostgreSQL resolves it) */
+        bool la = l->type.id == T_ARRAY, ra = r->type.id == T_ARRAY;
+        FuncKind f = (la && ra) || (la && bind_is_unknown_literal(r)) || (ra && bind_is_unknown_literal(l)) ? FN_ARRAY_CAT
+                   : la ? FN_ARRAY_APPEND : FN_ARRAY_PREPEND;
+        return bind_array_concat(cx, f, l, r, loc, NULL);
+    }
     bool ltext = bind_is_unknown_literal(l) || l->type.id == T_TEXT;
     bool rtext = bind_is_unknown_literal(r) || r->type.id == T_TEXT;
     if (!ltext && !rtext) {
@@ -414,7 +430,7 @@ static Expr *in_list(ExprCtx *cx, Ast *a)
         Type t = es[i]->type;
         if (t.id == T_UNKNOWN) continue;
         if (first < 0) {
-            cand = type_make((TypeId)t.id);
+            cand = type_base(t);
             first = i;
             continue;
         }
@@ -544,7 +560,7 @@ static Expr *case_expr(ExprCtx *cx, Ast *a)
     Type t;
     if (!unify(cx, res, nres, "CASE", &t)) return NULL;
     /* without ELSE the implicit NULL has no typmod, so the result has none (exprTypmod) */
-    if (!els) t = type_make((TypeId)t.id);
+    if (!els) t = type_base(t);
     Expr *e = new_node(b, EX_CASE, t, a->loc, 2 * nw + (els ? 1 : 0));
     for (int i = 0; i < nw; i++) {
         e->args[2 * i] = conds[i];
@@ -554,6 +570,137 @@ static Expr *case_expr(ExprCtx *cx, Ast *a)
         e->args[2 * nw] = res[0];
         e->has_else = true;
     }
+    return e;
+}
+
+/* ---- arrays ------------------------------------------------------------------------ */
+
+static Expr *func_n(Binder *b, FuncKind f, Type t, int loc, int n);
+
+/* a @> b, a <@ b, a && b over arrays of one element type (an unknown literal takes the
+ * other side's type). */
+static Expr *array_containment(ExprCtx *cx, const char *name, Expr *l, Expr *r, int loc)
+{
+    Binder *b = cx->b;
+    if (bind_is_unknown_literal(l) && r->type.id == T_ARRAY) l = bind_coerce(b, l, type_base(r->type));
+    if (bind_is_unknown_literal(r) && l && l->type.id == T_ARRAY) r = bind_coerce(b, r, type_base(l->type));
+    if (!l || !r) return NULL;
+    if (l->type.id != T_ARRAY || r->type.id != T_ARRAY || l->type.elem != r->type.elem) {
+        bind_error(b, loc, "type-mismatch", l->type.id == T_ARRAY && r->type.id == T_ARRAY ? "cast one side, e.g. x::text[]" : NULL,
+                   "operator does not exist: %s %s %s", bind_type_display(b, l->type), name, bind_type_display(b, r->type));
+        return NULL;
+    }
+    bool overlap = name[0] == '&', contained = name[0] == '<';
+    Expr *e = func_n(b, overlap ? FN_ARRAY_OVERLAP : FN_ARRAY_CONTAINS, type_make(T_BOOL), loc, 2);
+    e->args[0] = contained ? r : l;
+    e->args[1] = contained ? l : r;
+    return e;
+}
+
+static Expr *func_n(Binder *b, FuncKind f, Type t, int loc, int n)
+{
+    Expr *e = new_node(b, EX_FUNC, t, loc, n);
+    e->func = f;
+    return e;
+}
+
+/* ARRAY[e, ...]: the elements' common type (unknown literals: text), one dimension. */
+static Expr *array_ctor(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    int n = a->args.n;
+    if (n == 0) {
+        bind_error(b, a->loc, "type-mismatch", "write a typed empty array, e.g. '{}'::integer[]",
+                   "cannot determine type of empty array");
+        return NULL;
+    }
+    Expr **es = ARENA_ARRAY(b->arena, Expr *, n);
+    bool ok = true;
+    for (int i = 0; i < n; i++)
+        if (!(es[i] = bind_expr(cx, a->args.items[i]))) ok = false;
+    if (!ok) return NULL;
+    for (int i = 0; i < n; i++)
+        if (es[i]->type.id == T_ARRAY || es[i]->type.id == T_JSON) {
+            bind_unsupported(b, es[i]->loc >= 0 ? es[i]->loc : a->loc,
+                             es[i]->type.id == T_ARRAY ? "ARRAY[...] of arrays (a multidimensional array)"
+                                                       : "ARRAY[...] of json (json[])");
+            return NULL;
+        }
+    Type t;
+    if (!bind_common_type(b, es, n, "ARRAY", &t)) return NULL;
+    Expr *e = func_n(b, FN_ARRAY, type_array(t), a->loc, n);
+    for (int i = 0; i < n; i++)
+        if (!(e->args[i] = bind_coerce(b, es[i], t))) return NULL;
+    return e;
+}
+
+/* a[i]: element i (1-based) of a one-dimensional array, NULL outside. */
+static Expr *subscript(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    Expr *x = bind_expr(cx, a->expr), *i = bind_expr(cx, a->lexpr);
+    if (!x || !i) return NULL;
+    if (x->type.id != T_ARRAY) {
+        bind_error(b, a->loc, "type-mismatch", NULL, "cannot subscript type %s because it does not support subscripting",
+                   bind_type_display(b, x->type));
+        return NULL;
+    }
+    if (bind_is_unknown_literal(i)) i = bind_coerce(b, i, type_make(T_INT4));
+    if (!i) return NULL;
+    if (!type_is_integer(i->type)) {
+        bind_error(b, bind_ast_start(a->lexpr), "type-mismatch", NULL, "array subscript must have type integer");
+        return NULL;
+    }
+    Expr *e = func_n(b, FN_ARRAY_SUBSCRIPT, type_elem(x->type), a->loc, 2);
+    e->args[0] = x;
+    e->args[1] = bind_coerce(b, i, type_make(T_INT8));
+    return e->args[1] ? e : NULL;
+}
+
+/* x op ANY (array) and x op ALL (array) for the comparison operators. */
+static Expr *array_cmp(ExprCtx *cx, Ast *a)
+{
+    Binder *b = cx->b;
+    const char *n = a->name ? a->name : "?";
+    int op = !strcmp(n, "=") ? OP_EQ : !strcmp(n, "<>") || !strcmp(n, "!=") ? OP_NE : !strcmp(n, "<") ? OP_LT
+           : !strcmp(n, "<=") ? OP_LE : !strcmp(n, ">") ? OP_GT : !strcmp(n, ">=") ? OP_GE : -1;
+    if (op < 0) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s %s (array)", n, a->negated ? "ALL" : "ANY"));
+        return NULL;
+    }
+    Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+    if (!l || !r) return NULL;
+    if (bind_is_unknown_literal(l) && bind_is_unknown_literal(r)) l = bind_coerce(b, l, type_make(T_TEXT));
+    if (bind_is_unknown_literal(r)) r = bind_coerce(b, r, type_array(type_base(l->type)));
+    if (!l || !r) return NULL;
+    if (r->type.id != T_ARRAY) {
+        bind_error(b, bind_ast_start(a->rexpr), "type-mismatch", NULL, "op ANY/ALL (array) requires array on right side");
+        return NULL;
+    }
+    Type et = type_elem(r->type);
+    if (bind_is_unknown_literal(l)) l = bind_coerce(b, l, type_base(et));
+    if (!l) return NULL;
+    if (l->type.id != et.id) {
+        TypeCat cl = bind_type_cat(l->type), ce = bind_type_cat(et);
+        if (cl != ce || (cl != CAT_NUM && cl != CAT_DATETIME)) {
+            bind_error(b, a->loc, "type-mismatch", NULL, "operator does not exist: %s %s %s", bind_type_display(b, l->type),
+                       a->name, bind_type_display(b, et));
+            return NULL;
+        }
+        Type t = bind_op_common(l->type, et);
+        l = bind_coerce(b, l, t);
+        r = bind_coerce(b, r, type_array(t));
+        if (!l || !r) return NULL;
+    }
+    if (et.id == T_JSON) {
+        bind_error(b, a->loc, "type-mismatch", NULL, "operator does not exist: json %s json", n);
+        return NULL;
+    }
+    Expr *e = func_n(b, FN_ARRAY_CMP, type_make(T_BOOL), a->loc, 3);
+    e->args[0] = l;
+    e->args[1] = r;
+    e->args[2] = plan_expr_const(b->arena, type_make(T_INT4), value_int(op));
+    e->negated = a->negated;
     return e;
 }
 
@@ -630,7 +777,10 @@ static Expr *op_expr(ExprCtx *cx, Ast *a)
     else if (strcmp(name, ">=") == 0) op = OP_GE;
     else if (strcmp(name, "||") == 0) op = OP_CONCAT;
     else if (like_kind(name) >= 0) op = like_kind(name);
-    else if (strcmp(name, "^") == 0) {
+    else if (strcmp(name, "@>") == 0 || strcmp(name, "<@") == 0 || strcmp(name, "&&") == 0) {
+        Expr *l = bind_expr(cx, a->lexpr), *r = bind_expr(cx, a->rexpr);
+        return l && r ? array_containment(cx, name, l, r, a->loc) : NULL;
+    } else if (strcmp(name, "^") == 0) {
         Expr *args[2] = {bind_expr(cx, a->lexpr), bind_expr(cx, a->rexpr)};
         if (!args[0] || !args[1]) return NULL;
         return bind_scalar_func(cx, "power", args, 2, a->loc);
@@ -718,6 +868,9 @@ Expr *bind_expr(ExprCtx *cx, Ast *a)
     case AST_MIN_MAX:
         return variadic_common(cx, a, a->is_greatest ? EX_GREATEST : EX_LEAST, a->is_greatest ? "GREATEST" : "LEAST");
     case AST_SUBLINK: return bind_sublink_expr(cx, a);
+    case AST_ARRAY: return array_ctor(cx, a);
+    case AST_SUBSCRIPT: return subscript(cx, a);
+    case AST_ARRAY_CMP: return array_cmp(cx, a);
     case AST_UNSUPPORTED: {
         /* CURRENT_TIMESTAMP and its kin come as "NAME (processing time)" */
         const char *pt = a->name ? strstr(a->name, " (processing time)") : NULL;

@@ -16,15 +16,16 @@
 #include <strings.h>
 
 const char *const bind_function_names[] = {
-    "abs", "acos", "age", "ascii", "asin", "atan", "atan2", "avg", "bool_and", "bool_or", "btrim", "cbrt",
-    "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
+    "abs", "acos", "age", "array_agg", "array_append", "array_cat", "array_length", "array_position", "array_prepend", "array_remove",
+    "array_to_json", "array_to_string", "ascii", "asin", "atan", "atan2", "avg", "bool_and",
+    "bool_or", "btrim", "cardinality", "cbrt", "ceil", "ceiling", "char_length", "character_length", "chr", "coalesce", "concat", "concat_ws", "cos",
     "count", "date_bin", "date_part", "date_trunc", "degrees", "div", "every", "exp", "extract", "floor", "gcd",
-    "greatest", "initcap", "isfinite", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
+    "greatest", "initcap", "isfinite", "json_agg", "json_build_array", "json_build_object", "json_object_agg", "justify_days", "justify_hours", "justify_interval", "lcm", "least",
     "left", "length", "ln", "log", "log10", "lower", "lpad", "ltrim", "make_date", "make_interval",
     "make_timestamp", "max", "md5", "min", "mod", "nullif", "octet_length", "pi", "position", "pow", "power",
     "radians", "regexp_count", "regexp_like", "regexp_replace", "regexp_substr", "repeat", "replace", "reverse",
-    "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "strpos", "substr",
-    "substring", "sum", "tan", "to_char", "to_date", "to_timestamp", "translate", "trim", "trunc", "upper",
+    "right", "round", "rpad", "rtrim", "sign", "sin", "split_part", "sqrt", "starts_with", "string_to_array", "strpos", "substr",
+    "substring", "sum", "tan", "to_char", "to_date", "to_json", "to_timestamp", "translate", "trim", "trunc", "upper",
     "width_bucket",
 };
 const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof bind_function_names[0]);
@@ -32,9 +33,9 @@ const int bind_function_names_count = (int)(sizeof bind_function_names / sizeof 
 /* PostgreSQL functions weir does not evaluate yet: "not supported yet" rather than
  * "does not exist". */
 static const char *const unsupported_functions[] = {
-    "acosd", "acosh", "array_agg", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
+    "acosd", "acosh", "asind", "asinh", "atan2d", "atand", "atanh", "clock_timestamp", "corr",
     "cosd", "cosh", "cot", "cotd", "cume_dist", "decode", "dense_rank", "encode", "factorial", "first_value",
-    "format", "format_type", "gen_random_uuid", "json_agg", "json_build_object", "jsonb_agg",
+    "format", "format_type", "gen_random_uuid", "jsonb_agg",
     "jsonb_build_object", "lag", "last_value", "lead", "min_scale", "mode", "now", "nth_value", "ntile",
     "percent_rank", "percentile_cont", "percentile_disc", "quote_ident", "quote_literal", "quote_nullable",
     "random", "rank", "regexp_instr", "regexp_match", "regexp_matches", "regexp_split_to_array",
@@ -167,8 +168,8 @@ static bool agg_type(AggKind k, Type t, Type *out)
         return true;
     case AGG_MIN:
     case AGG_MAX:
-        if (id == T_BOOL || id == T_UNKNOWN) return false;
-        *out = type_make(id);
+        if (id == T_BOOL || id == T_UNKNOWN || id == T_JSON) return false;
+        *out = t.id == T_ARRAY ? type_base(t) : type_make(id);
         return true;
     case AGG_BOOL_AND:
     case AGG_BOOL_OR:
@@ -182,6 +183,9 @@ static bool agg_type(AggKind k, Type t, Type *out)
     case AGG_MODE:
     case AGG_PERCENTILE_CONT:
     case AGG_PERCENTILE_DISC: /* typed by ordered_set_call */
+    case AGG_ARRAY_AGG:
+    case AGG_JSON_AGG:
+    case AGG_JSON_OBJECT_AGG: /* typed by collect_call */
     case AGG_LAG:
     case AGG_FIRST_VALUE:
     case AGG_LAST_VALUE: /* window value functions: typed by bind_over.c */
@@ -191,6 +195,138 @@ static bool agg_type(AggKind k, Type t, Type *out)
 }
 
 static Expr *agg_placeholder(ExprCtx *cx, const AggCall *acp, int loc);
+
+/* json_build_object(k, v, ...), json_build_array(v, ...), to_json(x), array_to_json(a):
+ * json; untyped literals are text. */
+static Expr *json_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool obj = !strcmp(name, "json_build_object"), arr = !strcmp(name, "json_build_array");
+    Expr **orig = saved_args(b, args, n);
+    for (int i = 0; i < n; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return NULL;
+    }
+    if (obj && n % 2) {
+        bind_error(b, loc, "invalid-argument", "The arguments of json_build_object() must consist of alternating keys and values.",
+                   "argument list must have even number of elements");
+        return NULL;
+    }
+    for (int i = 0; obj && i < n; i += 2)
+        if (args[i]->type.id == T_ARRAY || args[i]->type.id == T_JSON) {
+            bind_error(b, args[i]->loc >= 0 ? args[i]->loc : loc, "type-mismatch", NULL,
+                       "key value must be scalar, not array, composite, or json");
+            return NULL;
+        }
+    if (!obj && !arr && (n != 1 || (name[0] == 'a' && args[0]->type.id != T_ARRAY))) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    return func_node(b, obj ? FN_JSON_BUILD_OBJECT : arr ? FN_JSON_BUILD_ARRAY : FN_TO_JSON, type_make(T_JSON), loc, args, n);
+}
+
+/* array_to_string(a, delimiter [, null string]) -> text and string_to_array(s,
+ * delimiter [, null string]) -> text[]. */
+static Expr *array_text_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool to_string = name[0] == 'a';
+    Expr **orig = saved_args(b, args, n);
+    if (n < 2 || n > 3) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    for (int i = to_string ? 1 : 0; i < n; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return NULL;
+        if (args[i]->type.id != T_TEXT) {
+            no_such_function(b, name, orig, n, loc, false);
+            return NULL;
+        }
+    }
+    if (to_string && args[0]->type.id != T_ARRAY) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    return func_node(b, to_string ? FN_ARRAY_TO_STRING : FN_STRING_TO_ARRAY,
+                     to_string ? type_make(T_TEXT) : type_array(type_make(T_TEXT)), loc, args, n);
+}
+
+/* PostgreSQL's error for array_cat & co. without a match: the function's, or the operator's. */
+static void no_array_concat(Binder *b, const char *name, Expr **args, int loc)
+{
+    if (name) {
+        no_such_function(b, name, args, 2, loc, false);
+        return;
+    }
+    bind_error(b, loc, "type-mismatch", "cast one side, e.g. x::text[]", "operator does not exist: %s || %s",
+               bind_type_display(b, args[0]->type), bind_type_display(b, args[1]->type));
+}
+
+Expr *bind_array_concat(ExprCtx *cx, FuncKind f, Expr *l, Expr *r, int loc, const char *name)
+{
+    Binder *b = cx->b;
+    Expr *orig[2] = {l, r};
+    Expr **arr = f == FN_ARRAY_PREPEND ? &r : &l, **other = f == FN_ARRAY_PREPEND ? &l : &r;
+    if (f == FN_ARRAY_CAT) {
+        if (bind_is_unknown_literal(l) && r->type.id == T_ARRAY) l = bind_coerce(b, l, type_base(r->type));
+        if (bind_is_unknown_literal(r) && l && l->type.id == T_ARRAY) r = bind_coerce(b, r, type_base(l->type));
+        if (!l || !r) return NULL;
+        Expr *both[2] = {l, r};
+        Type t;
+        if (l->type.id != T_ARRAY || r->type.id != T_ARRAY ||
+            !bind_common_type(b, both, 2, name ? name : "||", &t)) {
+            if (l->type.id != T_ARRAY || r->type.id != T_ARRAY) no_array_concat(b, name, orig, loc);
+            return NULL;
+        }
+        Expr *args[2] = {bind_coerce(b, l, t), bind_coerce(b, r, t)};
+        if (!args[0] || !args[1]) return NULL;
+        return func_node(b, FN_ARRAY_CAT, t, loc, args, 2);
+    }
+    if ((*arr)->type.id != T_ARRAY || (*other)->type.id == T_ARRAY) {
+        no_array_concat(b, name, orig, loc);
+        return NULL;
+    }
+    Type et = type_base(type_elem((*arr)->type));
+    if ((*other)->type.id != T_UNKNOWN && (*other)->type.id != et.id) {
+        if (!bind_can_implicit((*other)->type, et)) {
+            Type common = bind_op_common((*other)->type, et);
+            if (bind_type_cat((*other)->type) != bind_type_cat(et) || !bind_can_implicit(et, common)) {
+                no_array_concat(b, name, orig, loc);
+                return NULL;
+            }
+            et = common;
+            *arr = bind_coerce(b, *arr, type_array(et));
+            if (!*arr) return NULL;
+        }
+    }
+    *other = bind_coerce(b, *other, et);
+    if (!*other) return NULL;
+    Expr *args[2] = {l, r};
+    return func_node(b, f, (*arr)->type.id == T_ARRAY ? type_base((*arr)->type) : type_array(et), loc, args, 2);
+}
+
+/* array_length(a, dimension) and cardinality(a) over one-dimensional arrays. */
+static Expr *array_fn(ExprCtx *cx, const char *name, Expr **args, int n, int loc)
+{
+    Binder *b = cx->b;
+    bool card = name[0] == 'c';
+    Expr **orig = saved_args(b, args, n);
+    if (n != (card ? 1 : 2) || args[0]->type.id != T_ARRAY) {
+        no_such_function(b, name, orig, n, loc, false);
+        return NULL;
+    }
+    if (!card) {
+        if (bind_is_unknown_literal(args[1]) || (type_is_integer(args[1]->type) && args[1]->type.id != T_INT8))
+            args[1] = bind_coerce(b, args[1], type_make(T_INT4));
+        if (!args[1]) return NULL;
+        if (args[1]->type.id != T_INT4) {
+            no_such_function(b, name, orig, n, loc, false);
+            return NULL;
+        }
+    }
+    return func_node(b, card ? FN_CARDINALITY : FN_ARRAY_LENGTH, type_make(T_INT4), loc, args, n);
+}
 
 /* string_agg(value, delimiter [ORDER BY key [ASC|DESC]]): text values joined, each but
  * the first after its own row's delimiter (NULL: none), as PostgreSQL defines it. With
@@ -263,6 +399,94 @@ static bool is_ordered_set_kind(AggKind k)
     return k == AGG_MODE || k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC;
 }
 
+static bool is_collecting_kind(AggKind k)
+{
+    return k == AGG_ARRAY_AGG || k == AGG_JSON_AGG || k == AGG_JSON_OBJECT_AGG;
+}
+
+/* array_agg(x), json_agg(x), json_object_agg(k, v), each with [DISTINCT] and
+ * [ORDER BY key [ASC|DESC] [NULLS FIRST|LAST], ...]: NULL values are aggregated (so
+ * the argument is FN_AGG_ITEM, never NULL: engine/agg_vitem.h), in the order of the
+ * keys; PostgreSQL leaves the order without ORDER BY (and of ties) unspecified, weir
+ * orders by the values. array_agg's result is an array of x's type (arrays of arrays,
+ * PostgreSQL's multidimensional result, are not supported), json_agg's and
+ * json_object_agg's is json. */
+static bool collect_call(ExprCtx *cx, Ast *a, AggKind kind, Expr **args, int n, AggCall *ac)
+{
+    Binder *b = cx->b;
+    int nv = kind == AGG_JSON_OBJECT_AGG ? 2 : 1;
+    if (n != nv || a->agg_star) {
+        no_such_function(b, a->name, args, n, a->loc, a->agg_star);
+        return false;
+    }
+    for (int i = 0; i < nv; i++) {
+        if (bind_is_unknown_literal(args[i])) args[i] = bind_coerce(b, args[i], type_make(T_TEXT));
+        if (!args[i]) return false;
+    }
+    Type xt = args[0]->type;
+    if (kind == AGG_JSON_OBJECT_AGG && (xt.id == T_ARRAY || xt.id == T_JSON)) {
+        bind_error(b, args[0]->loc >= 0 ? args[0]->loc : a->loc, "type-mismatch", NULL,
+                   "key value must be scalar, not array, composite, or json");
+        return false;
+    }
+    if (kind == AGG_ARRAY_AGG && xt.id == T_ARRAY) {
+        bind_unsupported(b, args[0]->loc >= 0 ? args[0]->loc : a->loc,
+                         "array_agg over arrays (a multidimensional array)");
+        return false;
+    }
+    if (kind == AGG_ARRAY_AGG && xt.id == T_JSON) {
+        bind_unsupported(b, args[0]->loc >= 0 ? args[0]->loc : a->loc, "array_agg over json (json[])");
+        return false;
+    }
+    for (int i = 0; i < nv && a->agg_distinct; i++)
+        if (args[i]->type.id == T_JSON) {
+            bind_error(b, args[i]->loc >= 0 ? args[i]->loc : a->loc, "type-mismatch", NULL,
+                       "could not identify an equality operator for type json");
+            return false;
+        }
+    int nk = a->agg_order.n;
+    if (nv + nk > 16) {
+        bind_unsupported(b, a->loc, arena_printf(b->arena, "%s ordered by more than %d expressions", a->name, 16 - nv));
+        return false;
+    }
+    int nargs = 1 + nv + 2 * nk;
+    Expr **item = ARENA_ARRAY(b->arena, Expr *, nargs);
+    item[0] = plan_expr_const(b->arena, type_make(T_INT4), value_int(nv));
+    for (int i = 0; i < nv; i++) item[1 + i] = args[i];
+    ExprCtx in = *cx;
+    in.agg_mode = AGGS_INSIDE;
+    for (int k = 0; k < nk; k++) {
+        Ast *sb = a->agg_order.items[k];
+        Ast *oe = sb->kind == AST_SORT_BY ? sb->expr : sb;
+        Expr *o = oe ? bind_expr(&in, oe) : NULL;
+        if (o && bind_is_unknown_literal(o)) o = bind_coerce(b, o, type_make(T_TEXT));
+        if (!o) return false;
+        int at = bind_ast_start(oe);
+        if (o->type.id == T_JSON) {
+            bind_error(b, at, "type-mismatch", NULL, "could not identify an ordering operator for type json");
+            return false;
+        }
+        if (a->agg_distinct) {
+            bool in_args = false;
+            for (int i = 0; i < nv; i++) in_args = in_args || plan_expr_equal(o, args[i]);
+            if (!in_args) {
+                bind_error(b, at, "invalid-aggregate", NULL,
+                           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+                return false;
+            }
+        }
+        bool desc = sb->kind == AST_SORT_BY && sb->desc;
+        int nulls = sb->kind == AST_SORT_BY ? sb->nulls : 0;
+        bool nulls_first = nulls == 1 || (nulls == 0 && desc);
+        int64_t flags = (desc ? 1 : 0) | (nulls_first ? 2 : 0);   /* agg_vitem.h's AGG_VITEM_* */
+        item[1 + nv + 2 * k] = plan_expr_const(b->arena, type_make(T_INT4), value_int(flags));
+        item[2 + nv + 2 * k] = o;
+    }
+    ac->arg = func_node(b, FN_AGG_ITEM, type_make(T_TEXT), a->loc, item, nargs);
+    ac->type = kind == AGG_ARRAY_AGG ? type_array(xt) : type_make(T_JSON);
+    return true;
+}
+
 /* mode() / percentile_cont(f) / percentile_disc(f) WITHIN GROUP (ORDER BY x [DESC]):
  * x is the accumulated value (percentile_cont: cast to double precision, as
  * PostgreSQL's percentile_cont(float8) takes it); the fraction f must be a constant
@@ -278,7 +502,7 @@ static bool ordered_set_call(ExprCtx *cx, Ast *a, AggKind kind, AggCall *ac)
     Expr **args = ARENA_ARRAY(b->arena, Expr *, n > 0 ? n : 1);
     for (int i = 0; i < a->args.n; i++) {
         Ast *d = a->args.items[i];
-        if (d->kind == AST_UNSUPPORTED && d->name && strstr(d->name, "ARRAY")) {
+        if (d->kind == AST_ARRAY || (d->kind == AST_UNSUPPORTED && d->name && strstr(d->name, "ARRAY"))) {
             bind_unsupported(b, d->loc, arena_printf(b->arena, "%s with an array of fractions", a->name));
             return false;
         }
@@ -359,7 +583,7 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
                        "WITHIN GROUP is required for ordered-set aggregate %s", a->name);
         return NULL;
     }
-    if (a->agg_order.n && kind != AGG_STRING_AGG && !is_ordered_set_kind(kind)) {
+    if (a->agg_order.n && kind != AGG_STRING_AGG && !is_ordered_set_kind(kind) && !is_collecting_kind(kind)) {
         bind_unsupported(b, a->agg_order.items[0]->loc, "ORDER BY inside an aggregate call");
         return NULL;
     }
@@ -393,6 +617,8 @@ Expr *bind_agg_call(ExprCtx *cx, Ast *a, AggKind kind)
         ac.type = type_make(T_INT8);
     } else if (kind == AGG_STRING_AGG) {
         if (!string_agg_call(cx, a, args, n, &ac)) return NULL;
+    } else if (is_collecting_kind(kind)) {
+        if (!collect_call(cx, a, kind, args, n, &ac)) return NULL;
     } else {
         if (n != 1 || a->agg_star) {
             no_such_function(b, a->name, args, n, a->loc, a->agg_star);
@@ -1214,14 +1440,39 @@ Expr *bind_scalar_func(ExprCtx *cx, const char *name, Expr **args, int nargs, in
     e = regex_fn(cx, name, args, nargs, loc, &handled);
     if (handled) return e;
     if (bind_refuse_nondeterministic(b, name, loc)) return NULL;
-    if (strcmp(name, "array_agg") == 0 || strcmp(name, "json_agg") == 0 || strcmp(name, "jsonb_agg") == 0) {
-        const char *x = nargs > 0 && args[0] ? bind_expr_text(cx, args[0]) : "x";
-        const char *hint = arena_printf(b->arena,
-                                        "aggregate the values another way, e.g. string_agg(%s%s, ','), "
-                                        "count(DISTINCT %s), min(%s), max(%s)", x,
-                                        nargs > 0 && args[0] && args[0]->type.id == T_TEXT ? "" : "::text", x, x, x);
-        bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no %s type", name,
-                   name[0] == 'a' ? "array" : "json");
+    if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0) return array_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "json_build_object") == 0 || strcmp(name, "json_build_array") == 0 || strcmp(name, "to_json") == 0 ||
+        strcmp(name, "array_to_json") == 0)
+        return json_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "array_position") == 0 || strcmp(name, "array_remove") == 0) {
+        Expr **orig = saved_args(b, args, nargs);
+        if (nargs != 2 || args[0]->type.id != T_ARRAY) {
+            no_such_function(b, name, orig, nargs, loc, false);
+            return NULL;
+        }
+        Type et = type_base(type_elem(args[0]->type));
+        if (args[1]->type.id != T_UNKNOWN && args[1]->type.id != et.id && !bind_can_implicit(args[1]->type, et)) {
+            no_such_function(b, name, orig, nargs, loc, false);
+            return NULL;
+        }
+        if (!(args[1] = bind_coerce(b, args[1], et))) return NULL;
+        bool pos = name[6] == 'p';
+        return func_node(b, pos ? FN_ARRAY_POSITION : FN_ARRAY_REMOVE, pos ? type_make(T_INT4) : type_base(args[0]->type),
+                         loc, args, 2);
+    }
+    if (strcmp(name, "array_to_string") == 0 || strcmp(name, "string_to_array") == 0)
+        return array_text_fn(cx, name, args, nargs, loc);
+    if (strcmp(name, "array_cat") == 0 || strcmp(name, "array_append") == 0 || strcmp(name, "array_prepend") == 0) {
+        if (nargs != 2) {
+            no_such_function(b, name, args, nargs, loc, false);
+            return NULL;
+        }
+        return bind_array_concat(cx, name[6] == 'c' ? FN_ARRAY_CAT : name[6] == 'a' ? FN_ARRAY_APPEND : FN_ARRAY_PREPEND,
+                                 args[0], args[1], loc, name);
+    }
+    if (strcmp(name, "jsonb_agg") == 0 || strcmp(name, "jsonb_object_agg") == 0) {
+        const char *hint = arena_printf(b->arena, "use %s, whose result is json", name[9] ? "json_object_agg" : "json_agg");
+        bind_error(b, loc, "unsupported", hint, "%s() is not supported: weir has no jsonb type", name);
         return NULL;
     }
     if (in_list(name, unsupported_functions, sizeof unsupported_functions / sizeof unsupported_functions[0])) {
@@ -1337,7 +1588,8 @@ Expr *bind_func_call(ExprCtx *cx, Ast *a)
 static int bind_agg_kind_name(const char *n)
 {
     static const char *const aggs[] = {"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg",
-                                       "mode", "percentile_cont", "percentile_disc"};
+                                       "mode", "percentile_cont", "percentile_disc", "array_agg", "json_agg",
+                                       "json_object_agg"};
     for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
         if (strcmp(n, aggs[i]) == 0) return (int)i;
     return -1;

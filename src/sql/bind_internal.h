@@ -308,7 +308,10 @@ char *bind_expr_text(ExprCtx *cx, const Expr *e);
 const char *bind_func_signature(Binder *b, const char *name, Expr *const *args, int nargs, bool star);
 
 /* ---- bind_types.c ---- */
-typedef enum TypeCat { CAT_UNKNOWN, CAT_BOOL, CAT_NUM, CAT_STR, CAT_DATETIME, CAT_SPAN } TypeCat;
+typedef enum TypeCat { CAT_UNKNOWN, CAT_BOOL, CAT_NUM, CAT_STR, CAT_DATETIME, CAT_SPAN, CAT_ARRAY, CAT_JSON } TypeCat;
+/* array_cat / array_append / array_prepend (f) and || over arrays: the element types
+ * brought together (bind_func.c); name is the function's, NULL for ||. */
+Expr *bind_array_concat(ExprCtx *cx, FuncKind f, Expr *l, Expr *r, int loc, const char *name);
 TypeCat bind_type_cat(Type t);
 /* Name without typmod ("numeric", "unknown"), as in PostgreSQL's messages. */
 const char *bind_type_display(Binder *b, Type t);

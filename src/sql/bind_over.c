@@ -328,7 +328,7 @@ Expr *bind_window_call(ExprCtx *cx, Ast *a)
         bind_error(b, a->loc, "invalid-window", NULL, "DISTINCT is not implemented for window functions");
         return NULL;
     }
-    if (bind_is_stats_agg(a)) {
+    if (ak == AGG_ARRAY_AGG || ak == AGG_JSON_AGG || ak == AGG_JSON_OBJECT_AGG || bind_is_stats_agg(a)) {
         bind_unsupported(b, a->loc, arena_printf(b->arena, "%s() as a window function", a->name));
         return NULL;
     }

@@ -450,6 +450,12 @@ static PlanNode *finish(SelectCtx *sc, PlanNode *input, Expr **exprs)
             junk++;
         }
     PlanNode *p = is_identity(input, all, cols, n) ? input : bind_project_node(b, input, all, cols, n, sel->loc);
+    for (int i = 0; sel->distinct && i < n; i++)
+        if (cols[i].type.id == T_JSON) {   /* json has no equality (PostgreSQL's message) */
+            bind_error(b, all[i]->loc >= 0 ? all[i]->loc : sel->loc, "type-mismatch", "cast it to text, e.g. x::text",
+                       "could not identify an equality operator for type json");
+            return NULL;
+        }
     if (sel->distinct) p = bind_unary_node(b, PL_DISTINCT, p, sel->loc);
     if (!topn) return p;
     SortKey *keys = ARENA_ARRAY(b->arena, SortKey, sc->nord + 1);
@@ -900,6 +906,12 @@ static PlanNode *bind_grouped(SelectCtx *sc, PlanNode *cur)
         rg.grp_base = nkeys + naggs;
         goto grouped_output;
     }
+    for (int i = 0; i < nkeys; i++)
+        if (keys[i]->type.id == T_JSON) {   /* json has no equality (PostgreSQL's message) */
+            bind_error(b, keys[i]->loc >= 0 ? keys[i]->loc : aloc, "type-mismatch", "cast it to text, e.g. x::text",
+                       "could not identify an equality operator for type json");
+            return NULL;
+        }
     /* the Aggregate: keys first, then one column per aggregate call */
     agg = bind_unary_node(b, PL_AGGREGATE, cur, aloc);
     agg->group = keys;

@@ -24,6 +24,8 @@ TypeCat bind_type_cat(Type t)
     case T_TIMESTAMPTZ:
     case T_DATE: return CAT_DATETIME;
     case T_INTERVAL: return CAT_SPAN;
+    case T_ARRAY: return CAT_ARRAY;
+    case T_JSON: return CAT_JSON;
     case T__COUNT: break;
     }
     return CAT_UNKNOWN;
@@ -50,7 +52,7 @@ static int rank(Type t)
 
 static bool type_same(Type a, Type b)
 {
-    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale && a.elem == b.elem;
 }
 
 const char *bind_type_display(Binder *b, Type t)
@@ -58,7 +60,8 @@ const char *bind_type_display(Binder *b, Type t)
     char buf[96];
     if (t.id == T_UNKNOWN) return "unknown";
     if (t.id == T_TEXT && t.precision >= 0) return "character varying";
-    return arena_strdup(b->arena, type_name(type_make((TypeId)t.id), buf, sizeof buf));
+    if (t.id == T_ARRAY && t.elem == T_TEXT && t.precision >= 0) return "character varying[]";
+    return arena_strdup(b->arena, type_name(type_base(t), buf, sizeof buf));
 }
 
 const char *bind_type_full(Binder *b, Type t)
@@ -70,6 +73,7 @@ const char *bind_type_full(Binder *b, Type t)
 
 bool bind_can_implicit(Type from, Type to)
 {
+    if (from.id == T_ARRAY && to.id == T_ARRAY) return bind_can_implicit(type_elem(from), type_elem(to));
     if (from.id == to.id || from.id == T_UNKNOWN) return true;
     TypeCat cf = bind_type_cat(from), ct = bind_type_cat(to);
     if (cf != ct) return false;
@@ -80,6 +84,9 @@ bool bind_can_implicit(Type from, Type to)
 bool bind_can_explicit(Type from, Type to)
 {
     if (bind_can_implicit(from, to)) return true;
+    if (from.id == T_ARRAY && to.id == T_ARRAY) return bind_can_explicit(type_elem(from), type_elem(to));
+    if (from.id == T_JSON) return to.id == T_TEXT;
+    if (to.id == T_JSON) return from.id == T_TEXT;
     TypeCat cf = bind_type_cat(from), ct = bind_type_cat(to);
     if (cf == CAT_NUM && ct == CAT_NUM) return true;
     if (cf == CAT_DATETIME && ct == CAT_DATETIME) return true;
@@ -90,7 +97,8 @@ bool bind_can_explicit(Type from, Type to)
 
 Type bind_op_common(Type a, Type b)
 {
-    if (a.id == b.id) return type_make((TypeId)a.id);
+    if (a.id == T_ARRAY && b.id == T_ARRAY) return type_array(bind_op_common(type_elem(a), type_elem(b)));
+    if (a.id == b.id) return type_base(a);
     if (bind_type_cat(a) == CAT_NUM && bind_type_cat(b) == CAT_NUM) {
         /* real with anything else resolves to the preferred double precision */
         if (type_is_float(a) || type_is_float(b)) return type_make(T_FLOAT8);
@@ -114,8 +122,20 @@ bool bind_common_type(Binder *b, Expr *const *es, int n, const char *context, Ty
             have = true;
             continue;
         }
-        if (t.id == cand.id) continue;
+        if (t.id == cand.id && t.elem == cand.elem) continue;
         TypeCat cc = bind_type_cat(cand), ct = bind_type_cat(t);
+        if (cc == CAT_ARRAY && ct == CAT_ARRAY) {
+            Type ce = type_elem(cand), te = type_elem(t);
+            if (bind_type_cat(ce) != bind_type_cat(te) || (ce.id != te.id && bind_type_cat(ce) != CAT_NUM &&
+                                                           bind_type_cat(ce) != CAT_DATETIME)) {
+                bind_error(b, es[i]->loc, "type-mismatch", "cast the values to one type, e.g. x::text[]",
+                           "%s types %s and %s cannot be matched", context, bind_type_display(b, cand),
+                           bind_type_display(b, t));
+                return false;
+            }
+            if (rank(te) > rank(ce)) cand = t;
+            continue;
+        }
         if (cc != ct) {
             bind_error(b, es[i]->loc, "type-mismatch", "cast the values to one type, e.g. x::text",
                        "%s types %s and %s cannot be matched", context, bind_type_display(b, cand),
@@ -131,7 +151,7 @@ bool bind_common_type(Binder *b, Expr *const *es, int n, const char *context, Ty
     /* the typmod survives only when every input has it (a NULL literal has none) */
     for (int i = 0; i < n; i++)
         if (!type_same(es[i]->type, cand)) {
-            cand = type_make((TypeId)cand.id);
+            cand = type_base(cand);
             break;
         }
     *out = cand;
@@ -193,7 +213,8 @@ static Expr *cast_node(Binder *b, Expr *e, Type to, int loc)
 Expr *bind_coerce(Binder *b, Expr *e, Type to)
 {
     if (!e) return NULL;
-    if (e->type.id == to.id && (type_same(e->type, to) || (to.precision < 0 && to.scale < 0))) return e;
+    if (e->type.id == to.id && e->type.elem == to.elem && (type_same(e->type, to) || (to.precision < 0 && to.scale < 0)))
+        return e;
     return bind_coerce_exact(b, e, to);
 }
 
@@ -247,7 +268,7 @@ static const struct {
 
 /* Types PostgreSQL has and weir does not handle yet. */
 static const char *const known_unsupported[] = {
-    "character", "bytea", "json", "jsonb", "uuid", "time", "time with time zone", "money", "inet", "cidr",
+    "character", "bytea", "jsonb", "uuid", "time", "time with time zone", "money", "inet", "cidr",
     "macaddr", "xml", "bit", "varbit", "point", "oid", "name", "char", "tsvector", "int4range",
 };
 
@@ -288,6 +309,11 @@ bool bind_type_name(Binder *b, const AstTypeName *tn, Type *out)
     const char *full = arena_strdup(b->arena, sb_cstr(&sb));
     sb_free(&sb);
     if (tn->is_array) {
+        Type e;
+        if (type_parse(full, &e) && e.id != T_JSON) {
+            *out = type_array(e);
+            return true;
+        }
         bind_unsupported(b, loc, arena_printf(b->arena, "array type %s[]", full));
         return false;
     }

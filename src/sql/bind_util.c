@@ -135,6 +135,9 @@ int bind_agg_kind(const Ast *fc)
     if (strcmp(n, "bool_and") == 0 || strcmp(n, "every") == 0) return AGG_BOOL_AND;
     if (strcmp(n, "bool_or") == 0) return AGG_BOOL_OR;
     if (strcmp(n, "string_agg") == 0) return AGG_STRING_AGG;
+    if (strcmp(n, "array_agg") == 0) return AGG_ARRAY_AGG;
+    if (strcmp(n, "json_agg") == 0) return AGG_JSON_AGG;
+    if (strcmp(n, "json_object_agg") == 0) return AGG_JSON_OBJECT_AGG;
     if (strcmp(n, "mode") == 0) return AGG_MODE;
     if (strcmp(n, "percentile_cont") == 0) return AGG_PERCENTILE_CONT;
     if (strcmp(n, "percentile_disc") == 0) return AGG_PERCENTILE_DISC;
@@ -220,6 +223,11 @@ static int figure(const Ast *a, const char **name)
     case AST_COALESCE:
         *name = "coalesce";
         return 2;
+    case AST_ARRAY:
+        *name = "array";
+        return 2;
+    case AST_SUBSCRIPT:
+        return figure(a->expr, name);
     case AST_MIN_MAX:
         *name = a->is_greatest ? "greatest" : "least";
         return 2;

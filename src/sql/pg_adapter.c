@@ -462,9 +462,13 @@ static Ast *a_expr(Ctx *c, const PgQuery__AExpr *e, int near)
         a->rexpr = e->rexpr ? expr(c, e->rexpr, loc) : NULL;
         return a;
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
-        return unsupported(c, arena_printf(c->arena, "%s ANY (array)", op), loc);
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
-        return unsupported(c, arena_printf(c->arena, "%s ALL (array)", op), loc);
+        a = node_new(c, AST_ARRAY_CMP, loc);
+        a->name = dup(c, op);
+        a->negated = e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL;
+        a->lexpr = e->lexpr ? expr(c, e->lexpr, loc) : NULL;
+        a->rexpr = e->rexpr ? expr(c, e->rexpr, loc) : NULL;
+        return a;
     case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
     case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT:
         a = node_new(c, AST_DISTINCT_FROM, loc);
@@ -747,6 +751,29 @@ static Ast *expr_node(Ctx *c, const PNode *n, int near)
         int loc = pick_loc(e->location, near);
         Ast *a = node_new(c, AST_COALESCE, loc);
         a->args = expr_list(c, e->args, e->n_args, loc);
+        return a;
+    }
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: {
+        const PgQuery__AArrayExpr *e = n->a_array_expr;
+        int loc = pick_loc(e->location, near);
+        for (size_t i = 0; i < e->n_elements; i++)
+            if (e->elements[i] && e->elements[i]->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR)
+                return unsupported(c, "multidimensional ARRAY[...]", loc);
+        Ast *a = node_new(c, AST_ARRAY, loc);
+        a->args = expr_list(c, e->elements, e->n_elements, loc);
+        return a;
+    }
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: {
+        const PgQuery__AIndirection *ind = n->a_indirection;
+        int loc = pick_loc(node_loc(ind->arg), near);
+        if (ind->n_indirection != 1 || !ind->indirection[0] ||
+            ind->indirection[0]->node_case != PG_QUERY__NODE__NODE_A_INDICES)
+            return unsupported(c, "field selection or several subscripts", loc);
+        const PgQuery__AIndices *ix = ind->indirection[0]->a_indices;
+        if (ix->is_slice || !ix->uidx) return unsupported(c, "array slice", loc);
+        Ast *a = node_new(c, AST_SUBSCRIPT, loc);
+        a->expr = expr(c, ind->arg, loc);
+        a->lexpr = expr(c, ix->uidx, loc);
         return a;
     }
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: {
@@ -1329,6 +1356,9 @@ const char *ast_kind_name(AstKind k)
         [AST_LIKE] = "LIKE",
         [AST_DISTINCT_FROM] = "IS DISTINCT FROM",
         [AST_NULLIF] = "NULLIF",
+        [AST_ARRAY] = "ARRAY[...] constructor",
+        [AST_SUBSCRIPT] = "array subscript",
+        [AST_ARRAY_CMP] = "ANY/ALL (array)",
         [AST_NULL_TEST] = "IS NULL",
         [AST_BOOL_TEST] = "IS TRUE/FALSE/UNKNOWN",
         [AST_FUNC_CALL] = "function call",

@@ -118,7 +118,7 @@ const char *func_kind_name(FuncKind f)
         [FN_TO_TIMESTAMP] = "to_timestamp", [FN_TO_DATE] = "to_date", [FN_DATE_BIN] = "date_bin",
         [FN_MAKE_DATE] = "make_date", [FN_MAKE_TIMESTAMP] = "make_timestamp", [FN_AGE] = "age",
         [FN_JUSTIFY_DAYS] = "justify_days", [FN_JUSTIFY_HOURS] = "justify_hours",
-        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
+        [FN_JUSTIFY_INTERVAL] = "justify_interval", [FN_ISFINITE] = "isfinite", [FN_TIMEZONE] = "timezone", [FN_STRING_AGG_ITEM] = "string_agg_item", [FN_AGG_ITEM] = "agg_item", [FN_ARRAY] = "array", [FN_ARRAY_LENGTH] = "array_length", [FN_CARDINALITY] = "cardinality", [FN_ARRAY_SUBSCRIPT] = "array_subscript", [FN_ARRAY_CMP] = "array_cmp", [FN_JSON_BUILD_OBJECT] = "json_build_object", [FN_JSON_BUILD_ARRAY] = "json_build_array", [FN_TO_JSON] = "to_json", [FN_ARRAY_CONTAINS] = "array_contains", [FN_ARRAY_OVERLAP] = "array_overlap", [FN_ARRAY_POSITION] = "array_position", [FN_ARRAY_REMOVE] = "array_remove", [FN_ARRAY_CAT] = "array_cat", [FN_ARRAY_APPEND] = "array_append", [FN_ARRAY_PREPEND] = "array_prepend", [FN_ARRAY_TO_STRING] = "array_to_string", [FN_STRING_TO_ARRAY] = "string_to_array", [FN_SUBQUERY_ROWS] = "more_than_one_row", [FN_EXP] = "exp",
         [FN_LN] = "ln", [FN_LOG] = "log", [FN_LOG10] = "log10", [FN_CBRT] = "cbrt", [FN_PI] = "pi",
         [FN_DEGREES] = "degrees", [FN_RADIANS] = "radians", [FN_SIN] = "sin", [FN_COS] = "cos",
         [FN_TAN] = "tan", [FN_ASIN] = "asin", [FN_ACOS] = "acos", [FN_ATAN] = "atan",
@@ -148,6 +148,9 @@ const char *agg_kind_name(AggKind k)
     case AGG_FIRST_VALUE: return "first_value";
     case AGG_LAST_VALUE: return "last_value";
     case AGG_SUM_SQUARES: return "sum_squares";
+    case AGG_ARRAY_AGG: return "array_agg";
+    case AGG_JSON_AGG: return "json_agg";
+    case AGG_JSON_OBJECT_AGG: return "json_object_agg";
     case AGG__COUNT: break;
     }
     return "?";
@@ -316,7 +319,7 @@ bool plan_deeper_than(const PlanNode *n, int limit, int *loc)
 
 static bool type_same(Type a, Type b)
 {
-    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale && a.elem == b.elem;
 }
 
 static bool const_equal(Type t, const Value *a, const Value *b)
@@ -324,6 +327,8 @@ static bool const_equal(Type t, const Value *a, const Value *b)
     if (a->isnull || b->isnull) return a->isnull == b->isnull;
     switch ((TypeId)t.id) {
     case T_TEXT:
+    case T_ARRAY:
+    case T_JSON:
     case T_UNKNOWN: return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
     case T_NUMERIC: return a->lo == b->lo && a->hi == b->hi && a->scale == b->scale;
     case T_FLOAT4:
@@ -346,7 +351,7 @@ bool plan_expr_equal(const Expr *a, const Expr *b)
         if (a->op != b->op) return false;
         break;
     case EX_FUNC:
-        if (a->func != b->func) return false;
+        if (a->func != b->func || a->negated != b->negated) return false;   /* FN_ARRAY_CMP: ANY / ALL */
         break;
     case EX_IS_NULL:
     case EX_IN_LIST:
@@ -428,6 +433,8 @@ static uint64_t hash_value(Type t, const Value *v, uint64_t h)
     }
     switch ((TypeId)t.id) {
     case T_TEXT:
+    case T_ARRAY:
+    case T_JSON:
     case T_UNKNOWN: return hash_bytes(v->len ? v->s : "", v->len, h ^ 0x74657874u);
     case T_NUMERIC: {
         uint64_t w[3] = {v->lo, (uint64_t)v->hi, (uint64_t)(uint16_t)v->scale};
@@ -466,6 +473,7 @@ uint64_t plan_expr_hash_cols(const Expr *e, const uint64_t *col_fps, int ncols, 
         (uint64_t)(e->negated | (e->has_else << 1)), (uint64_t)e->nargs,
     };
     uint64_t h = hash_words(w, 9, seed);
+    if (e->type.elem) h = hash_words(&(uint64_t){0x656c656du ^ e->type.elem}, 1, h);   /* arrays only */
     if (e->kind == EX_CONST) h = hash_value(e->type, &e->cval, h);
     for (int i = 0; i < e->nargs; i++) h = plan_expr_hash_cols(e->args[i], col_fps, ncols, h);
     if (e->subplan) h = plan_node_hash(e->subplan, h);
@@ -505,6 +513,7 @@ uint64_t plan_node_hash(const PlanNode *n, uint64_t seed)
         uint64_t t[3] = {n->cols[i].type.id, (uint64_t)(uint16_t)n->cols[i].type.precision,
                          (uint64_t)(uint16_t)n->cols[i].type.scale};
         h = hash_words(t, 3, h);
+        if (n->cols[i].type.elem) h = hash_words(&(uint64_t){0x656c656du ^ n->cols[i].type.elem}, 1, h);
     }
     h = plan_expr_hash(n->pred, h);
     h = hash_exprs(n->exprs, n->nexprs, h);
@@ -514,6 +523,7 @@ uint64_t plan_node_hash(const PlanNode *n, uint64_t seed)
         uint64_t t[5] = {(uint64_t)a->kind, a->distinct, a->type.id, (uint64_t)(uint16_t)a->type.precision,
                          (uint64_t)(uint16_t)a->type.scale};
         h = hash_words(t, 5, h);
+        if (a->type.elem) h = hash_words(&(uint64_t){0x656c656du ^ a->type.elem}, 1, h);
         h = plan_expr_hash(a->arg, h);
         h = plan_expr_hash(a->filter, h);
         /* mixed in only when set, so that the hashes of other calls stay what they were */
@@ -760,6 +770,16 @@ static void put_expr(StrBuf *out, const Expr *e, const PlanColumn *cols, int nco
         sb_putc(out, ')');
         return;
     case EX_FUNC:
+        if (e->func == FN_ARRAY_CMP && e->nargs == 3 && e->args[2]->kind == EX_CONST) {
+            static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">="};
+            int64_t op = e->args[2]->cval.i - OP_EQ;
+            sb_putc(out, '(');
+            put_expr(out, e->args[0], cols, ncols);
+            sb_printf(out, " %s %s (", op >= 0 && op < 6 ? ops[op] : "?", e->negated ? "ALL" : "ANY");
+            put_expr(out, e->args[1], cols, ncols);
+            sb_puts(out, "))");
+            return;
+        }
         if (e->func == FN_EXTRACT && e->nargs == 2) {
             if (e->type.id == T_NUMERIC) {
                 sb_puts(out, "EXTRACT(");
@@ -806,6 +826,24 @@ void plan_agg_sql(const AggCall *a, const PlanColumn *incols, int nincols, StrBu
         sb_puts(out, ") WITHIN GROUP (ORDER BY ");
         put_expr(out, a->arg, incols, nincols);
         if (a->offset) sb_puts(out, " DESC");
+    } else if ((a->kind == AGG_ARRAY_AGG || a->kind == AGG_JSON_AGG || a->kind == AGG_JSON_OBJECT_AGG) && a->arg &&
+               a->arg->kind == EX_FUNC && a->arg->func == FN_AGG_ITEM && a->arg->nargs >= 2 &&
+               a->arg->args[0]->kind == EX_CONST) {
+        /* the values and ORDER BY keys of the packed item (engine/agg_vitem.h) */
+        const Expr *it = a->arg;
+        int nv = (int)it->args[0]->cval.i;
+        if (a->distinct) sb_puts(out, "DISTINCT ");
+        for (int i = 0; i < nv && 1 + i < it->nargs; i++) {
+            if (i) sb_puts(out, ", ");
+            put_expr(out, it->args[1 + i], incols, nincols);
+        }
+        for (int k = 1 + nv; k + 1 < it->nargs; k += 2) {
+            sb_puts(out, k == 1 + nv ? " ORDER BY " : ", ");
+            put_expr(out, it->args[k + 1], incols, nincols);
+            int64_t f = it->args[k]->kind == EX_CONST ? it->args[k]->cval.i : 0;
+            if (f & 1) sb_puts(out, " DESC");
+            if (((f & 2) != 0) != ((f & 1) != 0)) sb_puts(out, (f & 2) ? " NULLS FIRST" : " NULLS LAST");
+        }
     } else if (a->kind == AGG_COUNT_STAR) {
         sb_putc(out, '*');
     } else {

@@ -75,6 +75,33 @@ typedef enum FuncKind {
                                       string_agg ordered by another expression or with a
                                       delimiter per row (engine/agg_item.h); not strict:
                                       NULL only when x is */
+    FN_AGG_ITEM,                   /* nv, values, (flags, key)...: the argument of array_agg,
+                                      json_agg, json_object_agg (engine/agg_vitem.h); never
+                                      NULL */
+    /* arrays */
+    FN_ARRAY,                      /* ARRAY[e, ...]: the elements (NULL ones too), of the
+                                      element type of the call's type; not strict */
+    FN_ARRAY_LENGTH,               /* array, dimension int */
+    FN_CARDINALITY,                /* array */
+    FN_ARRAY_SUBSCRIPT,            /* array, index bigint (1-based; NULL outside) */
+    FN_ARRAY_CAT,                  /* array, array: array_cat / a || b (a NULL array: the other); not strict */
+    FN_ARRAY_APPEND,               /* array, x: array_append / a || x (a NULL array: empty); not strict */
+    FN_ARRAY_PREPEND,              /* x, array: array_prepend / x || a; not strict */
+    FN_ARRAY_TO_STRING,            /* array, delimiter [, null string]: not strict in the null string */
+    FN_STRING_TO_ARRAY,            /* text, delimiter [, null string]: NULL delimiter splits into
+                                      characters; not strict in the delimiter and null string */
+    FN_ARRAY_CONTAINS,             /* a, b: a @> b (every element of b is in a; NULL elements
+                                      match nothing); b <@ a is the same call */
+    FN_ARRAY_OVERLAP,              /* a, b: a && b (an element in both) */
+    FN_ARRAY_POSITION,             /* array, x: the first 1-based position of x (IS NOT DISTINCT
+                                      FROM), NULL when absent; not strict in x */
+    FN_ARRAY_REMOVE,               /* array, x: the array without the elements equal to x (NULL
+                                      removes NULLs); not strict in x */
+    FN_JSON_BUILD_OBJECT,          /* key, value, ...: json; not strict (a NULL key is an error) */
+    FN_JSON_BUILD_ARRAY,           /* value, ...: json; not strict */
+    FN_TO_JSON,                    /* x: json (to_json, array_to_json) */
+    FN_ARRAY_CMP,                  /* x, array, op (an int constant: OP_EQ .. OP_GE): x op ANY
+                                      (array); negated: x op ALL (array); not strict */
     FN_TIMEZONE,                   /* zone text, timestamp | timestamptz (x AT TIME ZONE zone; the
                                       zone, when constant, resolved in Expr.tzone) */
     /* math */
@@ -128,6 +155,10 @@ typedef enum AggKind {
     /* the sum of the squares of `arg`'s values (numeric or double precision); with
      * DISTINCT, of its distinct values: variance(DISTINCT x) and friends */
     AGG_SUM_SQUARES,
+    /* array_agg(x ORDER BY ...), json_agg(x ORDER BY ...), json_object_agg(k, v ORDER BY
+     * ...): `arg` is FN_AGG_ITEM over the values and the ORDER BY keys (NULL values are
+     * aggregated; without ORDER BY the values are in ascending order) */
+    AGG_ARRAY_AGG, AGG_JSON_AGG, AGG_JSON_OBJECT_AGG,
     AGG__COUNT
 } AggKind;
 

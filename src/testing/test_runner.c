@@ -120,7 +120,7 @@ static void copy_row(Runner *r, Value *dst, const Value *src)
 {
     for (int i = 0; i < r->ncols; i++) {
         dst[i] = src[i];
-        if (!src[i].isnull && r->cols[i].type.id == T_TEXT) {
+        if (!src[i].isnull && type_is_varlen(r->cols[i].type)) {
             dst[i].s = arena_strndup(&r->arena, src[i].s, src[i].len);
         }
     }
@@ -152,7 +152,7 @@ static void on_dead_letter(void *ctx, const EngDeadLetter *dl)
         d->names[c] = arena_strdup(&r->arena, dl->cols[c].name);
         d->types[c] = dl->types[c];
         d->row[c] = dl->row[c];
-        if (!dl->row[c].isnull && dl->types[c].id == T_TEXT) d->row[c].s = arena_strndup(&r->arena, dl->row[c].s, dl->row[c].len);
+        if (!dl->row[c].isnull && type_is_varlen(dl->types[c])) d->row[c].s = arena_strndup(&r->arena, dl->row[c].s, dl->row[c].len);
     }
 }
 
@@ -317,6 +317,31 @@ static bool convert_row(Runner *r, const YNode *m, const PlanColumn *cols, int n
     return convert_row_named(r, m, cols, ncols, what, out, op, need_op, NULL);
 }
 
+/* A YAML list of scalars as an array of type t: each item read as the element type
+ * (null: a NULL element). */
+static bool array_from_list(Runner *r, const YNode *v, Type t, const char *col, Value *out)
+{
+    Type et = type_elem(t);
+    StrBuf b = STRBUF_INIT;
+    size_t start;
+    char err[256];
+    array_begin(&b, &start);
+    for (int j = 0; j < v->nitems; j++) {
+        const YNode *it = v->items[j];
+        Value e = value_null();
+        if (!yaml_is_null(it) && (it->kind != YNODE_SCALAR || !value_parse(et, it->str, it->len, &r->arena, &e, err, sizeof err))) {
+            sb_free(&b);
+            return fail_at(r, it->pos, "column %s, element %d: %s", col, j + 1,
+                           it->kind != YNODE_SCALAR ? "an element must be a scalar (arrays have one dimension)" : err);
+        }
+        array_push(&b, et, &e);
+    }
+    array_end(&b, start, (uint32_t)v->nitems);
+    *out = value_text(arena_strndup(&r->arena, b.data, b.len), (uint32_t)b.len);
+    sb_free(&b);
+    return true;
+}
+
 /* convert_row, also setting named[c] (when not NULL) for every column the row names. */
 static bool convert_row_named(Runner *r, const YNode *m, const PlanColumn *cols, int ncols, const char *what,
                               Value *out, ChangeOp *op, bool need_op, unsigned char *named)
@@ -344,7 +369,13 @@ static bool convert_row_named(Runner *r, const YNode *m, const PlanColumn *cols,
         }
         if (named) named[c] = 1;
         if (yaml_is_null(v)) continue;
-        if (v->kind != YNODE_SCALAR) return fail_at(r, v->pos, "value of '%s' must be a scalar", k->str);
+        if (v->kind == YNODE_SEQ && cols[c].type.id == T_ARRAY) {
+            if (!array_from_list(r, v, cols[c].type, k->str, &out[c])) return false;
+            continue;
+        }
+        if (v->kind != YNODE_SCALAR)
+            return fail_at(r, v->pos, "value of '%s' must be a scalar%s", k->str,
+                           v->kind == YNODE_SEQ ? " (a list is the value of an array column)" : "");
         if (!value_parse(cols[c].type, v->str, v->len, &r->arena, &out[c], err, sizeof err))
             return fail_at(r, v->pos, "column %s: %s", k->str, err);
     }

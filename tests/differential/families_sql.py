@@ -17,7 +17,9 @@ SQL forms beyond the cycle's families. The shape of a seed is SHAPES[seed % len(
           over integer, numeric and double precision columns, grouped or not, with FILTER,
           in HAVING;
           string_agg(x, sep ORDER BY x [DESC]), string_agg(DISTINCT x, ...) and
-          string_agg(x, delimiter per row ORDER BY id [DESC])
+          string_agg(x, delimiter per row ORDER BY id [DESC]); array_agg(x ORDER BY id
+          [DESC]), array_agg(DISTINCT x ORDER BY x ...), json_agg(x ORDER BY id [DESC]),
+          json_object_agg(id, x ORDER BY id), with FILTER, compared as their text
 
   gsets   GROUP BY ROLLUP / CUBE / GROUPING SETS (also mixed with plain keys and ()),
           GROUPING(), HAVING, over an insert-only or updating source
@@ -324,6 +326,22 @@ def gen_stats(case, r, qr):
             items.append(X('text', raw="string_agg(DISTINCT a.%s, %s ORDER BY a.%s)" % (t, sep, t)))
         else:
             items.append(X('text', raw="string_agg(a.%s, %s ORDER BY a.%s%s)" % (t, sep, t, r.choice(['', ' DESC', ' ASC']))))
+    # the collecting aggregates (as their text: PostgreSQL's array and json output),
+    # ordered by the unique id or by the value (DISTINCT), with FILTER
+    exact = [c['name'] for c in w.sources[0].cols if c['ty'] != 'double precision']
+    if exact and r.random() < 0.6:
+        c = r.choice(exact)
+        filt = ' FILTER (WHERE a.id %% %d <> 0)' % r.choice([2, 3]) if r.random() < 0.3 else ''
+        u = r.random()
+        if u < 0.35:
+            raw = "array_agg(a.%s ORDER BY a.id%s)%s::text" % (c, r.choice(['', ' DESC']), filt)
+        elif u < 0.55:
+            raw = "array_agg(DISTINCT a.%s ORDER BY a.%s%s)%s::text" % (c, c, r.choice(['', ' DESC', ' DESC NULLS LAST']), filt)
+        elif u < 0.8:
+            raw = "json_agg(a.%s ORDER BY a.id%s)%s::text" % (c, r.choice(['', ' DESC']), filt)
+        else:
+            raw = "json_object_agg(a.id, a.%s ORDER BY a.id)%s::text" % (c, filt)
+        items.append(X('text', raw=raw))
     if q.group and r.random() < 0.3:
         c = r.choice([c for c in cols if c['ty'] != 'double precision'] or cols)
         q.having = 'var_pop(a.%s) %s %d' % (c['name'], r.choice(['>', '<=']), r.choice([0, 1, 100]))

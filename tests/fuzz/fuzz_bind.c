@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     t->name = "s.t";
     t->format = FMT_JSON;
     t->event_time_col = 7;
-    t->columns = ARENA_ARRAY(&p.arena, ColumnDef, 12);
+    t->columns = ARENA_ARRAY(&p.arena, ColumnDef, 14);
     add_column(&p, t, "id", "bigint");
     add_column(&p, t, "i", "integer");
     add_column(&p, t, "si", "smallint");
@@ -45,6 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     add_column(&p, t, "iv", "interval");
     add_column(&p, t, "tz", "timestamptz");
     add_column(&p, t, "r", "real");
+    add_column(&p, t, "tags", "text[]");
+    add_column(&p, t, "doc", "json");
     SourceDef *u = &p.sources[1];
     u->name = "s.u";
     u->format = FMT_CHANGELOG_JSON;

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *names[8] = {"id", "amount", "ratio", "flag", "name", "code", "created_at", "span"};
     Type types[8] = {type_make(T_INT8), type_numeric(12, 2), type_make(T_FLOAT8), type_make(T_BOOL),
-                     type_make(T_TEXT), {T_TEXT, 3, -1}, type_make(T_TIMESTAMP), type_make(T_INTERVAL)};
+                     type_make(T_TEXT), {T_TEXT, 3, -1, 0}, type_make(T_TIMESTAMP), type_make(T_INTERVAL)};
     for (int c = 0; c < 8; c++) {
         cols[c].name = names[c];
         cols[c].type = types[c];

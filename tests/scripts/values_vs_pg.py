@@ -26,7 +26,28 @@ import sys
 
 TYPES = ['smallint', 'integer', 'bigint', 'numeric', 'numeric(12,2)', 'numeric(5,0)', 'real',
          'double precision', 'boolean', 'text', 'varchar(5)', 'char(5)', 'timestamp', 'timestamptz',
-         'date', 'interval']
+         'date', 'interval', 'integer[]', 'text[]', 'numeric(12,2)[]', 'timestamp[]', 'boolean[]']
+
+# arrays: PostgreSQL's array text (JSON strings, CSV fields) ...
+ARRAYS = {
+    'integer[]': ['{1,2}', '{ 1 , 2 }', ' {} ', '{}', '{NULL}', '{null,"3"}', '{1,{2}}', '{1,2', '1,2', '', '{a}',
+                  '{"1"}', '{1} x', '{2147483648}', '{1,,2}', '{{1},{2}}', '[1:2]={1,2}', '{"1"2}', '{1 2}', '{-0}'],
+    'text[]': ['{a,b}', '{"a b",""}', '{"x\\"y", "b\\\\c"}', '{ a b , c }', '{NULL,"NULL",null}', '{a\\,b}',
+               '{}', '{"é",日本}', '{a', 'abc', '{"a"b}', '{{a}}', '{,}', '{"",""}', '{\t}'],
+    'numeric(12,2)[]': ['{1.005,2}', '{-1.5e2,NULL}', '{1e11}', '{abc}', '{NaN}', '{ 0.001 }'],
+    'timestamp[]': ['{"2024-01-01 00:00:01",2024-01-02}', '{"2024-01-01T10:00:00Z"}', '{2024-13-01}', '{epoch}',
+                    '{infinity,NULL}'],
+    'boolean[]': ['{t,f}', '{yes,off,NULL}', '{2}', '{true, false}'],
+}
+# ... and JSON arrays (and other JSON values) as JSON values
+ARRAYS_JSON = {
+    'integer[]': ['[1, 2]', '[]', '[null, 3]', '["4"]', '[1.5]', '[true]', '[2147483648]', '[[1], [2]]', '[{"a": 1}]',
+                  '[1e2]', '[-0]'],
+    'text[]': ['["a", "b c", ""]', '[null]', '[1, true]', '["\\u00e9\\n"]', '[["a"]]', '[{"a": "b"}]'],
+    'numeric(12,2)[]': ['[1.005, 2]', '[1e11]', '["1.5"]', '[1e-3]'],
+    'timestamp[]': ['["2024-01-01 00:00:01", null]', '[20240101]', '["x"]'],
+    'boolean[]': ['[true, false, null]', '["t", 1]', '[2]'],
+}
 
 NUMBERS = [
     '0', '-0', '1', '-1', '+1', '12', ' 12 ', '\t7\n', '00012', '12.0', '12.5', '12.50', '-12.5', '1e3', '1E3',
@@ -82,12 +103,16 @@ DEVIATIONS = {
     ('real', '0x10'): 'reject', ('real', '0X1A'): 'reject',
     ('double precision', '0x10'): 'reject', ('double precision', '0X1A'): 'reject',
     ('real', 'nan(1)'): 'reject', ('double precision', 'nan(1)'): 'reject',
+    # weir's arrays have one dimension, subscripts from 1 (docs/sql.md)
+    ('integer[]', '{{1},{2}}'): 'reject', ('integer[]', '[1:2]={1,2}'): 'reject',
+    ('integer[]', '[[1], [2]]'): 'reject', ('text[]', '{{a}}'): 'reject', ('text[]', '[["a"]]'): 'reject',
 }
 # Whole families weir refuses where PostgreSQL reads a value, with the reason.
 TEMPORAL = r'^(timestamp|timestamptz|date)$'
 REFUSED = [
     # weir's numeric is a 38-digit decimal without NaN or infinities (docs/sql.md)
     (r'^numeric', r'^\s*[+-]?(nan|inf|infinity)\s*$'),
+    (r'^numeric.*\[\]$', r'\b(nan|inf|infinity)\b'),
     # the clock-relative words would make a reread give another value
     (TEMPORAL, r'^\s*(now|today|tomorrow|yesterday)\s*$'),
     # weir reads ISO 8601 and PostgreSQL's own output form (numeric zone offsets, Z,
@@ -119,6 +144,9 @@ def weir_cannot_hold(t, pg_text):
 
 def types_values():
     for t in TYPES:
+        if t in ARRAYS:
+            yield t, ARRAYS[t]
+            continue
         if t == 'boolean':
             vals = BOOLS + ['0', '1', '12', 'abc']
         elif t in ('text', 'varchar(5)', 'char(5)'):
@@ -142,7 +170,20 @@ JSON_OTHERS = ['true', 'false', 'null', '{"a": [1, "x"]}', '[1, 2]', '{}', '[ ]'
 
 
 def ident(t):
-    return re.sub(r'[^a-z0-9]+', '_', t).strip('_')
+    return re.sub(r'[^a-z0-9]+', '_', t.replace('[]', ' arr')).strip('_')
+
+
+def pg_array_text(items):
+    """PostgreSQL's array text of a JSON sink's array (numbers as their JSON text)."""
+    out = []
+    for x in items:
+        if x is None:
+            out.append('NULL')
+        elif isinstance(x, bool):
+            out.append('t' if x else 'f')
+        else:
+            out.append('"' + str(x).replace('\\', '\\\\').replace('"', '\\"') + '"')
+    return '{' + ','.join(out) + '}'
 
 
 def psql(sql, tmp):
@@ -184,7 +225,7 @@ def main():
                 enc_rows['num'].append(v)
             if '\n' not in v and '\r' not in v:
                 enc_rows['csv'].append(v)
-        enc_rows['num'] += JSON_OTHERS
+        enc_rows['num'] += JSON_OTHERS + ARRAYS_JSON.get(t, [])
         for enc, rows in enc_rows.items():
             if not rows:
                 continue
@@ -233,6 +274,8 @@ def main():
                     text = None
                 elif isinstance(val, bool):
                     text = 'true' if val else 'false'
+                elif isinstance(val, list):
+                    text = pg_array_text(val)
                 else:
                     text = val
                 got[name][int(row['i'])] = ('ok', text)
@@ -266,7 +309,7 @@ END $$ LANGUAGE plpgsql;''')
 DECLARE r boolean;
 BEGIN
   EXECUTE format('SELECT CAST($1 AS %s) IS NOT DISTINCT FROM CAST($2 AS %s)', t, t) INTO r USING v, w;
-  IF r AND t LIKE 'numeric%%' THEN
+  IF r AND t LIKE 'numeric%%' AND t NOT LIKE '%%[]' THEN
     EXECUTE format('SELECT scale(CAST($1 AS %s)) IS NOT DISTINCT FROM scale(CAST($2 AS numeric))', t) INTO r USING v, w;
   END IF;
   RETURN CASE WHEN r THEN 'same' ELSE 'differs' END;
@@ -280,9 +323,12 @@ END $$ LANGUAGE plpgsql;''')
         values.append('(%d, %s, %s, %s, %s)' % (k, lit(t), lit(j), lit(v), 'NULL' if w is None else lit(w)))
     for s in range(0, len(values), 500):
         stmts.append('INSERT INTO c VALUES ' + ',\n'.join(values[s:s + 500]) + ';')
-    stmts.append("SELECT json_build_array(k, pg_temp.try(j, 'r_' || regexp_replace(regexp_replace(t, '[^a-z0-9]+', "
-                 "'_', 'g'), '^_|_$', '', 'g')), CASE WHEN w IS NULL THEN '-' "
-                 "ELSE pg_temp.same((json_populate_record(NULL::r_text, j::json)).v, w, t) END) FROM c ORDER BY k;")
+    # arrays are compared as PostgreSQL read them (a JSON array is no array text)
+    tbl = "'r_' || regexp_replace(regexp_replace(replace(t, '[]', ' arr'), '[^a-z0-9]+', '_', 'g'), '^_|_$', '', 'g')"
+    stmts.append("SELECT json_build_array(k, pg_temp.try(j, %s), CASE WHEN w IS NULL THEN '-' "
+                 "WHEN t LIKE '%%[]' THEN pg_temp.same(substr(pg_temp.try(j, %s), 4), w, t) "
+                 "ELSE pg_temp.same((json_populate_record(NULL::r_text, j::json)).v, w, t) END) FROM c ORDER BY k;"
+                 % (tbl, tbl))
     out = psql('\n'.join(stmts), tmp)
     pg = {}
     for line in out.splitlines():

@@ -38,7 +38,7 @@ static void init_cols(void)
     Type types[NCOLS] = {
         type_make(T_INT8), type_make(T_INT4), type_make(T_INT2), type_numeric(12, 2), type_make(T_NUMERIC),
         type_make(T_FLOAT4), type_make(T_FLOAT8), type_make(T_BOOL), type_make(T_TEXT),
-        {T_TEXT, 5, -1}, type_make(T_TIMESTAMP), type_make(T_TIMESTAMPTZ), type_make(T_DATE), type_make(T_INTERVAL),
+        {T_TEXT, 5, -1, 0}, type_make(T_TIMESTAMP), type_make(T_TIMESTAMPTZ), type_make(T_DATE), type_make(T_INTERVAL),
     };
     for (int c = 0; c < NCOLS; c++) {
         memset(&cols[c], 0, sizeof cols[c]);

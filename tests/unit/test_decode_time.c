@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const Type TS = {T_TIMESTAMP, -1, -1}, TSTZ = {T_TIMESTAMPTZ, -1, -1}, DATE = {T_DATE, -1, -1},
-                  IV = {T_INTERVAL, -1, -1};
+static const Type TS = {T_TIMESTAMP, -1, -1, 0}, TSTZ = {T_TIMESTAMPTZ, -1, -1, 0}, DATE = {T_DATE, -1, -1, 0},
+                  IV = {T_INTERVAL, -1, -1, 0};
 
 /* The value of number text s in encoding e for type t; fails the test on an error. */
 static Value enc_ok(Type t, ColumnEncoding e, const char *s)

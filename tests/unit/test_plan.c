@@ -119,7 +119,7 @@ static void test_copy_is_deep(void **state)
 static void test_sql_printing(void **state)
 {
     (void)state;
-    PlanColumn cols[3] = {{"amount", {T_NUMERIC, 12, 2}, 0}, {"user", {T_TEXT, -1, -1}, 0}, {"Mixed Case", {T_INT4, -1, -1}, 0}};
+    PlanColumn cols[3] = {{"amount", {T_NUMERIC, 12, 2, 0}, 0}, {"user", {T_TEXT, -1, -1, 0}, 0}, {"Mixed Case", {T_INT4, -1, -1, 0}, 0}};
     Expr *gt = op2(OP_GT, type_make(T_BOOL), plan_expr_column(&arena, 0, cols[0].type),
                    plan_expr_const(&arena, type_make(T_NUMERIC), value_numeric(150, 2)), 0);
     assert_string_equal(sql(gt, cols, 3), "(amount > 1.50)");

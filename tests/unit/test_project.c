@@ -993,7 +993,7 @@ static void test_tests_errors(void **state)
         "        rowz: []\n"                               /* 9 */
         "      - [1, 2]\n"                                 /* 10 */
         "      - {a: 1, op: upsert}\n"                     /* 11 */
-        "      - {a: [1]}\n"                               /* 12 */
+        "      - {a: [[1]]}\n"                             /* 12 */
         "      - watermark: 5\n"                           /* 13 */
         "  - model: metrcs\n"                              /* 14 */
         "    expect: [{op: insert, a: 1}, 7]\n"            /* 15 */

@@ -221,6 +221,25 @@ static void sx(StrBuf *b, const Ast *a)
         sx(b, a->rexpr);
         sb_putc(b, ')');
         return;
+    case AST_ARRAY:
+        sb_puts(b, "(array");
+        sx_items(b, a->args);
+        sb_putc(b, ')');
+        return;
+    case AST_SUBSCRIPT:
+        sb_puts(b, "(subscript ");
+        sx(b, a->expr);
+        sb_putc(b, ' ');
+        sx(b, a->lexpr);
+        sb_putc(b, ')');
+        return;
+    case AST_ARRAY_CMP:
+        sb_printf(b, "(%s-%s ", a->name, a->negated ? "all" : "any");
+        sx(b, a->lexpr);
+        sb_putc(b, ' ');
+        sx(b, a->rexpr);
+        sb_putc(b, ')');
+        return;
     case AST_COALESCE:
     case AST_MIN_MAX:
         sb_puts(b, a->kind == AST_COALESCE ? "(coalesce" : a->is_greatest ? "(greatest" : "(least");
@@ -456,6 +475,8 @@ static const ShapeCase shape_cases[] = {
      "(select (between x 1 5) (not-between x 1 5) (between-sym x 5 1) (not-between-sym x 5 1))"},
     {"SELECT s LIKE 'a%', s NOT LIKE 'b', s ILIKE 'c', s NOT ILIKE 'd'",
      "(select (like s 'a%') (not-like s 'b') (ilike s 'c') (not-ilike s 'd'))"},
+    {"SELECT ARRAY[1, a], arr[i + 1], x = ANY (arr), x <> ALL ('{1}'), '{1,2}'::int[]",
+     "(select (array 1 a) (subscript arr (+ i 1)) (=-any x arr) (<>-all x '{1}') (cast '{1,2}' pg_catalog.int4[]))"},
     {"SELECT a IS DISTINCT FROM b, a IS NOT DISTINCT FROM b, NULLIF(a, 0)",
      "(select (distinct-from a b) (not-distinct-from a b) (nullif a 0))"},
     {"SELECT a IS NULL, a IS NOT NULL, a ISNULL, b IS TRUE, b IS NOT TRUE, b IS FALSE, "
@@ -588,8 +609,6 @@ static const UnsupCase unsup_cases[] = {
     {"SELECT a FROM t FOR UPDATE", "FOR UPDATE", "SELECT"},
     {"SELECT a FROM t FOR SHARE", "FOR SHARE", "SELECT"},
     {"SELECT a FROM t ORDER BY a FETCH FIRST 2 ROWS WITH TIES", "FETCH FIRST ... WITH TIES", "2"},
-    {"SELECT a = ANY (arr) FROM t", "= ANY (array)", "= ANY"},
-    {"SELECT a <> ALL (arr) FROM t", "<> ALL (array)", "<> ALL"},
     {"SELECT s SIMILAR TO 'a%' FROM t", "SIMILAR TO", "SIMILAR"},
     {"SELECT s LIKE 'a!%' ESCAPE '!' FROM t", "LIKE ... ESCAPE", "LIKE"},
     {"SELECT s ILIKE 'a!%' ESCAPE '!' FROM t", "ILIKE ... ESCAPE", "ILIKE"},
@@ -598,8 +617,9 @@ static const UnsupCase unsup_cases[] = {
     {"SELECT LOCALTIMESTAMP(3)", "LOCALTIMESTAMP (processing time)", "LOCALTIMESTAMP"},
     {"SELECT CURRENT_USER", "CURRENT_USER", "CURRENT_USER"},
     {"SELECT a FROM t WHERE b = $1", "$n parameters", "$1"},
-    {"SELECT arr[1] FROM t", "subscript or field selection", "arr"},
-    {"SELECT ARRAY[1, 2]", "ARRAY[...] constructor", "ARRAY"},
+    {"SELECT arr[1:2] FROM t", "array slice", "arr"},
+    {"SELECT arr[1][2] FROM t", "field selection or several subscripts", "arr"},
+    {"SELECT ARRAY[ARRAY[1], ARRAY[2]]", "multidimensional ARRAY[...]", "ARRAY"},
     {"SELECT ARRAY(SELECT 1)", "ARRAY(subquery)", "ARRAY"},
     {"SELECT ROW(1, 2)", "ROW constructor", "ROW"},
     {"SELECT (a, b) IN (SELECT 1, 2)", "ROW constructor", "(a"},

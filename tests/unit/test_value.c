@@ -1331,6 +1331,8 @@ static void test_type_parse(void **state)
         {"timestamp(6) with time zone", "timestamp with time zone"},
         {"timestamptz(0)", "timestamp with time zone"}, {"date", "date"}, {"interval", "interval"},
         {"pg_catalog.int4", "integer"}, {"  Double   Precision ", "double precision"},
+        {"json", "json"}, {"integer[]", "integer[]"}, {"numeric(12,2)[]", "numeric(12,2)[]"},
+        {"timestamptz []", "timestamp with time zone[]"},
     };
     char buf[64];
     for (size_t i = 0; i < N(cases); i++) {
@@ -1343,7 +1345,8 @@ static void test_type_parse(void **state)
     static const char *const bad[] = {
         "numeric(39)", "numeric(0)", "numeric(10,39)", "numeric(1,2,3)", "numeric(", "numeric(a)",
         "varchar(0)", "varchar(100000)", "int(4)", "float(54)", "float(0)", "timestamp(7)", "time",
-        "json", "integer[]", "", "   ", "double", "character varying varying", "text(5)", "serial",
+        "jsonb", "json[]", "integer[][]", "integer[3]", "", "   ", "double", "character varying varying", "text(5)",
+        "serial",
     };
     Type t;
     for (size_t i = 0; i < N(bad); i++)

@@ -1,1 +1,1 @@
-SELECT customer_id, array_agg(status) AS s FROM source('shop.orders') GROUP BY customer_id
+SELECT customer_id, jsonb_agg(status) AS s FROM source('shop.orders') GROUP BY customer_id

@@ -1,0 +1,1 @@
+SELECT s, array_agg(DISTINCT n ORDER BY n DESC NULLS FIRST) FILTER (WHERE b), json_agg(tags ORDER BY ts, id), json_object_agg(s, doc ORDER BY id), cardinality(array_agg(ts)) FROM source('s.t') GROUP BY s
