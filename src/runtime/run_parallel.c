@@ -111,7 +111,7 @@ static void hold_dead(void *ctx, const EngDeadLetter *d)
         h->row = arena_alloc(&l->dead_arena, sizeof(Value) * (size_t)d->ncols);
         for (int c = 0; c < d->ncols; c++) {
             h->row[c] = d->row[c];
-            if (d->types[c].id == T_TEXT && !d->row[c].isnull) {
+            if (type_is_varlen(d->types[c]) && !d->row[c].isnull) {
                 char *t = arena_alloc(&l->dead_arena, d->row[c].len + 1);
                 memcpy(t, d->row[c].s, d->row[c].len);
                 h->row[c].s = t;
