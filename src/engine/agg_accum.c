@@ -180,6 +180,9 @@ bool aggacc_pool_only(const AggAccs *x)
         if ((sp->kind == AGG_MIN || sp->kind == AGG_MAX || sp->kind == AGG_STRING_AGG || aggacc_is_ordered_set(sp->kind)) &&
             (!sp->extreme_only || sp->argt.id == T_TEXT))
             return false;
+        /* the value multisets of array_agg and json_agg live outside the pool */
+        if (sp->kind == AGG_ARRAY_AGG || sp->kind == AGG_JSON_AGG || sp->kind == AGG_JSON_OBJECT_AGG) return false;
+        if (type_is_varlen(sp->argt) && sp->argt.id != T_TEXT) return false;
     }
     /* (as release1 and dset_init decide: only insert-only text sets live in the pool) */
     for (int g = 0; g < x->ndg; g++)
