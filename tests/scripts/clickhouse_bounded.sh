@@ -10,20 +10,10 @@
 # (inner, and left with PostgreSQL's NULLs, compared with the native runtime's rows),
 # and reconcile adopts a WHERE change whose table stays the same.
 source "$(dirname "$0")/lib.sh"
-set +e
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok: $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $1" >&2; [ -n "${2:-}" ] && sed 's/^/    /' "$2" | tail -30 >&2; }
-eval "$("$ROOT/scripts/clickhouse-start")" || { echo "0 passed, 1 failed"; exit 1; }
-cleanup() { "$ROOT/scripts/clickhouse-stop"; rm -rf "$TMP"; }
-trap cleanup EXIT
-CH=$WEIR_CLICKHOUSE_URL
-export WEIR_TEST_CLICKHOUSE_URL=$CH
-unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
+clickhouse_suite_start
 P=$(copy_project "$ROOT/tests/clickhouse/bounded" bounded)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
-source "$ROOT/tests/scripts/clickhouse_lib.sh"
 chq "CREATE DATABASE bnd_src"
 chq "CREATE TABLE bnd_src.events (id Int64, kind String, ts DateTime) ENGINE = MergeTree() ORDER BY id"
 # ids 1..100 landed 30 days ago, 101..200 one day ago (by the server's clock); the

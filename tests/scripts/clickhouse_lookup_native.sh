@@ -10,22 +10,12 @@
 # configuration error that says how to give one, and a password never shows in a
 # message. Each check counts as one test.
 source "$(dirname "$0")/lib.sh"
-set +e
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok: $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $1" >&2; [ -n "${2:-}" ] && sed 's/^/    /' "$2" | tail -30 >&2; }
-eval "$("$ROOT/scripts/clickhouse-start")" || { echo "0 passed, 1 failed"; exit 1; }
-cleanup() { "$ROOT/scripts/clickhouse-stop"; rm -rf "$TMP"; }
-trap cleanup EXIT
-CH=$WEIR_CLICKHOUSE_URL
-export WEIR_TEST_CLICKHOUSE_URL=$CH
-unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
+clickhouse_suite_start
 P=$(copy_project "$ROOT/tests/clickhouse/lookup_native" lkn)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
 # the native run: target local, the server named by WEIR_CLICKHOUSE_URL
 native() { WEIR_CLICKHOUSE_URL=$CH "$WEIR" --project-dir "$P" --target local run --fresh --no-progress "$@"; }
-source "$ROOT/tests/scripts/clickhouse_lib.sh"
 # the native sink's rows as "id<TAB>kind<TAB>label", sorted (ids <= / > $2 with $3)
 rows_of() {
   python3 - "$1" "${2:-0}" "${3:-all}" <<'PY'

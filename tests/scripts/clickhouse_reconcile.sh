@@ -9,20 +9,10 @@
 # finds nothing to do, apply nothing to apply, doctor is healthy, and rows written later
 # still flow through the adopted view. Each check counts as one test.
 source "$(dirname "$0")/lib.sh"
-set +e
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok: $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $1" >&2; [ -n "${2:-}" ] && sed 's/^/    /' "$2" | tail -30 >&2; }
-eval "$("$ROOT/scripts/clickhouse-start")" || { echo "0 passed, 1 failed"; exit 1; }
-cleanup() { "$ROOT/scripts/clickhouse-stop"; rm -rf "$TMP"; }
-trap cleanup EXIT
-CH=$WEIR_CLICKHOUSE_URL
-export WEIR_TEST_CLICKHOUSE_URL=$CH
-unset WEIR_CLICKHOUSE_URL WEIR_CLICKHOUSE_USER
+source "$ROOT/tests/scripts/clickhouse_lib.sh"
+clickhouse_suite_start
 P=$(copy_project "$ROOT/tests/clickhouse/handmade" handmade)
 weir() { "$WEIR" --project-dir "$P" "$@"; }
-source "$ROOT/tests/scripts/clickhouse_lib.sh"
 chq "CREATE DATABASE hm_src"
 chq "CREATE TABLE hm_src.events (id Int64, kind String) ENGINE = MergeTree() ORDER BY id"
 chq "INSERT INTO hm_src.events SELECT number + 1, ['a', 'b'][number % 2 + 1] FROM system.numbers LIMIT 50"
