@@ -86,6 +86,15 @@ models:
   dst: {materialized: append, sink: {connector: file, path: out/dst.jsonl, format: json}}
 YAML
 }
+# check_incremental WHAT FULL_JSON INC_JSON: the second run's checkpoint wrote at most
+# 10% of the first's full one (and that one was large)
+check_incremental() {
+  local full inc
+  full=$(bytes "$2"); inc=$(bytes "$3")
+  echo "$1: full checkpoint $full bytes; incremental: $inc bytes"
+  [ "$full" -gt 500000 ] || fail "the $1 full checkpoint wrote only $full bytes"
+  [ $((inc * 100)) -le $((full * 10)) ] || fail "the $1 incremental checkpoint wrote $inc bytes, more than 10% of $full"
+}
 drun() { (cd "$1" && "$WEIR" run --until-caught-up --no-progress --checkpoint-interval 1h --format json "${@:2}"); }
 D=$TMP/d; DR=$TMP/dr
 dproject "$D"; dproject "$DR"
@@ -93,10 +102,7 @@ events 0 1 20000 0 > "$D/in/1.jsonl"
 drun "$D" > "$TMP/d1.json" || fail "DISTINCT: first run"
 { events 20000 1 200 0; events 5 100 200 0; } > "$D/in/2.jsonl"
 drun "$D" > "$TMP/d2.json" || fail "DISTINCT: second run"
-dfull=$(bytes "$TMP/d1.json"); dinc=$(bytes "$TMP/d2.json")
-echo "DISTINCT: full checkpoint $dfull bytes; incremental: $dinc bytes"
-[ "$dfull" -gt 500000 ] || fail "the DISTINCT full checkpoint wrote only $dfull bytes"
-[ $((dinc * 100)) -le $((dfull * 10)) ] || fail "a DISTINCT incremental checkpoint wrote $dinc bytes, more than 10% of $dfull"
+check_incremental DISTINCT "$TMP/d1.json" "$TMP/d2.json"
 cp "$D/in/1.jsonl" "$D/in/2.jsonl" "$DR/in/"
 drun "$DR" > /dev/null || fail "DISTINCT: reference run"
 [ "$(wc -l < "$DR/out/dst.jsonl")" -eq 20200 ] || fail "the DISTINCT reference has $(wc -l < "$DR/out/dst.jsonl") rows"
@@ -130,10 +136,7 @@ events 0 1 20000 0 > "$S/in/1.jsonl"; events 7 20 1000 0 > "$S/gone/1.jsonl"
 drun "$S" > "$TMP/s1.json" || fail "EXCEPT: first run"
 events 20000 1 200 0 > "$S/in/2.jsonl"; events 11 200 100 0 > "$S/gone/2.jsonl"
 drun "$S" > "$TMP/s2.json" || fail "EXCEPT: second run"
-sfull=$(bytes "$TMP/s1.json"); sinc=$(bytes "$TMP/s2.json")
-echo "EXCEPT: full checkpoint $sfull bytes; incremental: $sinc bytes"
-[ "$sfull" -gt 500000 ] || fail "the EXCEPT full checkpoint wrote only $sfull bytes"
-[ $((sinc * 100)) -le $((sfull * 10)) ] || fail "an EXCEPT incremental checkpoint wrote $sinc bytes, more than 10% of $sfull"
+check_incremental EXCEPT "$TMP/s1.json" "$TMP/s2.json"
 events 30000 1 10 0 > "$S/in/3.jsonl"
 drun "$S" > /dev/null || fail "EXCEPT: third run"
 cp "$S"/in/*.jsonl "$SR/in/"; cp "$S"/gone/*.jsonl "$SR/gone/"
@@ -164,10 +167,7 @@ tproject "$T"; tproject "$TR"
 drun "$T" > "$TMP/t1.json" || fail "TopN: first run"
 { events 20000 1 200 0; events 5 100 200 9; } > "$T/in/2.jsonl"
 drun "$T" > "$TMP/t2.json" || fail "TopN: second run"
-tfull=$(bytes "$TMP/t1.json"); tinc=$(bytes "$TMP/t2.json")
-echo "TopN: full checkpoint $tfull bytes; incremental: $tinc bytes"
-[ "$tfull" -gt 500000 ] || fail "the TopN full checkpoint wrote only $tfull bytes"
-[ $((tinc * 100)) -le $((tfull * 10)) ] || fail "a TopN incremental checkpoint wrote $tinc bytes, more than 10% of $tfull"
+check_incremental TopN "$TMP/t1.json" "$TMP/t2.json"
 events 7 1000 20 3 > "$T/in/3.jsonl"
 drun "$T" > /dev/null || fail "TopN: third run"
 cp "$T"/in/*.jsonl "$TR/in/"
@@ -202,10 +202,7 @@ tsevents 0 1 20000 0 > "$O/in/1.jsonl"
 drun "$O" > "$TMP/o1.json" || fail "OVER: first run"
 tsevents 3 100 200 20000 > "$O/in/2.jsonl"
 drun "$O" > "$TMP/o2.json" || fail "OVER: second run"
-ofull=$(bytes "$TMP/o1.json"); oinc=$(bytes "$TMP/o2.json")
-echo "OVER: full checkpoint $ofull bytes; incremental: $oinc bytes"
-[ "$ofull" -gt 500000 ] || fail "the OVER full checkpoint wrote only $ofull bytes"
-[ $((oinc * 100)) -le $((ofull * 10)) ] || fail "an OVER incremental checkpoint wrote $oinc bytes, more than 10% of $ofull"
+check_incremental OVER "$TMP/o1.json" "$TMP/o2.json"
 tsevents 5 100 200 30000 > "$O/in/3.jsonl"
 drun "$O" > /dev/null || fail "OVER: third run"
 cp "$O"/in/*.jsonl "$OR/in/"
@@ -223,10 +220,7 @@ tsevents 0 1 20000 0 > "$W/in/1.jsonl"
 drun "$W" > "$TMP/w1.json" || fail "TUMBLE: first run"
 tsevents 3 100 200 20000 > "$W/in/2.jsonl"
 drun "$W" > "$TMP/w2.json" || fail "TUMBLE: second run"
-wfull=$(bytes "$TMP/w1.json"); winc=$(bytes "$TMP/w2.json")
-echo "TUMBLE: full checkpoint $wfull bytes; incremental: $winc bytes"
-[ "$wfull" -gt 500000 ] || fail "the TUMBLE full checkpoint wrote only $wfull bytes"
-[ $((winc * 100)) -le $((wfull * 10)) ] || fail "a TUMBLE incremental checkpoint wrote $winc bytes, more than 10% of $wfull"
+check_incremental TUMBLE "$TMP/w1.json" "$TMP/w2.json"
 # the next day's rows close the first window
 tsevents 5 100 200 90000 > "$W/in/3.jsonl"; tsevents 0 1 10 200000 > "$W/in/4.jsonl"
 drun "$W" > /dev/null || fail "TUMBLE: third run"
@@ -245,10 +239,7 @@ tsevents 0 1 20000 0 > "$X/in/1.jsonl"
 drun "$X" > "$TMP/x1.json" || fail "SESSION: first run"
 tsevents 3 100 200 20000 > "$X/in/2.jsonl"
 drun "$X" > "$TMP/x2.json" || fail "SESSION: second run"
-xfull=$(bytes "$TMP/x1.json"); xinc=$(bytes "$TMP/x2.json")
-echo "SESSION: full checkpoint $xfull bytes; incremental: $xinc bytes"
-[ "$xfull" -gt 500000 ] || fail "the SESSION full checkpoint wrote only $xfull bytes"
-[ $((xinc * 100)) -le $((xfull * 10)) ] || fail "a SESSION incremental checkpoint wrote $xinc bytes, more than 10% of $xfull"
+check_incremental SESSION "$TMP/x1.json" "$TMP/x2.json"
 tsevents 5 100 200 24000 > "$X/in/3.jsonl"; tsevents 0 1 10 300000 > "$X/in/4.jsonl"
 drun "$X" > /dev/null || fail "SESSION: third run"
 cp "$X"/in/*.jsonl "$XR/in/"
